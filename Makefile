@@ -1,0 +1,58 @@
+# tablebuzz — every target creates and fills .venv from pyproject.toml on first use.
+# Overridable: PYTHON, PORT (serial port of the board), MPY_CROSS, HEAP (unix-port heap for benches).
+PYTHON ?= python3
+VENV ?= .venv
+PORT ?=
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: help sim test lint typecheck test-fast flash repl monitor pinmap bench clean
+
+help:
+	@echo "make sim        run the simulator (a scripted demo until the interactive screen lands)"
+	@echo "make test       lint, type-check and run both test lanes (CPython and MicroPython)"
+	@echo "make flash      compile firmware/ with mpy-cross and copy it to the board (PORT=...)"
+	@echo "make monitor    print the board's protocol events (PORT=...)"
+	@echo "make bench      print the benchmarks' figures"
+	@echo "make pinmap     regenerate firmware/refbox/pinmap.py from hardware/pinmap.json"
+
+$(STAMP): pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (Python 3.11+ is needed)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+sim: $(STAMP)
+	$(BIN)/tablebuzz sim $(ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check firmware host tests bench
+	$(BIN)/python -m tablebuzz.pinmap_gen --check
+
+typecheck: $(STAMP)
+	$(BIN)/python -m tablebuzz.typecheck
+
+test: lint typecheck
+	$(BIN)/pytest -q
+
+test-fast: $(STAMP)
+	$(BIN)/pytest -q -m "not micropython"
+
+flash: $(STAMP)
+	$(BIN)/tablebuzz flash $(if $(PORT),--port $(PORT))
+
+monitor: $(STAMP)
+	$(BIN)/tablebuzz monitor $(if $(PORT),--port $(PORT))
+
+repl: $(STAMP)
+	$(BIN)/mpremote $(if $(PORT),connect $(PORT)) repl
+
+pinmap: $(STAMP)
+	$(BIN)/python -m tablebuzz.pinmap_gen
+
+bench: $(STAMP)
+	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf build .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,145 @@
+"""First-press arbitration: who pressed first, by how much, ties, false starts and lockouts.
+
+The arbiter sees debounced presses, each stamped with the moment its contact first closed, and the
+game's cue (`arm`). It never reads a clock: `tick(now)` tells it what time it is.
+
+- Before the cue a race is expected but not open (phase READY): a press is a *false start* and locks
+  that player out for `false_start` ms, restarted by every further early press; `false_start` may also
+  be "race" (out until this race is decided) or "off". A press that began before the cue counts as
+  early even if it is accepted after it.
+- Once armed, the first accepted press opens a settle window of `settle_us`; when it has passed
+  (allowing for presses still in the capture pipeline), every eligible press whose contact closed in
+  it is ranked by its stamp. Equal stamps (one PIO sample, or one GPIO snapshot) are a tie, broken by a
+  draw from the firmware PRNG, never by GPIO order, and announced as a tie.
+- After the decision, the first later press of another eligible player gives the margin if nobody
+  else pressed inside the window.
+Rules: rules/README.md "First press", "Ties", "Armed / not armed"; design notes "Timing facts".
+"""
+
+from refbox.compat import const
+
+IDLE = const(0)  # no race expected: presses only reported
+READY = const(1)  # a race is about to open: presses are false starts
+ARMED = const(2)  # the race is open
+DECIDED = const(3)  # a winner is known; waiting for the game
+
+_RACE_LONG = "race"
+
+
+class Arbiter:
+    settle_us = 2000
+    false_start = 250  # ms, or "race", or "off"
+
+    def __init__(self, prng):
+        self.prng = prng
+        self.phase = IDLE
+        self.eligible = []
+        self.armed_at = None
+        self.locked = {}  # player -> Stamp until which they are out, or "race"
+        self._entries = []  # (Stamp, player) inside the settle window
+        self.winner = None
+        self._winner_stamp = None
+        self._margin_known = False
+
+    # ---------------------------------------------------------------- commands from the game
+    def ready(self):
+        """A race is expected: from now on presses are false starts."""
+        self.phase = READY
+        self._entries = []
+
+    def idle(self):
+        """No race expected (answers being judged, game over): presses are only reported."""
+        self.phase = IDLE
+        self._entries = []
+        self._clear_race_lockouts()
+
+    def arm(self, now, eligible):
+        """Open the race at Stamp `now` for the 0-based players in `eligible`."""
+        self.phase = ARMED
+        self.armed_at = now
+        self.eligible = list(eligible)
+        self._entries = []
+        self.winner = None
+
+    def is_busy(self):
+        """True while a window is open or a timed lockout runs (the loop must keep ticking)."""
+        if self._entries:
+            return True
+        for until in self.locked.values():
+            if until != _RACE_LONG:
+                return True
+        return False
+
+    def is_locked(self, player):
+        return player in self.locked
+
+    # ---------------------------------------------------------------- inputs
+    def press(self, player, stamp, out):
+        """An accepted press of 0-based `player` whose contact closed at Stamp `stamp`."""
+        phase = self.phase
+        if phase == READY or (phase == ARMED and stamp.diff_ns(self.armed_at) < 0):
+            self._false_start(player, stamp, out)
+        elif phase == ARMED:
+            if player in self.locked:
+                self._false_start(player, stamp, out)  # mashing through a lockout restarts it
+            elif player in self.eligible:
+                self._entries.append((stamp, player))
+        elif phase == DECIDED and not self._margin_known:
+            if player != self.winner and player in self.eligible and player not in self.locked:
+                self._margin_known = True
+                out.append(("margin", self.winner, player, stamp.diff_ns(self._winner_stamp)))
+
+    def tick(self, now, out):
+        """Advance to Stamp `now` (the latest time by which every press has been captured)."""
+        if self.locked:
+            for player in list(self.locked):
+                until = self.locked[player]
+                if until != _RACE_LONG and now.diff_ns(until) >= 0:
+                    del self.locked[player]
+                    out.append(("unlock", player))
+        if self.phase == ARMED and self._entries:
+            first = self._entries[0][0]
+            for stamp, _ in self._entries:
+                if stamp.diff_ns(first) < 0:
+                    first = stamp
+            if now.diff_ns(first) >= self.settle_us * 1000:
+                self._decide(first, out)
+
+    # ---------------------------------------------------------------- internals
+    def _false_start(self, player, stamp, out):
+        rule = self.false_start
+        if rule == "off":
+            return
+        if rule == _RACE_LONG:
+            self.locked[player] = _RACE_LONG
+            out.append(("lockout", player, "false_start", None))
+        else:
+            self.locked[player] = stamp.after_ns(rule * 1000000)
+            out.append(("lockout", player, "false_start", rule))
+
+    def _decide(self, first, out):
+        ranked = []  # (ns after the first press, player)
+        for stamp, player in self._entries:
+            ranked.append((stamp.diff_ns(first), player))
+        ranked.sort()
+        tied = [player for offset, player in ranked if offset == 0]
+        tied.sort()
+        later = [offset for offset, _ in ranked if offset > 0]
+        if len(tied) > 1:
+            winner = tied[self.prng.below(len(tied))]
+            margin = 0
+        else:
+            winner = tied[0]
+            margin = later[0] if later else None
+        self.winner = winner
+        self._winner_stamp = first
+        self._margin_known = margin is not None
+        self.phase = DECIDED
+        self._entries = []
+        self._clear_race_lockouts()
+        out.append(("race", winner, margin, tied if len(tied) > 1 else [], first))
+
+    def _clear_race_lockouts(self):
+        for player in list(self.locked):
+            if self.locked[player] == _RACE_LONG:
+                del self.locked[player]

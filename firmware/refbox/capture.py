@@ -1,0 +1,82 @@
+"""Decode what the interrupt handler stored into per-station edges with nanosecond stamps.
+
+Two capture paths feed the same ring (see refbox.board):
+- PIO words: `(counter << n_pins) | levels`, pushed by the edge timestamper whenever a player pin
+  changes. The counter is a down-counter decremented once per sampling period (7 PIO cycles: 56 ns at
+  125 MHz) and `30 - n_pins` bits wide (24 bits, 0.94 s per wrap, with 6 player pins), so the word
+  stays a MicroPython small int. Every word is chained to the one before: the counts between them
+  give the exact gap, and the µs ticks at which the handler drained each word resolve how many
+  counter wraps lie between (drain latency is < 1 ms, a wrap is 0.94 s). The chain starts at the tick
+  taken just before the state machine was started, when the counter held all ones.
+- Snapshots: a `GPIO_IN` read with the µs tick at which the handler ran (the pin-IRQ fallback, and
+  the resynchronisation after a PIO FIFO overflow). Their resolution is the handler's, not the edge's.
+Levels are raw pin levels: buttons are active low, so a 0 bit is a closed contact.
+"""
+
+from refbox.compat import const
+from refbox.ticks import Stamp, ticks_diff
+
+# Kinds of capture record in the ring (refbox.board.CaptureRing).
+RECORD_PIO = const(0)  # a PIO word
+RECORD_SNAPSHOT = const(1)  # GPIO_IN read by the pin-IRQ fallback handler
+RECORD_RESYNC = const(2)  # GPIO_IN read after the PIO FIFO overflowed (edges were lost)
+
+
+class EdgeDecoder:
+    """Turns capture records into edges `(station, closed, Stamp)`; station is 0-based.
+
+    `ns_per_count_num / ns_per_count_den` is the sampling period in ns (7000 / MHz of the PIO clock).
+    """
+
+    def __init__(self, n_pins, ns_num=7000, ns_den=125):
+        self.n_pins = n_pins
+        self.level_mask = (1 << n_pins) - 1
+        self.counter_mask = (1 << (30 - n_pins)) - 1
+        self.ns_num = ns_num
+        self.ns_den = ns_den
+        self.wrap_ns = (self.counter_mask + 1) * ns_num // ns_den
+        self.levels = self.level_mask  # all released until told otherwise
+        self._count = self.counter_mask
+        self._stamp = Stamp(0)
+        self._frac = 0  # remainder of the chain in 1/ns_den ns
+        self._tick = 0
+
+    def start(self, tick):
+        """Anchor the chain: the state machine was started at `tick` with its counter all ones."""
+        self._count = self.counter_mask
+        self._stamp = Stamp(tick)
+        self._frac = 0
+        self._tick = tick
+
+    def period_ns(self):
+        """The sampling period in ns, rounded down (56 at 125 MHz)."""
+        return self.ns_num // self.ns_den
+
+    def word(self, word, tick, out):
+        """Decode one PIO word drained at µs tick `tick`; append its edges to `out`."""
+        count = word >> self.n_pins
+        counts = (self._count - count) & self.counter_mask
+        delta_num = counts * self.ns_num + self._frac
+        elapsed_ns = ticks_diff(tick, self._tick) * 1000
+        wraps = (elapsed_ns - delta_num // self.ns_den + self.wrap_ns // 2) // self.wrap_ns
+        if wraps > 0:
+            delta_num += wraps * (self.counter_mask + 1) * self.ns_num
+        self._stamp = self._stamp.after_ns(delta_num // self.ns_den)
+        self._frac = delta_num % self.ns_den
+        self._count = count
+        self._tick = tick
+        self._edges(word & self.level_mask, self._stamp, out)
+
+    def snapshot(self, levels, tick, out):
+        """Decode a GPIO snapshot (player levels, bit 0 = station 0) taken at µs tick `tick`."""
+        self._edges(levels & self.level_mask, Stamp(tick), out)
+
+    def _edges(self, levels, stamp, out):
+        changed = levels ^ self.levels
+        self.levels = levels
+        station = 0
+        while changed:
+            if changed & 1:
+                out.append((station, not (levels >> station) & 1, stamp))
+            changed >>= 1
+            station += 1

@@ -1,0 +1,84 @@
+"""Debounce one station's contact from its edge stream, keeping the first edge's timestamp.
+
+A press is accepted once the contact has been closed for `glitch_us` in total since its first edge
+(noise spikes are a few µs and never add up to that), and it is timestamped at that first edge: the
+moment the contact really closed, however long it bounced. A candidate whose contact stays open for
+`bounce_gap_us` was noise and is dropped. A press ends when the contact has been open for
+`release_us` without a break: bounce and short drop-outs of a worn switch do not end it.
+Figures: design notes "Timing facts" (micro-switch bounce 0.5-6 ms, bounce openings are brief).
+"""
+
+from refbox.compat import const
+
+_UP = const(0)
+_CANDIDATE = const(1)
+_DOWN = const(2)
+
+
+class Debouncer:
+    glitch_us = 100
+    bounce_gap_us = 1000
+    release_us = 5000
+
+    def __init__(self, station):
+        self.station = station
+        self.state = _UP
+        self.closed = False
+        self.first = None  # Stamp of the candidate's first closing edge
+        self.since = None  # Stamp of the last level change
+        self.closed_ns = 0
+        self.glitches = 0
+
+    def is_idle(self):
+        """True when released and settled: nothing this debouncer waits for."""
+        return self.state == _UP
+
+    def is_waiting(self):
+        """True while a timer runs: a candidate being accepted or dropped, or a press being released."""
+        return self.state == _CANDIDATE or (self.state == _DOWN and not self.closed)
+
+    def is_down(self):
+        """True while a press is accepted or being accepted (the button is held)."""
+        return self.state != _UP
+
+    def edge(self, closed, stamp, out):
+        """Feed one edge (closed: contact closed) at `stamp`; may append ('press'|'release', station, Stamp)."""
+        if closed == self.closed:
+            return
+        if self.state == _UP:
+            if closed:
+                self.state = _CANDIDATE
+                self.first = stamp
+                self.closed_ns = 0
+        elif self.state == _CANDIDATE:
+            if closed:
+                if stamp.diff_ns(self.since) >= self.bounce_gap_us * 1000:
+                    self.glitches += 1
+                    self.first = stamp  # the earlier closure was noise: start again here
+                    self.closed_ns = 0
+            else:
+                self.closed_ns += stamp.diff_ns(self.since)
+                if self.closed_ns >= self.glitch_us * 1000:
+                    self.state = _DOWN
+                    out.append(("press", self.station, self.first))
+        self.closed = closed
+        self.since = stamp
+
+    def poll(self, now, out):
+        """Apply the timers at `now` (a Stamp no later than the newest edge that may still arrive)."""
+        if self.state == _CANDIDATE:
+            if self.closed:
+                if self.closed_ns + now.diff_ns(self.since) >= self.glitch_us * 1000:
+                    self.state = _DOWN
+                    out.append(("press", self.station, self.first))
+            elif now.diff_ns(self.since) >= self.bounce_gap_us * 1000:
+                self.glitches += 1
+                self.state = _UP
+        elif self.state == _DOWN and not self.closed:
+            if now.diff_ns(self.since) >= self.release_us * 1000:
+                self.state = _UP
+                out.append(("release", self.station, self.since))
+
+    def resync(self, closed, stamp, out):
+        """Force the level after lost edges (capture overflow): treated as an edge at `stamp`."""
+        self.edge(closed, stamp, out)

@@ -1,0 +1,101 @@
+"""Event-sourced game state: a game is its log of decisions plus a seed; its state is a fold of the log.
+
+Undo drops the last scoring decision (and everything after it) and folds the log again, so undo,
+replay and resume all take one code path. Entries are tuples of ints, strings and bools; a random draw
+(a tie-break) is logged with its result, so a replay never draws again.
+Source: tablebuzz design notes, principle 2 "Event-sourced".
+"""
+
+
+class GameError(Exception):
+    """A command the game cannot take now: `code` (stable) and `detail` (for people)."""
+
+    def __init__(self, code, detail):
+        super().__init__(code)
+        self.code = code
+        self.detail = detail
+
+
+def parse_options(spec, given):
+    """Options dict from `given` (a dict from the wire) checked against `spec`.
+
+    `spec` maps name -> (default, check), where check(value) returns the value to use or raises
+    ValueError with the reason. Raises GameError("unknown_option" | "bad_option").
+    """
+    options = {}
+    for name in spec:
+        options[name] = spec[name][0]
+    for name in given:
+        if name not in spec:
+            raise GameError("unknown_option", "no option %s (options: %s)" % (name, ", ".join(sorted(spec))))
+        try:
+            options[name] = spec[name][1](given[name])
+        except ValueError as e:
+            raise GameError("bad_option", "%s: %s" % (name, e.args[0] if e.args else "bad value"))
+    return options
+
+
+def int_in(low, high):
+    """A check for parse_options: an int in low..high."""
+
+    def check(value):
+        if not isinstance(value, int) or value is True or value is False or not low <= value <= high:
+            raise ValueError("an integer from %d to %d" % (low, high))
+        return value
+
+    return check
+
+
+def lockout_rule(value):
+    """A check for the false-start option: ms (0..60000), "race" or "off" (rules/README.md)."""
+    if value == "race" or value == "off":
+        return value
+    if isinstance(value, int) and value is not True and value is not False and 0 <= value <= 60000:
+        return value
+    raise ValueError('a length in ms (0 to 60000), "race" or "off"')
+
+
+class Game:
+    """Base of every game: holds the log, refolds it on undo. Subclasses define reset() and step()."""
+
+    name = "?"
+    min_players = 2
+    max_players = 8
+    OPTIONS = {}
+
+    def __init__(self, players, options):
+        self.players = players
+        self.options = options
+        self.log = []
+        self.reset()
+
+    def reset(self):
+        """Set the state of an empty log."""
+        raise NotImplementedError
+
+    def step(self, entry):
+        """Fold one entry into the state; return the protocol events it causes [(name, fields)]."""
+        raise NotImplementedError
+
+    def is_scoring(self, entry):
+        """True for the entries undo takes back."""
+        return False
+
+    def record(self, entry):
+        """Append `entry` to the log and apply it; returns its events."""
+        self.log.append(entry)
+        return self.step(entry)
+
+    def undo(self):
+        """Drop the last scoring decision and all after it, then refold. Raises GameError("nothing_to_undo")."""
+        for i in range(len(self.log) - 1, -1, -1):
+            if self.is_scoring(self.log[i]):
+                dropped = len(self.log) - i
+                entries = self.log[:i]
+                self.log = []
+                self.reset()
+                for entry in entries:
+                    self.log.append(entry)
+                    self.step(entry)
+                return dropped
+        raise GameError("nothing_to_undo", "no scoring decision to undo")

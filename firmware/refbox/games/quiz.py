@@ -1,0 +1,103 @@
+"""Quiz: a lockout buzzer for quiz night, and the first client of the arbiter.
+
+Someone reads a question, then arms the buzzers (ARM control or `arm`). The first player in wins the
+right to answer; the table judges. Correct: +1 point and on to the next question. Wrong: that player
+is out until the next question and the race reopens among the others; if nobody is left the question
+is dropped. Undo takes back the last judgement. With `target` > 0 the first to reach it wins;
+otherwise the game ends with `end`. Source: issue "Foundation", item 6; rules/README.md "Common".
+"""
+
+from refbox.games.base import Game, GameError, int_in, lockout_rule
+
+READY = "ready"  # question being read; buzzers not armed
+RACING = "racing"  # buzzers armed
+ANSWERING = "answering"  # a player answers; the table judges
+OVER = "over"
+
+
+class Quiz(Game):
+    name = "quiz"
+    OPTIONS = {
+        "false_start": (250, lockout_rule),
+        "target": (0, int_in(0, 999)),
+    }
+
+    def reset(self):
+        self.scores = [0] * self.players
+        self.phase = READY
+        self.question = 1
+        self.out = []  # players judged wrong on this question
+        self.answering = None
+
+    def eligible(self):
+        """0-based players who may race now."""
+        return [p for p in range(self.players) if p not in self.out]
+
+    def is_scoring(self, entry):
+        return entry[0] == "judge"
+
+    # ------------------------------------------------------------------ actions (raise GameError)
+    def arm_entry(self):
+        if self.phase != READY:
+            raise GameError("not_now", "the buzzers can be armed only between questions")
+        return ("arm",)
+
+    def judge_entry(self, correct):
+        if self.phase != ANSWERING:
+            raise GameError("not_now", "nobody is answering")
+        return ("judge", correct)
+
+    def win_entry(self, player):
+        return ("win", player)
+
+    # ------------------------------------------------------------------ fold
+    def step(self, entry):
+        kind = entry[0]
+        if kind == "arm":
+            self.phase = RACING
+            return []
+        if kind == "win":
+            self.answering = entry[1]
+            self.phase = ANSWERING
+            return []
+        if kind == "judge":
+            player = self.answering
+            events = [("judge", (("player", player + 1), ("correct", entry[1])))]
+            if entry[1]:
+                self.scores[player] += 1
+                events.append(("score", (("scores", list(self.scores)),)))
+                self._next_question()
+                target = self.options["target"]
+                if target and self.scores[player] >= target:
+                    self.phase = OVER
+            else:
+                self.out.append(player)
+                events.append(("lockout", (("player", player + 1), ("reason", "wrong"), ("ms", None))))
+                self.answering = None
+                if self.eligible():
+                    self.phase = RACING
+                else:
+                    self._next_question()
+            return events
+        if kind == "end":
+            self.phase = OVER
+            return []
+        raise ValueError("unknown quiz entry")
+
+    def _next_question(self):
+        self.question += 1
+        self.out = []
+        self.answering = None
+        self.phase = READY
+
+    def ranking(self):
+        """[(place, player, points)], 1-based places and players, highest points first; equal points share a place."""
+        order = sorted(range(self.players), key=lambda p: (-self.scores[p], p))
+        result = []
+        for i, p in enumerate(order):
+            if i and self.scores[p] == self.scores[order[i - 1]]:
+                place = result[-1][0]
+            else:
+                place = i + 1
+            result.append((place, p + 1, self.scores[p]))
+        return result

@@ -1,0 +1,154 @@
+"""`tablebuzz`: the command line. Subcommands: sim, flash, monitor, pinmap.
+
+User mistakes (a bad option, a malformed timeline, no board) print one clear line and exit non-zero;
+no traceback.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+from tablebuzz import simulate
+from tablebuzz.timeline import TimelineError, parse
+
+BOUNCE = ("typical", "none", "worn")
+
+
+def _seed(text):
+    simulate._ensure_paths()
+    from refbox.prng import seed_from_hex
+
+    try:
+        seed_from_hex(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text.lower()
+
+
+def _options(text):
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("options are a JSON object, e.g. '{\"false_start\": 500}'") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("options are a JSON object")
+    return value
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="tablebuzz", description="tablebuzz referee box: host tools")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("sim", help="run the firmware in the simulator")
+    sim.add_argument("--script", metavar="FILE", help="JSON-lines timeline to play ('-' for stdin)")
+    sim.add_argument("--seed", type=_seed, help="hex seed for the simulated chip (default: random)")
+    sim.add_argument("--game", default="quiz", help="game to start (default: quiz)")
+    sim.add_argument("--players", type=int, default=None, help="players (default: every station)")
+    sim.add_argument("--options", type=_options, default={}, help="game options as a JSON object")
+    sim.add_argument("--interpreter", choices=simulate.INTERPRETERS, default="cpython")
+    sim.add_argument("--capture", choices=("pio", "irq"), default="pio", help="press capture path")
+    sim.add_argument("--pixels", choices=("pio", "cpu"), default="pio", help="NeoPixel driver")
+    sim.add_argument("--bounce", choices=BOUNCE, default="typical", help="contact bounce profile")
+    sim.add_argument("--ticks-start", type=int, default=0, metavar="US",
+                     help="ticks_us() at the start of the run (0..2**30-1), to cross the wrap early")
+    sim.add_argument("--pretty", action="store_true", help="a human-readable log instead of JSON")
+    sim.add_argument("--stamp", action="store_true", help="prefix each event with its simulated µs")
+
+    flash = sub.add_parser("flash", help="compile firmware/ with mpy-cross and copy it to the board")
+    flash.add_argument("--port", default=os.environ.get("PORT") or None, help="serial port (default: auto)")
+    flash.add_argument("--dry-run", action="store_true", help="build only; show what would be copied")
+
+    mon = sub.add_parser("monitor", help="print the protocol events of a connected board")
+    mon.add_argument("--port", default=os.environ.get("PORT") or None)
+
+    sub.add_parser("pinmap", help="regenerate firmware/refbox/pinmap.py from hardware/pinmap.json")
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "sim":
+            return cmd_sim(args)
+        if args.command == "flash":
+            from tablebuzz.flash import cmd_flash
+
+            return cmd_flash(args)
+        if args.command == "monitor":
+            from tablebuzz.serial_link import cmd_monitor
+
+            return cmd_monitor(args)
+        if args.command == "pinmap":
+            from tablebuzz import pinmap_gen
+
+            return pinmap_gen.main([])
+    except KeyboardInterrupt:
+        return 130
+    return 2
+
+
+def _fail(message):
+    print("tablebuzz: " + message, file=sys.stderr)
+    return 2
+
+
+def cmd_sim(args):
+    simulate._ensure_paths()
+    from refbox import pinmap
+    from refbox.games import GAMES
+
+    if args.script is None:
+        from tablebuzz.paths import REPO
+
+        args.script = str(REPO / "examples" / "quiz_demo.jsonl")
+        args.pretty = True
+    if args.game not in GAMES:
+        return _fail("unknown game %r (games: %s)" % (args.game, ", ".join(sorted(GAMES))))
+    players = args.players if args.players is not None else pinmap.PLAYER_COUNT
+    if not 2 <= players <= pinmap.PLAYER_COUNT:
+        return _fail("--players must be 2..%d on this pin map" % pinmap.PLAYER_COUNT)
+    if not 0 <= args.ticks_start < 1 << 30:
+        return _fail("--ticks-start must be 0..2**30-1")
+    try:
+        text = sys.stdin.read() if args.script == "-" else open(args.script, encoding="utf-8").read()
+    except OSError as e:
+        return _fail("cannot read %s: %s" % (args.script, e.strerror))
+    except UnicodeDecodeError:
+        return _fail("%s is not UTF-8 text" % args.script)
+    try:
+        records = parse(text, players, [name for name, _ in pinmap.CONTROLS])
+    except TimelineError as e:
+        return _fail("%s: %s" % (args.script, e))
+    seed = args.seed
+    if seed is None:
+        seed = os.urandom(16).hex()
+        print("tablebuzz: simulated chip seed %s (replay with --seed)" % seed, file=sys.stderr)
+    header = {
+        "seed": seed,
+        "game": args.game,
+        "players": players,
+        "options": args.options,
+        "capture": args.capture,
+        "pixels": args.pixels,
+        "bounce": args.bounce,
+        "ticks_origin_us": args.ticks_start,
+    }
+    try:
+        lines = simulate.run(header, records, args.interpreter)
+    except simulate.SimError as e:
+        return _fail(str(e))
+    out = sys.stdout
+    if args.pretty:
+        from tablebuzz.eventlog import describe
+
+        for ns, line in lines:
+            out.write("%12.3f ms  %s\n" % (ns / 1e6, describe(json.loads(line))))
+    else:
+        for ns, line in lines:
+            out.write(("%d.%03d " % (ns // 1000, ns % 1000) if args.stamp else "") + line + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,43 @@
+"""Human-readable lines for protocol events ("race: P3 by 0.84 ms", "tie P1/P4 -> draw P4")."""
+
+
+def _ms(ns):
+    if ns is None:
+        return "?"
+    if abs(ns) < 1000:
+        return "%d ns" % ns
+    if abs(ns) < 1000000:
+        return "%.2f µs" % (ns / 1000)
+    return "%.2f ms" % (ns / 1e6)
+
+
+def describe(ev):
+    """One line for one event dict (unknown events are shown as their JSON fields)."""
+    kind = ev.get("ev")
+    if kind == "race":
+        if ev.get("tie"):
+            tied = "/".join("P%d" % p for p in ev["tied"])
+            return "race: tie %s -> draw P%d" % (tied, ev["winner"])
+        if ev.get("margin_ns") is None:
+            return "race: P%d first (nobody else yet)" % ev["winner"]
+        return "race: P%d by %s" % (ev["winner"], _ms(ev["margin_ns"]))
+    if kind == "margin":
+        return "margin: P%d beat P%d by %s" % (ev["winner"], ev["player"], _ms(ev["margin_ns"]))
+    if kind == "press":
+        return "press: P%d at t=%d.%03d µs" % (ev["player"], ev["t_us"], ev.get("t_ns", 0))
+    if kind == "lockout":
+        length = "%d ms" % ev["ms"] if ev.get("ms") is not None else "until next question"
+        return "lockout: P%d (%s, %s)" % (ev["player"], ev["reason"].replace("_", " "), length)
+    if kind == "armed":
+        return "armed: " + " ".join("P%d" % p for p in ev["players"])
+    if kind == "score":
+        return "score: " + "  ".join("P%d=%d" % (i + 1, s) for i, s in enumerate(ev["scores"]))
+    if kind == "judge":
+        return "judge: P%d %s" % (ev["player"], "correct" if ev["correct"] else "wrong")
+    if kind == "game_over":
+        ranks = "  ".join("%d. P%d (%d)" % (r["place"], r["player"], r["points"]) for r in ev["ranking"])
+        return "game over: %s  seed %s" % (ranks, ev["seed"])
+    if kind == "error":
+        return "error %s: %s" % (ev["code"], ev["detail"])
+    fields = ", ".join("%s=%s" % (k, v) for k, v in ev.items() if k != "ev")
+    return "%s: %s" % (kind, fields)

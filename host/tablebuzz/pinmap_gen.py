@@ -1,0 +1,101 @@
+"""Generate firmware/refbox/pinmap.py from hardware/pinmap.json (the single source of truth).
+
+`python -m tablebuzz.pinmap_gen` (or `make pinmap`) rewrites the module; `--check` exits 1 if the
+committed module is stale. Raises PinmapError for a map a Pico cannot wire.
+"""
+
+import json
+import sys
+
+from tablebuzz.paths import PINMAP_JSON, PINMAP_PY
+
+PICO_GPIOS = range(0, 29)  # GP0..GP28 are on the Pico / Pico 2 header
+
+
+class PinmapError(ValueError):
+    """The pin map is inconsistent (overlapping or missing pins, too many players...)."""
+
+
+def load(path=PINMAP_JSON):
+    """The pin map as a dict, validated. Raises PinmapError."""
+    data = json.loads(path.read_text())
+    validate(data)
+    return data
+
+
+def used_gpios(data):
+    """[(gpio, role)] of every pin the map uses."""
+    pins = [(data["player_base_gpio"] + i, "player %d" % (i + 1)) for i in range(data["player_count"])]
+    pins += [(c["gpio"], "control " + c["name"]) for c in data["controls"]]
+    pins += [(data["neopixel_gpio"], "neopixel"), (data["piezo_gpio"], "piezo")]
+    pins += [(data["i2c_sda_gpio"], "i2c sda"), (data["i2c_scl_gpio"], "i2c scl")]
+    return pins
+
+
+def validate(data):
+    if not 2 <= data["player_count"] <= 8:
+        raise PinmapError("player_count must be 2..8 (one PIO word holds 8 levels)")
+    if len(data["player_colours"]) < data["player_count"]:
+        raise PinmapError("a colour is needed for every player")
+    if data["station_pixels"] < data["player_count"]:
+        raise PinmapError("one station pixel per player is needed")
+    seen = {}
+    for gpio, role in used_gpios(data):
+        if gpio not in PICO_GPIOS:
+            raise PinmapError("%s: GP%d is not on the Pico header" % (role, gpio))
+        if gpio in seen:
+            raise PinmapError("GP%d is used twice: %s and %s" % (gpio, seen[gpio], role))
+        seen[gpio] = role
+
+
+def render(data):
+    """The text of firmware/refbox/pinmap.py."""
+    colours = ", ".join("(%d, %d, %d)" % tuple(c) for c in data["player_colours"])
+    controls = ", ".join('("%s", %d)' % (c["name"], c["gpio"]) for c in data["controls"])
+    return (
+        '"""Pin map of the reference board. GENERATED from hardware/pinmap.json by `make pinmap`:\n'
+        'do not edit here (tests/test_pinmap.py fails if this file is stale)."""\n'
+        "\n"
+        "PLAYER_BASE_GPIO = %d  # player buttons on consecutive GPIOs, active low, pull-ups\n"
+        "PLAYER_COUNT = %d\n"
+        "PLAYER_COLOURS = (%s)\n"
+        "CONTROLS = (%s)  # (name, gpio), active low, pull-ups\n"
+        "NEOPIXEL_GPIO = %d\n"
+        "STATION_PIXELS = %d  # a pixel per station first, then the marker bar\n"
+        "MARKER_PIXELS = %d\n"
+        "PIEZO_GPIO = %d\n"
+        "I2C_SDA_GPIO = %d\n"
+        "I2C_SCL_GPIO = %d\n"
+    ) % (
+        data["player_base_gpio"],
+        data["player_count"],
+        colours,
+        controls,
+        data["neopixel_gpio"],
+        data["station_pixels"],
+        data["marker_pixels"],
+        data["piezo_gpio"],
+        data["i2c_sda_gpio"],
+        data["i2c_scl_gpio"],
+    )
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        text = render(load())
+    except (PinmapError, KeyError, ValueError) as e:
+        print("pinmap: %s" % e, file=sys.stderr)
+        return 2
+    if "--check" in argv:
+        if not PINMAP_PY.exists() or PINMAP_PY.read_text() != text:
+            print("pinmap: firmware/refbox/pinmap.py is stale; run `make pinmap`", file=sys.stderr)
+            return 1
+        return 0
+    PINMAP_PY.write_text(text)
+    print("wrote %s" % PINMAP_PY)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

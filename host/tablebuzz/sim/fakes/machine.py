@@ -1,0 +1,107 @@
+"""Fake `machine` for the simulator: Pin, PWM, mem32 and freq() backed by the simulated world.
+
+Same signatures as MicroPython's rp2 port; reads and writes go to `tablebuzz.sim.world.current`.
+Pin.value() returns the wire's real level (pull-ups: 1 until a contact closes), never a constant.
+"""
+
+from tablebuzz.sim import world as _world
+
+_GPIO_IN = 0xD0000004
+_PIO0_FDEBUG = 0x50200008
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    OPEN_DRAIN = 2
+    PULL_UP = 1
+    PULL_DOWN = 2
+    IRQ_FALLING = 1
+    IRQ_RISING = 2
+
+    def __init__(self, id, mode=-1, pull=-1, value=None):
+        self.id = id
+        self.mode = mode
+        self.pull = pull
+        if value is not None:
+            self.value(value)
+
+    def value(self, v=None):
+        w = _world.current
+        if v is None:
+            return w.level(self.id)
+        w.set_level(self.id, 1 if v else 0)
+        return None
+
+    def __call__(self, v=None):
+        return self.value(v)
+
+    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
+        w = _world.current
+        if handler is None:
+            w.pin_irqs.pop(self.id, None)
+        else:
+            w.pin_irqs[self.id] = (handler, trigger, hard, self)
+
+    def __repr__(self):
+        return "Pin(GPIO%d)" % self.id
+
+
+class PWM:
+    def __init__(self, pin, freq=0, duty_u16=0):
+        self.pin = pin
+        self._freq = freq
+        self._duty = duty_u16
+
+    def freq(self, f=None):
+        if f is None:
+            return self._freq
+        self._freq = f
+        self._note()
+
+    def duty_u16(self, d=None):
+        if d is None:
+            return self._duty
+        self._duty = d
+        self._note()
+
+    def deinit(self):
+        self._duty = 0
+        self._note()
+
+    def _note(self):
+        w = _world.current
+        w.tones.append((w.now, self._freq if self._duty else 0))
+
+
+class _Mem32:
+    """Only the registers the firmware uses: SIO GPIO_IN and PIO0 FDEBUG (write 1 to clear)."""
+
+    def __getitem__(self, addr):
+        w = _world.current
+        if addr == _GPIO_IN:
+            return w.levels
+        if addr == _PIO0_FDEBUG:
+            return w.fdebug
+        raise ValueError("the simulator models no register at 0x%08x" % addr)
+
+    def __setitem__(self, addr, value):
+        w = _world.current
+        if addr == _PIO0_FDEBUG:
+            w.fdebug &= ~value
+            return
+        raise ValueError("the simulator models no register at 0x%08x" % addr)
+
+
+mem32 = _Mem32()
+
+
+def freq(hz=None):
+    w = _world.current
+    if hz is None:
+        return w.sys_hz
+    raise ValueError("the simulator keeps the system clock fixed")
+
+
+def unique_id():
+    return b"\xe6\x60\x38\x36\x5f\x43\x12\x34"

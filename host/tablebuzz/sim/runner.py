@@ -1,0 +1,189 @@
+"""Run the firmware on the virtual clock from a normalized timeline. MicroPython-subset code.
+
+Input (from tablebuzz.timeline, already validated): a header dict and records, each a dict with "t"
+(ns from the start of the run) and "k" (kind): press/release {"p": 1-based player}, control {"name"},
+send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}.
+Output: (ns, line) for every line the device wrote, in order.
+
+The loop steps on a 1 ms grid like the board's loop, but only while something can happen: after an
+interrupt handler, a control edge or a command, and for as long as the App reports a running timer.
+"""
+
+import sys
+
+from refbox import pinmap
+from refbox.app import App
+from refbox.prng import seed_from_hex
+from tablebuzz.sim import world as world_module
+from tablebuzz.sim.physics import Contact
+
+LOOP_NS = 1000000
+TAIL_NS = 2000000000  # keep running this long after the last record while timers run
+
+
+class FakeConsole:
+    """The USB serial console as the App sees it: bytes in, lines out, stamped with virtual time."""
+
+    def __init__(self, world, sink):
+        self.world = world
+        self.sink = sink
+        self.inbox = b""
+
+    def read(self):
+        data = self.inbox[:64]
+        self.inbox = self.inbox[64:]
+        return data
+
+    def write_line(self, line):
+        self.sink(self.world.now, line)
+
+
+class Simulation:
+    def __init__(self, header, sink):
+        seed = seed_from_hex(header.get("seed", "0"))
+        self.world = world = world_module.World(seed, header.get("ticks_origin_us", 0))
+        world_module.current = world
+        self._entropy_count = 0
+        self._seed = seed
+        bounce = header.get("bounce", "typical")
+        self.players = [Contact(world, pinmap.PLAYER_BASE_GPIO + i, bounce) for i in range(pinmap.PLAYER_COUNT)]
+        self.controls = {}
+        for name, gpio in pinmap.CONTROLS:
+            self.controls[name] = Contact(world, gpio, bounce)
+        self.console = FakeConsole(world, sink)
+        self._step_at = None
+        self._last_step = -LOOP_NS
+        self.sink = sink
+
+        from refbox.board import Board  # imports the fakes: machine, rp2, neopixel
+
+        self.board = Board(
+            pinmap,
+            world,
+            capture=header.get("capture", "pio"),
+            pixels=header.get("pixels", "pio"),
+            console=self.console,
+            entropy=self._entropy,
+        )
+        boot = None
+        if header.get("game"):
+            boot = (header["game"], header.get("players", pinmap.PLAYER_COUNT), header.get("options", {}))
+        self.app = App(self.board, world, pinmap, boot_game=boot)
+        self._wrap_handlers()
+        self._request_step()
+
+    def _entropy(self):
+        """Deterministic 'chip entropy': the run's seed and the game number through SHA-256."""
+        import hashlib
+
+        self._entropy_count += 1
+        return hashlib.sha256(b"sim-entropy:" + self._seed + bytes([self._entropy_count & 255])).digest()[:16]
+
+    def _wrap_handlers(self):
+        """Step the loop after every hard IRQ handler (the loop would see the ring on its next pass)."""
+        world = self.world
+        sim = self
+        original = world.request_irq
+
+        def request_irq(key, priority, handler, arg):
+            def wrapped(a):
+                handler(a)
+                sim._request_step()
+
+            original(key, priority, wrapped, arg)
+
+        world.request_irq = request_irq
+
+    def _request_step(self):
+        now = self.world.now
+        t = (now // LOOP_NS + 1) * LOOP_NS
+        if t <= self._last_step:
+            t = self._last_step + LOOP_NS
+        gc_until = self.world.gc_until()
+        while t < gc_until:
+            t += LOOP_NS
+        if self._step_at is not None and self._step_at <= t:
+            return
+        self._step_at = t
+        self.world.at(t, self._step, t)
+
+    def _step(self, t):
+        if self._step_at != t:
+            return
+        self._step_at = None
+        if t < self.world.gc_until():
+            self._request_step()
+            return
+        self._last_step = t
+        self.app.step()
+        if self.app.is_busy() or self.console.inbox:
+            self._request_step()
+
+    # ------------------------------------------------------------------ records
+    def _record(self, rec):
+        kind = rec["k"]
+        world = self.world
+        if kind == "press":
+            self.players[rec["p"] - 1].press()
+        elif kind == "release":
+            self.players[rec["p"] - 1].release()
+        elif kind == "control":
+            contact = self.controls[rec["name"]]
+            contact.press()
+            world.at(world.now + 120000000, self._release_control, contact)
+        elif kind == "send":
+            self.console.inbox += rec["line"].encode() + b"\n"
+        elif kind == "glitch":
+            self.players[rec["p"] - 1].glitch(rec["ns"])
+        elif kind == "mask":
+            world.mask_interrupts(rec["ns"])
+        elif kind == "gc":
+            world.gc_pause(rec["ns"])
+        self._request_step()
+
+    def _release_control(self, contact):
+        contact.release()
+        self._request_step()
+
+    def run(self, records):
+        world = self.world
+        end = 0
+        for rec in records:
+            world.at(rec["t"], self._record, rec)
+            if rec["t"] > end:
+                end = rec["t"]
+        world.run_until(end)
+        limit = end + TAIL_NS
+        while True:
+            nxt = world.next_time()
+            if nxt is None or nxt > limit:
+                break
+            world.run_until(nxt)
+        return self
+
+
+def run(header, records):
+    """Run a whole simulation; returns [(ns, line)]."""
+    lines = []
+    Simulation(header, lambda t, line: lines.append((t, line))).run(records)
+    return lines
+
+
+def main():
+    """MicroPython entry: header JSON on the first stdin line, then one record per line; prints 'ns line'."""
+    import json
+
+    header = json.loads(sys.stdin.readline())
+    records = []
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        line = line.strip()
+        if line:
+            records.append(json.loads(line))
+
+    def sink(t, text):
+        sys.stdout.write("%d %s\n" % (t, text))
+
+    Simulation(header, sink).run(records)

@@ -1,0 +1,187 @@
+"""The simulated world: a virtual clock in ns, an event queue, GPIO levels and the CPU's interrupts.
+
+The fakes in `fakes/` (machine, rp2, neopixel, micropython) talk to `world.current`. Figures are the
+measurements in shared/design.md (emulated RP2040, MicroPython v1.28.0), each a class attribute so a
+test can change it:
+- hard IRQ latency 20-25 µs after the request; one pin handler every ~45 µs; pins pending together are
+  served lowest GPIO first; a pin whose IRQ is already pending merges further edges into that call;
+- CPU NeoPixel writes mask every interrupt ~30 µs a pixel; gc pauses delay soft IRQs and the loop,
+  never hard IRQs; the soft-IRQ queue holds 8 callbacks ("schedule queue full" beyond).
+"""
+
+import heapq
+
+from refbox.prng import Prng
+from refbox.ticks import ticks_add, ticks_diff
+
+TICKS_MASK = (1 << 30) - 1
+
+current = None  # the World the fakes use
+
+
+class World:
+    irq_latency_ns = (20000, 25000)  # min, max; drawn uniformly per dispatch
+    pin_handler_ns = 45000  # from one pin handler's start to the next's
+    pio_handler_ns = 15000  # one bulk drain (design notes: ~10 µs a word if drained one at a time)
+    neopixel_ns_per_pixel = 30000
+    schedule_depth = 8
+
+    def __init__(self, seed, ticks_origin_us=0, sys_hz=125000000):
+        self.now = 0  # ns since the start of the run
+        self.origin_ns = ticks_origin_us * 1000
+        self.sys_hz = sys_hz
+        self.rng = Prng(seed)
+        self.levels = TICKS_MASK  # GPIO levels, bit n = GPn; pull-ups hold every input high
+        self.fdebug = 0  # PIO0 FDEBUG
+        self.pin_watchers = []  # objects with pins_changed(changed_mask)
+        self.pin_irqs = {}  # gpio -> (handler, trigger, hard, pin)
+        self.pixel_frames = []  # (ns, source, [(r, g, b)...])
+        self.tones = []  # (ns, freq)
+        self.log = []  # notes for people: (ns, text)
+        self._queue = []
+        self._seq = 0
+        self._busy_until = 0  # CPU inside a handler or with interrupts masked
+        self._pending = {}  # irq source key -> (priority, handler, arg)
+        self._dispatch_at = None
+        self._gc_until = 0
+        self._soft = []  # scheduled (soft) callbacks
+        self.stats = {"pin_handlers": 0, "pio_handlers": 0, "merged_edges": 0, "masked_ns": 0}
+
+    # ------------------------------------------------------------------ clock (what time.ticks_* give)
+    def ticks_us(self):
+        return ((self.origin_ns + self.now) // 1000) & TICKS_MASK
+
+    def ticks_ms(self):
+        return ((self.origin_ns + self.now) // 1000000) & TICKS_MASK
+
+    def ticks_diff(self, end, start):
+        return ticks_diff(end, start)
+
+    def ticks_add(self, ticks, delta):
+        return ticks_add(ticks, delta)
+
+    def sleep_ms(self, ms):
+        raise RuntimeError("the firmware loop does not sleep in the simulator; the runner steps it")
+
+    # ------------------------------------------------------------------ events
+    def at(self, t, fn, arg=None):
+        """Run fn(arg) at ns `t` (not before now)."""
+        if t < self.now:
+            t = self.now
+        self._seq += 1
+        heapq.heappush(self._queue, (t, self._seq, fn, arg))
+
+    def next_time(self):
+        return self._queue[0][0] if self._queue else None
+
+    def run_until(self, t):
+        """Process every event up to and including ns `t`, then set the clock to `t`."""
+        queue = self._queue
+        while queue and queue[0][0] <= t:
+            when, _, fn, arg = heapq.heappop(queue)
+            self.now = when
+            fn(arg)
+        if t > self.now:
+            self.now = t
+
+    # ------------------------------------------------------------------ pins
+    def level(self, gpio):
+        return (self.levels >> gpio) & 1
+
+    def set_level(self, gpio, high):
+        bit = 1 << gpio
+        old = self.levels
+        self.levels = (old | bit) if high else (old & ~bit)
+        if self.levels == old:
+            return
+        for watcher in self.pin_watchers:
+            watcher.pins_changed(bit)
+        irq = self.pin_irqs.get(gpio)
+        if irq is not None:
+            handler, trigger, hard, pin = irq
+            if trigger & (2 if high else 1):  # IRQ_RISING = 2, IRQ_FALLING = 1 (fake machine.Pin)
+                if hard:
+                    self.request_irq(("pin", gpio), gpio, handler, pin)
+                else:
+                    try:
+                        self.schedule(handler, pin)
+                    except RuntimeError:
+                        self.stats["soft_dropped"] = self.stats.get("soft_dropped", 0) + 1
+
+    # ------------------------------------------------------------------ CPU and interrupts
+    def request_irq(self, key, priority, handler, arg):
+        """Raise a hard interrupt; merged with one of the same key that is still pending."""
+        if key in self._pending:
+            self.stats["merged_edges"] += 1
+            return
+        low, high = self.irq_latency_ns
+        ready = self.now + low + self.rng.below(high - low + 1)
+        self._pending[key] = (priority, handler, arg, ready)
+        self._plan_dispatch(ready)
+
+    def _plan_dispatch(self, t):
+        t = max(t, self._busy_until)
+        if self._dispatch_at is None or t < self._dispatch_at:
+            self._dispatch_at = t
+            self.at(t, self._dispatch)
+
+    def _dispatch(self, _):
+        if self._dispatch_at != self.now:
+            return  # superseded by an earlier plan
+        self._dispatch_at = None
+        if self.now < self._busy_until:
+            self._plan_dispatch(self._busy_until)
+            return
+        best = None
+        for key in self._pending:
+            priority, handler, arg, ready = self._pending[key]
+            if ready <= self.now and (best is None or priority < self._pending[best][0]):
+                best = key
+        if best is not None:
+            priority, handler, arg, ready = self._pending.pop(best)
+            cost = self.pio_handler_ns if best[0] == "pio" else self.pin_handler_ns
+            self._busy_until = self.now + cost
+            self.stats["pio_handlers" if best[0] == "pio" else "pin_handlers"] += 1
+            handler(arg)
+        if self._pending:
+            soonest = None
+            for key in self._pending:
+                ready = self._pending[key][3]
+                if soonest is None or ready < soonest:
+                    soonest = ready
+            self._plan_dispatch(soonest)
+        self._run_soft()
+
+    def mask_interrupts(self, ns):
+        """Interrupts masked from now for `ns` (a CPU NeoPixel write, a flash write)."""
+        self._busy_until = max(self._busy_until, self.now + ns)
+        self.stats["masked_ns"] += ns
+        if self._pending:
+            self._plan_dispatch(self._busy_until)
+
+    def gc_pause(self, ns):
+        """A gc.collect() of `ns`: soft IRQs and the loop wait; hard IRQs do not."""
+        self._gc_until = max(self._gc_until, self.now + ns)
+        self.at(self._gc_until, self._run_soft_event)
+
+    def gc_until(self):
+        return self._gc_until
+
+    def schedule(self, fn, arg):
+        """micropython.schedule: a soft IRQ. Raises RuntimeError when the queue is full."""
+        if len(self._soft) >= self.schedule_depth:
+            raise RuntimeError("schedule queue full")
+        self._soft.append((fn, arg))
+        self.at(self.now, self._run_soft_event)
+
+    def _run_soft_event(self, _):
+        self._run_soft()
+
+    def _run_soft(self):
+        if self.now < self._gc_until or self.now < self._busy_until:
+            if self._soft:
+                self.at(max(self._gc_until, self._busy_until), self._run_soft_event)
+            return
+        while self._soft:
+            fn, arg = self._soft.pop(0)
+            fn(arg)

@@ -1,0 +1,134 @@
+"""Read a simulator timeline (JSON lines) into validated, time-ordered records.
+
+Each line is one object with "at_us" (µs from the start of the run; an integer or a number with up to
+three decimals, i.e. ns; may exceed 2**30) and exactly one action:
+  {"press": P} / {"release": P}   player P's contact closes / opens (1-based; stays closed until released)
+  {"control": NAME}               a control button is pressed (and released 120 ms later)
+  {"send": {...}}                 a protocol command from the host;  {"send_raw": "text"} any line
+  {"glitch": P, "width_ns": W}    a noise pulse on player P's open contact (default 500 ns)
+  {"mask_us": N}                  interrupts masked N µs (as a CPU NeoPixel or flash write)
+  {"gc_us": N}                    a gc.collect() pause of N µs
+Blank lines and lines starting with "#" are skipped. Records at the same time keep their file order.
+Errors raise TimelineError naming the line.
+"""
+
+import json
+from decimal import Decimal, InvalidOperation
+
+ACTIONS = ("press", "release", "control", "send", "send_raw", "glitch", "mask_us", "gc_us")
+
+
+class TimelineError(ValueError):
+    """A timeline line that cannot be run: `line_no` (1-based) and the reason."""
+
+    def __init__(self, line_no, reason):
+        super().__init__("line %d: %s" % (line_no, reason))
+        self.line_no = line_no
+        self.reason = reason
+
+
+def _at_ns(value, line_no):
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        raise TimelineError(line_no, '"at_us" must be a number of µs')
+    try:
+        ns = Decimal(value) * 1000
+    except InvalidOperation:
+        raise TimelineError(line_no, '"at_us" must be a number of µs') from None
+    if ns != ns.to_integral_value():
+        raise TimelineError(line_no, '"at_us" has at most three decimals (ns)')
+    if ns < 0:
+        raise TimelineError(line_no, '"at_us" must not be negative')
+    return int(ns)
+
+
+def _player(value, players, line_no, key):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TimelineError(line_no, '"%s" takes a player number' % key)
+    if not 1 <= value <= players:
+        raise TimelineError(line_no, "player %d is not in this %d-player game" % (value, players))
+    return value
+
+
+def _positive_int(value, line_no, key):
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise TimelineError(line_no, '"%s" takes a positive integer' % key)
+    return value
+
+
+def parse(text, players, controls):
+    """Records [{"t": ns, "k": kind, ...}] sorted by time, from timeline `text`.
+
+    `players` is the number of stations in play (1..N), `controls` the control names.
+    Raises TimelineError.
+    """
+    records = []
+    for line_no, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            obj = json.loads(line, parse_float=Decimal)
+        except ValueError as e:
+            raise TimelineError(line_no, "not JSON (%s)" % e.msg if hasattr(e, "msg") else "not JSON") from None
+        if not isinstance(obj, dict):
+            raise TimelineError(line_no, "each line is a JSON object")
+        if "at_us" not in obj:
+            raise TimelineError(line_no, 'missing "at_us"')
+        actions = [k for k in obj if k in ACTIONS]
+        if len(actions) != 1:
+            raise TimelineError(line_no, "each line needs exactly one of: " + ", ".join(ACTIONS))
+        extra = set(obj) - {"at_us", actions[0], "width_ns"}
+        if extra or ("width_ns" in obj and actions[0] != "glitch"):
+            raise TimelineError(line_no, "unknown key(s): " + ", ".join(sorted(extra or {"width_ns"})))
+        kind = actions[0]
+        value = obj[kind]
+        rec = {"t": _at_ns(obj["at_us"], line_no), "line_no": line_no}
+        if kind in ("press", "release"):
+            rec.update(k=kind, p=_player(value, players, line_no, kind))
+        elif kind == "glitch":
+            rec.update(k="glitch", p=_player(value, players, line_no, kind))
+            rec["ns"] = _positive_int(obj.get("width_ns", 500), line_no, "width_ns")
+        elif kind == "control":
+            if value not in controls:
+                raise TimelineError(line_no, "unknown control %r (controls: %s)" % (value, ", ".join(controls)))
+            rec.update(k="control", name=value)
+        elif kind == "send":
+            if not isinstance(value, dict):
+                raise TimelineError(line_no, '"send" takes a protocol command object')
+            rec.update(k="send", line=json.dumps(value, separators=(",", ":"), default=_no_floats(line_no)))
+        elif kind == "send_raw":
+            if not isinstance(value, str):
+                raise TimelineError(line_no, '"send_raw" takes a string')
+            rec.update(k="send", line=value)
+        elif kind == "mask_us":
+            rec.update(k="mask", ns=_positive_int(value, line_no, kind) * 1000)
+        elif kind == "gc_us":
+            rec.update(k="gc", ns=_positive_int(value, line_no, kind) * 1000)
+        records.append(rec)
+    records.sort(key=lambda r: r["t"])  # stable: equal times keep file order
+    _check_contacts(records)
+    return records
+
+
+def _no_floats(line_no):
+    def default(value):
+        if isinstance(value, Decimal):
+            if value == value.to_integral_value():
+                return int(value)
+            raise TimelineError(line_no, "protocol commands carry integers only")
+        raise TypeError(type(value).__name__)
+
+    return default
+
+
+def _check_contacts(records):
+    closed = set()
+    for rec in records:
+        if rec["k"] == "press":
+            if rec["p"] in closed:
+                raise TimelineError(rec["line_no"], "player %d is already pressed (release first)" % rec["p"])
+            closed.add(rec["p"])
+        elif rec["k"] == "release":
+            if rec["p"] not in closed:
+                raise TimelineError(rec["line_no"], "player %d is not pressed" % rec["p"])
+            closed.discard(rec["p"])
