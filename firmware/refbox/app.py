@@ -180,8 +180,8 @@ class App:
         if not cls.min_players <= players <= high:
             raise GameError("bad_players", "%s takes %d to %d players" % (name, cls.min_players, high))
         options = parse_options(cls.OPTIONS, given_options)
-        if self.game is not None and self.game.phase != "over":
-            self._game_over(abandoned=True)
+        if self.game is not None and self.game.phase != "over" and self.game.log:
+            self._game_over(abandoned=True)  # reveal the seed of a game that was played
         self.game = cls(players, options)
         self.players = players
         self._games_started += 1

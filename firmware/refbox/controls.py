@@ -14,17 +14,22 @@ class ControlButtons:
         self.names = names
         self._down = [False] * len(names)  # debounced state
         self._changed_at = [None] * len(names)  # tick when the raw level first differed from it
+        self._raw_all_up = True
 
     def is_idle(self):
-        """True when no raw level disagrees with the debounced state."""
-        for t in self._changed_at:
-            if t is not None:
+        """True when every control is released, raw and debounced: nothing to poll for."""
+        if not self._raw_all_up:
+            return False
+        for i in range(len(self.names)):
+            if self._down[i] or self._changed_at[i] is not None:
                 return False
         return True
 
     def poll(self, levels, now):
         """`levels` has bit i high when control i is released; returns the names pressed at tick `now`."""
         pressed = []
+        every = (1 << len(self.names)) - 1
+        self._raw_all_up = (levels & every) == every
         for i in range(len(self.names)):
             raw_down = not (levels >> i) & 1
             if raw_down == self._down[i]:

@@ -69,6 +69,10 @@ class Simulation:
         if header.get("game"):
             boot = (header["game"], header.get("players", pinmap.PLAYER_COUNT), header.get("options", {}))
         self.app = App(self.board, world, pinmap, boot_game=boot)
+        self._control_mask = 0
+        for _, gpio in pinmap.CONTROLS:
+            self._control_mask |= 1 << gpio
+        world.pin_watchers.append(self)  # the loop polls the controls: step when one changes
         self._wrap_handlers()
         self._request_step()
 
@@ -93,6 +97,10 @@ class Simulation:
             original(key, priority, wrapped, arg)
 
         world.request_irq = request_irq
+
+    def pins_changed(self, changed):
+        if changed & self._control_mask:
+            self._request_step()
 
     def _request_step(self):
         now = self.world.now

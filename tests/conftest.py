@@ -1,0 +1,15 @@
+"""Shared test set-up: the firmware and the simulator fakes importable under CPython."""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+from tablebuzz.simulate import _ensure_paths
+
+_ensure_paths()
+
+settings.register_profile(
+    "ci", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("dev", max_examples=60, deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")

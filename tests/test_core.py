@@ -1,0 +1,163 @@
+"""Unit tests of the pure firmware core under CPython: ticks, PRNG, protocol, capture, debounce."""
+
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from refbox.capture import EdgeDecoder
+from refbox.debounce import Debouncer
+from refbox.prng import Prng, commitment, seed_from_hex, seed_hex
+from refbox.protocol import MAX_LINE, LineAssembler, ProtocolError, encode_event, parse_command
+from refbox.ticks import TICKS_PERIOD, Stamp, ticks_add, ticks_diff
+
+
+# ------------------------------------------------------------------------------------- ticks
+@given(st.integers(0, TICKS_PERIOD - 1), st.integers(-(1 << 29), (1 << 29) - 1))
+def test_ticks_diff_inverts_ticks_add_across_the_wrap(start, delta):
+    end = ticks_add(start, delta)
+    assert 0 <= end < TICKS_PERIOD
+    assert ticks_diff(end, start) == delta
+
+
+@given(st.integers(0, TICKS_PERIOD - 1), st.integers(0, 999), st.integers(-(10**11), 10**11))
+def test_stamp_after_ns_and_diff_ns_agree(us, ns, delta):
+    a = Stamp(us, ns)
+    b = a.after_ns(delta)
+    assert 0 <= b.ns < 1000
+    if abs(delta) < (1 << 29) * 1000:
+        assert b.diff_ns(a) == delta
+
+
+# ------------------------------------------------------------------------------------- PRNG
+def test_prng_is_deterministic_and_uniform_enough():
+    a, b = Prng(seed_from_hex("1")), Prng(seed_from_hex("1"))
+    draws = [a.below(6) for _ in range(6000)]
+    assert draws == [b.below(6) for _ in range(6000)]
+    counts = [draws.count(i) for i in range(6)]
+    assert all(800 < c < 1200 for c in counts), counts
+
+
+def test_prng_differs_by_seed_and_shuffle_is_a_permutation():
+    deck = list(range(52))
+    Prng(seed_from_hex("2")).shuffle(deck)
+    assert sorted(deck) == list(range(52)) and deck != list(range(52))
+    assert Prng(seed_from_hex("1")).next32() != Prng(seed_from_hex("2")).next32()
+
+
+def test_seed_commitment_is_sha256_of_the_revealed_seed():
+    import hashlib
+
+    seed = seed_from_hex("00ff")
+    assert seed_hex(seed) == "0" * 28 + "00ff"
+    expected = hashlib.sha256(b"tablebuzz-seed-v1:" + seed_hex(seed).encode()).hexdigest()
+    assert commitment(seed) == expected
+
+
+@pytest.mark.parametrize("text", ["", "xyz", "1" * 33, "-1"])
+def test_bad_seed_text_is_rejected(text):
+    with pytest.raises(ValueError):
+        seed_from_hex(text)
+
+
+# ------------------------------------------------------------------------------------- protocol
+def test_events_have_fixed_key_order_and_are_ascii_json():
+    line = encode_event("x", (("b", 1), ("a", [1, None, True]), ("s", 'é"\n'), ("o", {"z": 1, "a": 2})))
+    assert line == '{"ev":"x","b":1,"a":[1,null,true],"s":"\\u00e9\\"\\u000a","o":{"a":2,"z":1}}'
+    assert json.loads(line)["s"] == 'é"\n'
+    with pytest.raises(TypeError):
+        encode_event("x", (("f", 1.5),))
+
+
+@pytest.mark.parametrize(
+    "line, code",
+    [
+        (b"not json", "bad_json"),
+        (b"[1,2]", "not_object"),
+        (b'{"x":1}', "missing_field"),
+        (b'{"cmd":"fly"}', "unknown_command"),
+        (b'{"cmd":"judge"}', "missing_field"),
+        (b'{"cmd":"judge","correct":1}', "bad_field"),
+        (b'{"cmd":"arm","extra":1}', "unknown_field"),
+        (b'{"cmd":"new_game","game":"quiz","players":true}', "bad_field"),
+        (b"\xff\xfe", "bad_encoding"),
+    ],
+)
+def test_malformed_commands_raise_protocol_errors(line, code):
+    with pytest.raises(ProtocolError) as e:
+        parse_command(line)
+    assert e.value.code == code
+
+
+def test_commands_parse():
+    assert parse_command(b'{"cmd":"judge","correct":false}') == ("judge", {"correct": False})
+    assert parse_command(b'{"cmd":"new_game","game":"quiz","players":3}')[1]["players"] == 3
+
+
+def test_line_assembler_bounds_lines_and_recovers():
+    asm = LineAssembler()
+    out = asm.feed(b'{"cmd":"arm"}\r\n' + b"x" * (MAX_LINE + 10) + b"\n" + b'{"cmd":"state"}\n')
+    assert out[0] == b'{"cmd":"arm"}'
+    assert isinstance(out[1], ProtocolError) and out[1].code == "line_too_long"
+    assert out[2] == b'{"cmd":"state"}'
+
+
+@given(st.lists(st.binary(max_size=40), max_size=20), st.data())
+def test_line_assembler_is_independent_of_chunking(parts, data):
+    stream = b"\n".join(p.replace(b"\n", b"") for p in parts) + b"\n"
+    whole = LineAssembler().feed(stream)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=8)))
+    asm, pieces, last = LineAssembler(), [], 0
+    for cut in cuts + [len(stream)]:
+        pieces += asm.feed(stream[last:cut])
+        last = cut
+    assert [p if isinstance(p, bytes) else p.code for p in pieces] == [
+        p if isinstance(p, bytes) else p.code for p in whole
+    ]
+
+
+# ------------------------------------------------------------------------------------- capture
+def test_decoder_orders_words_and_unwraps_the_counter():
+    dec = EdgeDecoder(6, 7000, 125)  # 56 ns a count, 24-bit counter: a wrap is 0.9395 s
+    dec.start(1000)
+    edges = []
+    mask = dec.counter_mask
+    # station 2 closes 10 counts after start; drained 30 µs later
+    dec.word(((mask - 10) << 6) | 0b111011, 1030, edges)
+    assert edges == [(2, True, Stamp(1000, 560))]
+    # two counter wraps and 100 counts later, seen by the drain tick
+    later = 2 * (mask + 1) + 110
+    drain = 1000 + (later * 56) // 1000 + 25
+    dec.word(((mask - 110) << 6) | 0b111111, drain, edges)
+    assert edges[1][0:2] == (2, False)
+    assert edges[1][2].diff_ns(edges[0][2]) == (later - 10) * 56
+
+
+# ------------------------------------------------------------------------------------- debounce
+def _feed(deb, edges, poll_at):
+    out = []
+    for closed, us in edges:
+        deb.edge(closed, Stamp(us), out)
+    deb.poll(Stamp(poll_at), out)
+    return out
+
+
+def test_bouncy_press_keeps_its_first_edge():
+    bounces = [(True, 1000), (False, 1010), (True, 1030), (False, 1040), (True, 1100)]
+    out = _feed(Debouncer(0), bounces, 1300)
+    assert out == [("press", 0, Stamp(1000))]
+
+
+def test_short_glitch_is_rejected():
+    deb = Debouncer(0)
+    out = _feed(deb, [(True, 1000), (False, 1005)], 1005 + Debouncer.bounce_gap_us)
+    assert out == [] and deb.is_idle() and deb.glitches == 1
+
+
+def test_release_needs_the_contact_open_for_release_us():
+    deb = Debouncer(0)
+    out = _feed(deb, [(True, 0), (False, 50000), (True, 51000), (False, 60000)], 61000)
+    assert out == [("press", 0, Stamp(0))]  # the 1 ms drop-out did not end the press
+    deb.poll(Stamp(60000 + Debouncer.release_us), out)
+    assert out[-1] == ("release", 0, Stamp(60000))

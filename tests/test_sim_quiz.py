@@ -1,0 +1,161 @@
+"""Quiz mode through the simulator: timed press scripts in, protocol events out (CPython lane)."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import events, run_sim, timeline
+
+REPO = Path(__file__).resolve().parents[1]
+TABLEBUZZ = [sys.executable, "-m", "tablebuzz.cli"]
+
+
+def test_race_winner_margin_and_judging():
+    result = run_sim(
+        timeline(
+            {"at_us": 10000, "control": "arm"},
+            {"at_us": 200000, "press": 3},
+            {"at_us": 200840, "press": 1},
+            {"at_us": 300000, "release": 3},
+            {"at_us": 300000, "release": 1},
+            {"at_us": 400000, "control": "no"},
+            {"at_us": 600000, "press": 1},
+            {"at_us": 700000, "release": 1},
+            {"at_us": 800000, "control": "yes"},
+        )
+    )
+    races = events(result, "race")
+    assert races[0]["winner"] == 3 and not races[0]["tie"]
+    assert abs(races[0]["margin_ns"] - 840000) <= 56
+    assert events(result, "lockout") == [
+        {"ev": "lockout", "player": 3, "reason": "wrong", "ms": None}
+    ]
+    assert events(result, "armed")[1]["players"] == [1, 2, 4, 5, 6]
+    assert races[1]["winner"] == 1
+    assert events(result, "score")[-1]["scores"] == [1, 0, 0, 0, 0, 0]
+
+
+def test_winner_is_announced_within_5_ms_of_the_first_press():
+    result = run_sim(
+        timeline(
+            {"at_us": 10000, "control": "arm"},
+            {"at_us": 150123.456, "press": 2},
+            {"at_us": 150500, "press": 5},
+        ),
+        bounce="worn",
+    )
+    (ns, race), = [(ns, ev) for ns, ev in result if ev["ev"] == "race"]
+    assert race["winner"] == 2
+    assert ns - 150123456 <= 5_000_000
+    assert abs(race["margin_ns"] - 376544) <= 56
+
+
+def test_false_start_then_clean_race():
+    result = run_sim(
+        timeline(
+            {"at_us": 5000, "press": 4},  # before the cue
+            {"at_us": 50000, "release": 4},
+            {"at_us": 100000, "control": "arm"},
+            {"at_us": 200000, "press": 4},  # 195 ms after the false start: still locked out
+            {"at_us": 210000, "press": 2},
+        )
+    )
+    lockouts = events(result, "lockout")
+    assert [(ev["player"], ev["reason"]) for ev in lockouts] == [(4, "false_start")] * 2
+    assert events(result, "race")[0]["winner"] == 2
+
+
+def test_button_held_when_the_race_opens_does_not_count_until_pressed_again():
+    result = run_sim(
+        timeline(
+            {"at_us": 1000, "send": {"cmd": "new_game", "game": "quiz", "players": 4,
+                                     "options": {"false_start": "off"}}},
+            {"at_us": 5000, "press": 1},  # held through the cue
+            {"at_us": 100000, "send": {"cmd": "arm"}},
+            {"at_us": 150000, "press": 3},
+            {"at_us": 300000, "release": 1},
+        )
+    )
+    assert events(result, "race")[0]["winner"] == 3
+
+
+def test_undo_takes_back_scoring_decisions_to_the_start():
+    result = run_sim(
+        timeline(
+            {"at_us": 1000, "control": "arm"},
+            {"at_us": 50000, "press": 2},
+            {"at_us": 90000, "release": 2},
+            {"at_us": 300000, "control": "yes"},
+            {"at_us": 600000, "control": "undo"},
+            {"at_us": 900000, "control": "undo"},
+        )
+    )
+    assert [ev["scores"][1] for ev in events(result, "score")] == [1, 0]
+    errors = events(result, "error")
+    assert [e["code"] for e in errors] == ["nothing_to_undo"]
+
+
+def test_bad_lines_get_errors_and_change_nothing():
+    result = run_sim(
+        timeline(
+            {"at_us": 1000, "send_raw": "{not json"},
+            {"at_us": 2000, "send_raw": "x" * 2000},
+            {"at_us": 3000, "send": {"cmd": "warp"}},
+            {"at_us": 4000, "send": {"cmd": "judge", "correct": True}},
+            {"at_us": 5000, "send": {"cmd": "new_game", "game": "chess"}},
+            {"at_us": 6000, "send": {"cmd": "new_game", "game": "quiz", "players": 9}},
+            {"at_us": 7000, "send": {"cmd": "new_game", "game": "quiz", "options": {"x": 1}}},
+            {"at_us": 8000, "send": {"cmd": "state"}},
+        )
+    )
+    codes = [e["code"] for e in events(result, "error")]
+    assert codes == ["bad_json", "line_too_long", "unknown_command", "not_now", "unknown_game",
+                     "bad_players", "unknown_option"]
+    assert events(result, "state")[0]["phase"] == "ready"
+    assert len(events(result, "game")) == 1
+
+
+def test_end_reveals_the_committed_seed():
+    import hashlib
+
+    result = run_sim(timeline({"at_us": 1000, "send": {"cmd": "end"}}))
+    commit = events(result, "game")[0]["commit"]
+    seed = events(result, "game_over")[0]["seed"]
+    assert hashlib.sha256(b"tablebuzz-seed-v1:" + seed.encode()).hexdigest() == commit
+
+
+def test_target_ends_the_game_with_a_ranking():
+    script = [{"at_us": 1000, "send": {"cmd": "new_game", "game": "quiz", "players": 3,
+                                       "options": {"target": 2}}}]
+    t = 10000
+    for _ in range(2):
+        script += [{"at_us": t, "control": "arm"}, {"at_us": t + 100000, "press": 2},
+                   {"at_us": t + 150000, "release": 2}, {"at_us": t + 300000, "control": "yes"}]
+        t += 500000
+    result = run_sim(timeline(*script))
+    over = events(result, "game_over")[0]
+    assert over["ranking"][0] == {"place": 1, "player": 2, "points": 2}
+    assert [r["place"] for r in over["ranking"]] == [1, 2, 2]
+
+
+def test_cli_plays_the_demo_and_prints_json_lines():
+    proc = subprocess.run(
+        TABLEBUZZ + ["sim", "--script", str(REPO / "examples/quiz_demo.jsonl"), "--seed", "1"],
+        capture_output=True, text=True, cwd=REPO,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith('{"ev":"hello"') and lines[-1].startswith('{"ev":"game_over"')
+
+
+def test_cli_reports_timeline_errors_with_line_numbers(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"at_us": 1, "press": 1}\n{"at_us": 2, "press": 9}\n')
+    proc = subprocess.run(TABLEBUZZ + ["sim", "--script", str(bad)], capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert "line 2" in proc.stderr and "Traceback" not in proc.stderr
+    for args in (["--script", str(tmp_path / "missing")], ["--seed", "zz"], ["--players", "1"]):
+        proc = subprocess.run(TABLEBUZZ + ["sim"] + args, capture_output=True, text=True)
+        assert proc.returncode != 0 and "Traceback" not in proc.stderr, args
+        last = proc.stderr.strip().splitlines()[-1]
+        assert last.startswith("tablebuzz") and ("error" in last or "cannot" in last), last
