@@ -3,8 +3,9 @@
 Runs by itself at power-up. Ctrl-C (or mpremote) stops it and leaves the REPL.
 """
 
-import micropython
 import time
+
+import micropython
 
 micropython.alloc_emergency_exception_buf(100)  # a traceback from an IRQ handler needs this
 

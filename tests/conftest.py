@@ -3,7 +3,6 @@
 import os
 
 from hypothesis import HealthCheck, settings
-
 from tablebuzz.simulate import _ensure_paths
 
 _ensure_paths()

@@ -5,7 +5,6 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from refbox.capture import EdgeDecoder
 from refbox.debounce import Debouncer
 from refbox.prng import Prng, commitment, seed_from_hex, seed_hex
@@ -63,7 +62,9 @@ def test_bad_seed_text_is_rejected(text):
 
 # ------------------------------------------------------------------------------------- protocol
 def test_events_have_fixed_key_order_and_are_ascii_json():
-    line = encode_event("x", (("b", 1), ("a", [1, None, True]), ("s", 'é"\n'), ("o", {"z": 1, "a": 2})))
+    line = encode_event(
+        "x", (("b", 1), ("a", [1, None, True]), ("s", 'é"\n'), ("o", {"z": 1, "a": 2}))
+    )
     assert line == '{"ev":"x","b":1,"a":[1,null,true],"s":"\\u00e9\\"\\u000a","o":{"a":2,"z":1}}'
     assert json.loads(line)["s"] == 'é"\n'
     with pytest.raises(TypeError):

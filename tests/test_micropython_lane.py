@@ -8,7 +8,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from helpers import run_raw, timeline
 from tablebuzz.simulate import micropython_command
 

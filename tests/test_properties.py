@@ -1,17 +1,17 @@
 """Property tests of arbitration through the whole simulated capture path (CPython lane).
 
-Random races with contact bounce, IRQ latency jitter, LED writes that mask interrupts, gc pauses and
-noise glitches. With PIO capture the earliest true contact closure wins whenever it leads by at least
-two sampling periods (2 x 56 ns: after another pin's change the PIO spends one extra period pushing);
-closer presses are a tie or correctly ordered, never inverted; no station number is favoured.
+Random races with contact bounce, IRQ latency jitter, LED writes that mask interrupts, gc pauses
+and noise glitches. With PIO capture the earliest true contact closure wins whenever it leads by at
+least two sampling periods (2 x 56 ns: after another pin's change the PIO spends one extra period
+pushing); closer presses are a tie or correctly ordered, never inverted; no station number is
+favoured.
 """
 
 from collections import Counter
 
+from helpers import events, run_sim, timeline
 from hypothesis import assume, given
 from hypothesis import strategies as st
-
-from helpers import events, run_sim, timeline
 from refbox.arbiter import Arbiter
 from refbox.prng import Prng, seed_from_hex
 from refbox.ticks import Stamp
@@ -44,8 +44,13 @@ def races(draw, max_players=6):
         kind = draw(st.sampled_from(["mask", "gc", "glitch"]))
         at_ns = draw(st.integers(ARM_US * 1000, times[-1] + 5 * 10**6))
         if kind == "glitch" and idle:
-            noise.append({"at_us": at_ns / 1000, "glitch": draw(st.sampled_from(idle)),
-                          "width_ns": draw(st.integers(50, 5000))})
+            noise.append(
+                {
+                    "at_us": at_ns / 1000,
+                    "glitch": draw(st.sampled_from(idle)),
+                    "width_ns": draw(st.integers(50, 5000)),
+                }
+            )
         elif kind == "mask":
             noise.append({"at_us": at_ns // 1000, "mask_us": draw(st.integers(30, 500))})
         elif kind == "gc":
@@ -56,7 +61,7 @@ def races(draw, max_players=6):
         "seed": "%x" % draw(st.integers(1, 2**64)),
         "ticks_origin_us": draw(st.sampled_from([0, (1 << 30) - 40000, 123456789])),
     }
-    return list(zip(stations, times)), noise, header
+    return list(zip(stations, times, strict=True)), noise, header
 
 
 def _script(presses, noise):
@@ -103,7 +108,10 @@ def test_relabelling_stations_relabels_the_winner(race, shift):
     a, b = events(first, "race")[0], events(second, "race")[0]
     if not a["tie"] and not b["tie"]:
         assert b["winner"] == (a["winner"] - 1 + shift) % 6 + 1
-        assert a["margin_ns"] == b["margin_ns"] or abs(a["margin_ns"] - b["margin_ns"]) < 2 * PERIOD_NS
+        assert (
+            a["margin_ns"] == b["margin_ns"]
+            or abs(a["margin_ns"] - b["margin_ns"]) < 2 * PERIOD_NS
+        )
 
 
 @given(races(max_players=4))

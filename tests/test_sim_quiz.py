@@ -44,7 +44,7 @@ def test_winner_is_announced_within_5_ms_of_the_first_press():
         ),
         bounce="worn",
     )
-    (ns, race), = [(ns, ev) for ns, ev in result if ev["ev"] == "race"]
+    ((ns, race),) = [(ns, ev) for ns, ev in result if ev["ev"] == "race"]
     assert race["winner"] == 2
     assert ns - 150123456 <= 5_000_000
     assert abs(race["margin_ns"] - 376544) <= 56
@@ -68,8 +68,15 @@ def test_false_start_then_clean_race():
 def test_button_held_when_the_race_opens_does_not_count_until_pressed_again():
     result = run_sim(
         timeline(
-            {"at_us": 1000, "send": {"cmd": "new_game", "game": "quiz", "players": 4,
-                                     "options": {"false_start": "off"}}},
+            {
+                "at_us": 1000,
+                "send": {
+                    "cmd": "new_game",
+                    "game": "quiz",
+                    "players": 4,
+                    "options": {"false_start": "off"},
+                },
+            },
             {"at_us": 5000, "press": 1},  # held through the cue
             {"at_us": 100000, "send": {"cmd": "arm"}},
             {"at_us": 150000, "press": 3},
@@ -109,8 +116,15 @@ def test_bad_lines_get_errors_and_change_nothing():
         )
     )
     codes = [e["code"] for e in events(result, "error")]
-    assert codes == ["bad_json", "line_too_long", "unknown_command", "not_now", "unknown_game",
-                     "bad_players", "unknown_option"]
+    assert codes == [
+        "bad_json",
+        "line_too_long",
+        "unknown_command",
+        "not_now",
+        "unknown_game",
+        "bad_players",
+        "unknown_option",
+    ]
     assert events(result, "state")[0]["phase"] == "ready"
     assert len(events(result, "game")) == 1
 
@@ -125,12 +139,20 @@ def test_end_reveals_the_committed_seed():
 
 
 def test_target_ends_the_game_with_a_ranking():
-    script = [{"at_us": 1000, "send": {"cmd": "new_game", "game": "quiz", "players": 3,
-                                       "options": {"target": 2}}}]
+    script = [
+        {
+            "at_us": 1000,
+            "send": {"cmd": "new_game", "game": "quiz", "players": 3, "options": {"target": 2}},
+        }
+    ]
     t = 10000
     for _ in range(2):
-        script += [{"at_us": t, "control": "arm"}, {"at_us": t + 100000, "press": 2},
-                   {"at_us": t + 150000, "release": 2}, {"at_us": t + 300000, "control": "yes"}]
+        script += [
+            {"at_us": t, "control": "arm"},
+            {"at_us": t + 100000, "press": 2},
+            {"at_us": t + 150000, "release": 2},
+            {"at_us": t + 300000, "control": "yes"},
+        ]
         t += 500000
     result = run_sim(timeline(*script))
     over = events(result, "game_over")[0]
@@ -141,7 +163,9 @@ def test_target_ends_the_game_with_a_ranking():
 def test_cli_plays_the_demo_and_prints_json_lines():
     proc = subprocess.run(
         TABLEBUZZ + ["sim", "--script", str(REPO / "examples/quiz_demo.jsonl"), "--seed", "1"],
-        capture_output=True, text=True, cwd=REPO,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
     )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
@@ -151,11 +175,15 @@ def test_cli_plays_the_demo_and_prints_json_lines():
 def test_cli_reports_timeline_errors_with_line_numbers(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"at_us": 1, "press": 1}\n{"at_us": 2, "press": 9}\n')
-    proc = subprocess.run(TABLEBUZZ + ["sim", "--script", str(bad)], capture_output=True, text=True)
+    proc = subprocess.run(
+        TABLEBUZZ + ["sim", "--script", str(bad)], capture_output=True, text=True
+    )
     assert proc.returncode != 0
     assert "line 2" in proc.stderr and "Traceback" not in proc.stderr
     for args in (["--script", str(tmp_path / "missing")], ["--seed", "zz"], ["--players", "1"]):
         proc = subprocess.run(TABLEBUZZ + ["sim"] + args, capture_output=True, text=True)
         assert proc.returncode != 0 and "Traceback" not in proc.stderr, args
         last = proc.stderr.strip().splitlines()[-1]
-        assert last.startswith("tablebuzz"), last  # our own line, or argparse's "tablebuzz sim: error"
+        assert last.startswith("tablebuzz"), (
+            last
+        )  # our own line, or argparse's "tablebuzz sim: error"

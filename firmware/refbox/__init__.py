@@ -1,7 +1,8 @@
-"""refbox: the tablebuzz firmware package (runs on the Pico, under CPython and the MicroPython unix port).
+"""refbox: the tablebuzz firmware package (runs on the Pico, under CPython and the MicroPython unix
+port).
 
-Only `refbox.board` touches `machine`, `rp2` and `neopixel`; every other module is pure and takes its
-inputs (times in µs ticks, presses, commands) as arguments.
+Only `refbox.board` touches `machine`, `rp2` and `neopixel`; every other module is pure and takes
+its inputs (times in µs ticks, presses, commands) as arguments.
 """
 
 FIRMWARE_VERSION = "0.1.0"

@@ -1,8 +1,8 @@
 """The application loop: capture -> debounce -> arbitration -> game -> protocol events and LEDs.
 
 `App.step()` is one pass of the loop; on the board `run()` repeats it every millisecond, in the
-simulator the runner calls it on the virtual clock. The App reads the clock once per step (the board's
-clock, passed in) and hands that time to the pure core.
+simulator the runner calls it on the virtual clock. The App reads the clock once per step (the
+board's clock, passed in) and hands that time to the pure core.
 Interrupts record, the loop decides: the board's handlers only fill the capture ring.
 """
 
@@ -12,7 +12,7 @@ from refbox.capture import RECORD_PIO, RECORD_RESYNC, EdgeDecoder
 from refbox.controls import ControlButtons
 from refbox.debounce import Debouncer
 from refbox.games import GAMES
-from refbox.games.base import GameError, parse_options
+from refbox.games.base import Game, GameError, parse_options  # noqa: F401 (Game: type comment)
 from refbox.leds import render
 from refbox.prng import Prng, commitment, seed_hex
 from refbox.protocol import LineAssembler, ProtocolError, encode_event, parse_command
@@ -20,7 +20,9 @@ from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 
 class App:
-    capture_lag_us = 1000  # presses may sit this long in the PIO FIFO / ring before the loop sees them
+    capture_lag_us = (
+        1000  # presses may sit this long in the PIO FIFO / ring before the loop sees them
+    )
     loop_ms = 1
 
     def __init__(self, board, clock, pinmap, boot_game=None):
@@ -33,7 +35,7 @@ class App:
         self.debouncers = [Debouncer(i) for i in range(self.stations)]
         self.controls = ControlButtons([name for name, _ in pinmap.CONTROLS])
         self.assembler = LineAssembler()
-        self.game = None
+        self.game = None  # type: Game  # type: ignore[assignment]
         self.arbiter = Arbiter(None)
         self.players = 0
         self.seed = None
@@ -101,7 +103,8 @@ class App:
         self._show(now)
 
     def is_busy(self):
-        """True while something is timed: the simulator keeps stepping every loop period until False."""
+        """True while something is timed: the simulator keeps stepping every loop period until
+        False."""
         if self.arbiter.is_busy() or self._tone_until is not None or not self.controls.is_idle():
             return True
         for deb in self.debouncers:
@@ -120,7 +123,9 @@ class App:
                 self.decoder.word(value, tick, edges)
             else:
                 if kind == RECORD_RESYNC:
-                    self._error("capture_overflow", "PIO FIFO overflowed; levels re-read from GPIO_IN")
+                    self._error(
+                        "capture_overflow", "PIO FIFO overflowed; levels re-read from GPIO_IN"
+                    )
                 self.decoder.snapshot(value >> base, tick, edges)
         if ring.lost:
             ring.lost = 0
@@ -147,12 +152,17 @@ class App:
         for item in out:
             kind = item[0]
             if kind == "lockout":
-                self.emit("lockout", (("player", item[1] + 1), ("reason", item[2]), ("ms", item[3])))
+                self.emit(
+                    "lockout", (("player", item[1] + 1), ("reason", item[2]), ("ms", item[3]))
+                )
                 self.tone(220, 200)
             elif kind == "unlock":
                 self.emit("unlock", (("player", item[1] + 1),))
             elif kind == "margin":
-                self.emit("margin", (("winner", item[1] + 1), ("player", item[2] + 1), ("margin_ns", item[3])))
+                self.emit(
+                    "margin",
+                    (("winner", item[1] + 1), ("player", item[2] + 1), ("margin_ns", item[3])),
+                )
             elif kind == "race":
                 _, winner, margin, tied, first = item
                 self.tie_shown = bool(tied)
@@ -178,7 +188,9 @@ class App:
         cls = GAMES[name]
         high = min(cls.max_players, self.stations)
         if not cls.min_players <= players <= high:
-            raise GameError("bad_players", "%s takes %d to %d players" % (name, cls.min_players, high))
+            raise GameError(
+                "bad_players", "%s takes %d to %d players" % (name, cls.min_players, high)
+            )
         options = parse_options(cls.OPTIONS, given_options)
         if self.game is not None and self.game.phase != "over" and self.game.log:
             self._game_over(abandoned=True)  # reveal the seed of a game that was played
@@ -231,7 +243,10 @@ class App:
             "game_over",
             (
                 ("game", game.name),
-                ("ranking", [{"place": pl, "player": p, "points": pts} for pl, p, pts in game.ranking()]),
+                (
+                    "ranking",
+                    [{"place": pl, "player": p, "points": pts} for pl, p, pts in game.ranking()],
+                ),
                 ("abandoned", abandoned),
                 ("seed", seed_hex(self.seed)),
             ),
@@ -277,7 +292,9 @@ class App:
         elif name == "state":
             self.emit("state", self._state_fields())
         elif name == "new_game":
-            self.new_game(args["game"], args.get("players", self.stations), args.get("options", {}))
+            self.new_game(
+                args["game"], args.get("players", self.stations), args.get("options", {})
+            )
         elif name == "control":
             self.control(args["name"])
         elif self.game.phase == "over":

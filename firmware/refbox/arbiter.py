@@ -3,14 +3,14 @@
 The arbiter sees debounced presses, each stamped with the moment its contact first closed, and the
 game's cue (`arm`). It never reads a clock: `tick(now)` tells it what time it is.
 
-- Before the cue a race is expected but not open (phase READY): a press is a *false start* and locks
-  that player out for `false_start` ms, restarted by every further early press; `false_start` may also
-  be "race" (out until this race is decided) or "off". A press that began before the cue counts as
-  early even if it is accepted after it.
+- Before the cue a race is expected but not open (phase READY): a press is a *false start* and
+  locks that player out for `false_start` ms, restarted by every further early press; `false_start`
+  may also be "race" (out until this race is decided) or "off". A press that began before the cue
+  counts as early even if it is accepted after it.
 - Once armed, the first accepted press opens a settle window of `settle_us`; when it has passed
-  (allowing for presses still in the capture pipeline), every eligible press whose contact closed in
-  it is ranked by its stamp. Equal stamps (one PIO sample, or one GPIO snapshot) are a tie, broken by a
-  draw from the firmware PRNG, never by GPIO order, and announced as a tie.
+  (allowing for presses still in the capture pipeline), every eligible press whose contact closed
+  in it is ranked by its stamp. Equal stamps (one PIO sample, or one GPIO snapshot) are a tie,
+  broken by a draw from the firmware PRNG, never by GPIO order, and announced as a tie.
 - After the decision, the first later press of another eligible player gives the margin if nobody
   else pressed inside the window.
 Rules: rules/README.md "First press", "Ties", "Armed / not armed"; design notes "Timing facts".
@@ -125,12 +125,14 @@ class Arbiter:
         tied = [player for offset, player in ranked if offset == 0]
         tied.sort()
         later = [offset for offset, _ in ranked if offset > 0]
+        margin = None
         if len(tied) > 1:
             winner = tied[self.prng.below(len(tied))]
             margin = 0
         else:
             winner = tied[0]
-            margin = later[0] if later else None
+            if later:
+                margin = later[0]
         self.winner = winner
         self._winner_stamp = first
         self._margin_known = margin is not None

@@ -1,17 +1,17 @@
 """The board: the only firmware module that imports `machine`, `rp2` and `neopixel`.
 
 Capture (design notes "Interrupts record, the loop decides"):
-- PIO edge timestamper (default): PIO0 SM0 samples every player pin together each 7 cycles (56 ns at
-  125 MHz) and pushes `(counter << n_pins) | levels` on any change; its RX FIFO is joined to 8 words and
-  drained in bulk by a hard IRQ handler into a preallocated ring (no allocation). A full FIFO drops the
-  NEWEST word, so first presses survive; the handler sees that in FDEBUG.RXSTALL and queues a GPIO_IN
-  snapshot so the loop resynchronises the levels. The 24-bit counter wraps every 0.94 s: the loop
-  unwraps it from the µs tick stored with each word (refbox.capture).
-- Pin-IRQ fallback: a hard handler per player pin stores (ticks_us, one GPIO_IN read). Resolution is the
-  handler's (about 45 µs apart, lowest GPIO first when edges are pending together); presses in one
-  snapshot are ties.
-Pixels are driven by a PIO WS2812 program (PIO0 SM1), so LED writes never mask the capture interrupt; the
-built-in `neopixel` (which masks interrupts ~30 µs per pixel) is the fallback.
+- PIO edge timestamper (default): PIO0 SM0 samples every player pin together each 7 cycles (56 ns
+  at 125 MHz) and pushes `(counter << n_pins) | levels` on any change; its RX FIFO is joined to 8
+  words and drained in bulk by a hard IRQ handler into a preallocated ring (no allocation). A full
+  FIFO drops the NEWEST word, so first presses survive; the handler sees that in FDEBUG.RXSTALL and
+  queues a GPIO_IN snapshot so the loop resynchronises the levels. The 24-bit counter wraps every
+  0.94 s: the loop unwraps it from the µs tick stored with each word (refbox.capture).
+- Pin-IRQ fallback: a hard handler per player pin stores (ticks_us, one GPIO_IN read). Resolution
+  is the handler's (about 45 µs apart, lowest GPIO first when edges are pending together); presses
+  in one snapshot are ties.
+Pixels are driven by a PIO WS2812 program (PIO0 SM1), so LED writes never mask the capture
+interrupt; the built-in `neopixel` (which masks interrupts ~30 µs per pixel) is the fallback.
 Registers: RP2040 datasheet §2.3.1.7 (SIO GPIO_IN 0xd0000004), §3.7 (PIO0 FDEBUG 0x50200008).
 """
 
@@ -24,6 +24,13 @@ import rp2
 from refbox.capture import RECORD_PIO, RECORD_RESYNC, RECORD_SNAPSHOT
 from refbox.compat import const
 
+try:
+    from typing import TYPE_CHECKING
+except ImportError:  # MicroPython: no typing module
+    TYPE_CHECKING = False
+if TYPE_CHECKING:  # the PIO assembler's names, for the type checker only (rp2 stubs)
+    from rp2.asm_pio import *  # noqa: F403
+
 _GPIO_IN = const(0xD0000004)
 _PIO0_FDEBUG = const(0x50200008)
 _RING_SIZE = const(256)  # a power of two
@@ -34,8 +41,8 @@ _BRIGHTNESS = const(64)  # of 255: 16 pixels at full white would draw ~1 A from 
 class CaptureRing:
     """Capture records (kind, value, µs tick) written by an interrupt handler and read by the loop.
 
-    Preallocated: `put` never allocates, so it is safe in a hard IRQ. When full, new records are counted
-    in `lost` and dropped (the loop then re-reads the levels).
+    Preallocated: `put` never allocates, so it is safe in a hard IRQ. When full, new records are
+    counted in `lost` and dropped (the loop then re-reads the levels).
     """
 
     def __init__(self, size=_RING_SIZE):
@@ -69,7 +76,8 @@ class CaptureRing:
 
 
 def edge_timestamper(n_pins):
-    """The PIO program for `n_pins` player pins (1..8): words of (30 - n_pins)-bit counter + levels."""
+    """The PIO program for `n_pins` player pins (1..8): words of (30 - n_pins)-bit counter +
+    levels."""
     counter_bits = 30 - n_pins
 
     @rp2.asm_pio(in_shiftdir=rp2.PIO.SHIFT_LEFT, fifo_join=rp2.PIO.JOIN_RX)
@@ -110,7 +118,7 @@ def edge_timestamper(n_pins):
     fifo_join=rp2.PIO.JOIN_TX,
 )
 def ws2812():
-    # 10 cycles a bit at 8 MHz = 800 kbit/s: high 2 cycles, then the data bit for 5, then low for 3.
+    # 10 cycles a bit at 8 MHz = 800 kbit/s: high 2 cycles, the data bit for 5, then low for 3.
     wrap_target()
     label("bit")
     out(x, 1).side(0)[2]
@@ -133,7 +141,9 @@ class PioEdgeCapture:
         self._words = array.array("I", [0] * _FIFO_DEPTH)
         whole = memoryview(self._words)
         self._views = [whole[:n] for n in range(_FIFO_DEPTH + 1)]  # no slicing inside the handler
-        self.sm = rp2.StateMachine(sm_id, edge_timestamper(n_pins), freq=machine.freq(), in_base=base_pin)
+        self.sm = rp2.StateMachine(
+            sm_id, edge_timestamper(n_pins), freq=machine.freq(), in_base=base_pin
+        )
         self.sm.irq(self.drain, hard=True)
         machine.mem32[_PIO0_FDEBUG] = self._stall_bit
         self.start_tick = ticks_us()
@@ -156,7 +166,8 @@ class PioEdgeCapture:
 
 
 class PinIrqCapture:
-    """Fallback: a hard IRQ on both edges of every player pin stores (one GPIO_IN read, ticks_us)."""
+    """Fallback: a hard IRQ on both edges of every player pin stores (one GPIO_IN read,
+    ticks_us)."""
 
     mode = "irq"
 
@@ -186,7 +197,11 @@ class PioPixels:
         grb = self._grb
         for i in range(len(grb)):
             r, g, b = frame[i]
-            grb[i] = (g * _BRIGHTNESS // 255) << 16 | (r * _BRIGHTNESS // 255) << 8 | b * _BRIGHTNESS // 255
+            grb[i] = (
+                (g * _BRIGHTNESS // 255) << 16
+                | (r * _BRIGHTNESS // 255) << 8
+                | b * _BRIGHTNESS // 255
+            )
         self.sm.put(grb, 8)
 
 
@@ -209,7 +224,8 @@ class CpuPixels:
 
 
 class UsbConsole:  # pragma: no cover - the board's USB CDC
-    """Protocol lines over the USB serial console. Ctrl-C stays enabled so mpremote can take over."""
+    """Protocol lines over the USB serial console. Ctrl-C stays enabled so mpremote can take
+    over."""
 
     def __init__(self):
         import select
@@ -238,28 +254,31 @@ class Board:
     """Pins, capture, pixels, piezo and console built from the pin map (refbox.pinmap)."""
 
     def __init__(self, pinmap, clock, capture="pio", pixels="pio", console=None, entropy=None):
-        Pin = machine.Pin
+        pin = machine.Pin
         self.base = pinmap.PLAYER_BASE_GPIO
         self.level_mask = (1 << pinmap.PLAYER_COUNT) - 1
         self.player_pins = [
-            Pin(self.base + i, Pin.IN, Pin.PULL_UP) for i in range(pinmap.PLAYER_COUNT)
+            pin(self.base + i, pin.IN, pin.PULL_UP) for i in range(pinmap.PLAYER_COUNT)
         ]
-        self.control_pins = [Pin(gpio, Pin.IN, Pin.PULL_UP) for _, gpio in pinmap.CONTROLS]
+        self.control_pins = [pin(gpio, pin.IN, pin.PULL_UP) for _, gpio in pinmap.CONTROLS]
         self.ring = CaptureRing()
         self.pio_mhz = machine.freq() // 1000000
+        self.capture = None  # type: PioEdgeCapture | PinIrqCapture | None
         if capture == "pio":
             self.capture = PioEdgeCapture(
                 0, self.player_pins[0], pinmap.PLAYER_COUNT, self.ring, clock.ticks_us
             )
         else:
             self.capture = PinIrqCapture(self.player_pins, self.ring, clock.ticks_us)
-        self.capture_mode = self.capture.mode
-        self.capture_start_tick = self.capture.start_tick
-        pixel_pin = Pin(pinmap.NEOPIXEL_GPIO, Pin.OUT)
+        self.capture_mode = self.capture.mode  # type: ignore[union-attr]
+        self.capture_start_tick = self.capture.start_tick  # type: ignore[union-attr]
+        pixel_pin = pin(pinmap.NEOPIXEL_GPIO, pin.OUT)
         count = pinmap.STATION_PIXELS + pinmap.MARKER_PIXELS
-        self.pixels = PioPixels(1, pixel_pin, count) if pixels == "pio" else CpuPixels(pixel_pin, count)
+        self.pixels = (
+            PioPixels(1, pixel_pin, count) if pixels == "pio" else CpuPixels(pixel_pin, count)
+        )
         self.pixels_mask_irqs = self.pixels.masks_irqs
-        self.piezo = machine.PWM(Pin(pinmap.PIEZO_GPIO))
+        self.piezo = machine.PWM(pin(pinmap.PIEZO_GPIO))
         self.piezo.duty_u16(0)
         self.console = console if console is not None else UsbConsole()
         self._entropy = entropy
@@ -293,7 +312,8 @@ class Board:
         self.console.write_line(line)
 
     def entropy(self):
-        """16 fresh random bytes for a game seed (the chip's ROSC-based os.urandom on the board)."""
+        """16 fresh random bytes for a game seed (the chip's ROSC-based os.urandom on the
+        board)."""
         if self._entropy is not None:
             return self._entropy()
         import os

@@ -2,14 +2,15 @@
 
 Two capture paths feed the same ring (see refbox.board):
 - PIO words: `(counter << n_pins) | levels`, pushed by the edge timestamper whenever a player pin
-  changes. The counter is a down-counter decremented once per sampling period (7 PIO cycles: 56 ns at
-  125 MHz) and `30 - n_pins` bits wide (24 bits, 0.94 s per wrap, with 6 player pins), so the word
-  stays a MicroPython small int. Every word is chained to the one before: the counts between them
-  give the exact gap, and the µs ticks at which the handler drained each word resolve how many
-  counter wraps lie between (drain latency is < 1 ms, a wrap is 0.94 s). The chain starts at the tick
-  taken just before the state machine was started, when the counter held all ones.
+  changes. The counter is a down-counter decremented once per sampling period (7 PIO cycles: 56 ns
+  at 125 MHz) and `30 - n_pins` bits wide (24 bits, 0.94 s per wrap, with 6 player pins), so the
+  word stays a MicroPython small int. Every word is chained to the one before: the counts between
+  them give the exact gap, and the µs ticks at which the handler drained each word resolve how many
+  counter wraps lie between (drain latency is < 1 ms, a wrap is 0.94 s). The chain starts at the
+  tick taken just before the state machine was started, when the counter held all ones.
 - Snapshots: a `GPIO_IN` read with the µs tick at which the handler ran (the pin-IRQ fallback, and
-  the resynchronisation after a PIO FIFO overflow). Their resolution is the handler's, not the edge's.
+  the resynchronisation after a PIO FIFO overflow). Their resolution is the handler's, not the
+  edge's.
 Levels are raw pin levels: buttons are active low, so a 0 bit is a closed contact.
 """
 
@@ -25,7 +26,8 @@ RECORD_RESYNC = const(2)  # GPIO_IN read after the PIO FIFO overflowed (edges we
 class EdgeDecoder:
     """Turns capture records into edges `(station, closed, Stamp)`; station is 0-based.
 
-    `ns_per_count_num / ns_per_count_den` is the sampling period in ns (7000 / MHz of the PIO clock).
+    `ns_per_count_num / ns_per_count_den` is the sampling period in ns (7000 / MHz of the PIO
+    clock).
     """
 
     def __init__(self, n_pins, ns_num=7000, ns_den=125):

@@ -26,7 +26,8 @@ class ControlButtons:
         return True
 
     def poll(self, levels, now):
-        """`levels` has bit i high when control i is released; returns the names pressed at tick `now`."""
+        """`levels` has bit i high when control i is released; returns the names pressed at tick
+        `now`."""
         pressed = []
         every = (1 << len(self.names)) - 1
         self._raw_all_up = (levels & every) == every

@@ -34,7 +34,8 @@ class Debouncer:
         return self.state == _UP
 
     def is_waiting(self):
-        """True while a timer runs: a candidate being accepted or dropped, or a press being released."""
+        """True while a timer runs: a candidate being accepted or dropped, or a press being
+        released."""
         return self.state == _CANDIDATE or (self.state == _DOWN and not self.closed)
 
     def is_down(self):
@@ -42,7 +43,8 @@ class Debouncer:
         return self.state != _UP
 
     def edge(self, closed, stamp, out):
-        """Feed one edge (closed: contact closed) at `stamp`; may append ('press'|'release', station, Stamp)."""
+        """Feed one edge (closed: contact closed) at `stamp`; may append ('press'|'release',
+        station, Stamp)."""
         if closed == self.closed:
             return
         if self.state == _UP:
@@ -65,7 +67,8 @@ class Debouncer:
         self.since = stamp
 
     def poll(self, now, out):
-        """Apply the timers at `now` (a Stamp no later than the newest edge that may still arrive)."""
+        """Apply the timers at `now` (a Stamp no later than the newest edge that may still
+        arrive)."""
         if self.state == _CANDIDATE:
             if self.closed:
                 if self.closed_ns + now.diff_ns(self.since) >= self.glitch_us * 1000:

@@ -1,8 +1,8 @@
 """The LED language: one pixel per station, then the marker bar. Pure: state in, frame out.
 
 Station pixel:  off = not in this game or out of this question (judged wrong);
-                dim colour = in the game, buzzers not armed;  full colour = armed (the cue to press);
-                blinking colour (4 Hz) = locked out after a false start;
+                dim colour = in the game, buzzers not armed;  full colour = armed (the cue to
+                press); blinking colour (4 Hz) = locked out after a false start;
                 winner: full colour, every other station off; after a tie the winner alternates
                 colour / white (2 Hz) so the table sees the race was drawn.
 Marker bar:     dim white while armed; the winner's colour after a race; a point tally otherwise.

@@ -1,10 +1,10 @@
 """The firmware's own PRNG (xoshiro128**) and the seed commitment.
 
-`random` differs between CPython and MicroPython, so dealing and tie-break draws use this generator:
-the same seed gives the same draws on the board, under CPython and under the MicroPython unix port.
-A seed is 16 bytes (shown as 32 hex digits): too many to brute-force from its SHA-256 commitment or
-from the cards already seen. Source: Blackman & Vigna, "Scrambled linear pseudorandom number
-generators" (xoshiro128**); rules/README.md "Randomness" and "Nothing hidden leaks".
+`random` differs between CPython and MicroPython, so dealing and tie-break draws use this
+generator: the same seed gives the same draws on the board, under CPython and under the MicroPython
+unix port. A seed is 16 bytes (shown as 32 hex digits): too many to brute-force from its SHA-256
+commitment or from the cards already seen. Source: Blackman & Vigna, "Scrambled linear pseudorandom
+number generators" (xoshiro128**); rules/README.md "Randomness" and "Nothing hidden leaks".
 """
 
 import hashlib
@@ -22,7 +22,8 @@ def _rotl(x, k):
 
 
 def seed_from_hex(text):
-    """Bytes of a seed written as hex (any length up to 32 digits; shorter is zero-padded on the left).
+    """Bytes of a seed written as hex (any length up to 32 digits; shorter is zero-padded on the
+    left).
 
     Raises ValueError if `text` is not hex or is longer than 32 digits.
     """
@@ -42,7 +43,8 @@ def seed_hex(seed):
 
 
 def commitment(seed):
-    """SHA-256 commitment (64 hex digits) published at game start, checkable once the seed is revealed."""
+    """SHA-256 commitment (64 hex digits) published at game start, checkable once the seed is
+    revealed."""
     return hexlify(hashlib.sha256(_COMMIT_PREFIX + seed_hex(seed).encode()).digest()).decode()
 
 

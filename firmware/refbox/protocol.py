@@ -1,10 +1,10 @@
 """Protocol v1: newline-delimited JSON between the device and the host (see docs/protocol.md).
 
-Events leave as one line each, keys in a fixed order ("ev" first, then the event's own order; nested
-objects sorted), integers only, ASCII only: the bytes are identical under CPython and MicroPython, whose
-`json.dumps` differ (dict order, non-ASCII). Commands arrive as lines of at most MAX_LINE bytes; every
-malformed, oversized or unknown line becomes a ProtocolError with a stable code, never an exception
-that escapes the loop.
+Events leave as one line each, keys in a fixed order ("ev" first, then the event's own order;
+nested objects sorted), integers only, ASCII only: the bytes are identical under CPython and
+MicroPython, whose `json.dumps` differ (dict order, non-ASCII). Commands arrive as lines of at most
+MAX_LINE bytes; every malformed, oversized or unknown line becomes a ProtocolError with a stable
+code, never an exception that escapes the loop.
 """
 
 import json
@@ -15,7 +15,8 @@ MAX_LINE = const(512)
 
 
 class ProtocolError(Exception):
-    """A command line the device rejects: `code` (stable, machine-readable) and `detail` (for people)."""
+    """A command line the device rejects: `code` (stable, machine-readable) and `detail` (for
+    people)."""
 
     def __init__(self, code, detail):
         super().__init__(code)
@@ -23,7 +24,7 @@ class ProtocolError(Exception):
         self.detail = detail
 
 
-# ----------------------------------------------------------------------------------------- encoding
+# ------------------------------------------------------------------------------------ encoding
 def _encode_str(text):
     out = ['"']
     for ch in text:
@@ -44,7 +45,8 @@ def _encode_str(text):
 
 
 def encode_value(value):
-    """JSON text of None, bool, int, str, list/tuple or dict (keys sorted). Floats raise TypeError."""
+    """JSON text of None, bool, int, str, list/tuple or dict (keys sorted). Floats raise
+    TypeError."""
     if value is None:
         return "null"
     if value is True:
@@ -79,9 +81,9 @@ def encode_event(name, fields=()):
 class LineAssembler:
     """Cuts a byte stream into lines of at most MAX_LINE bytes.
 
-    `feed(data)` returns a list of items, each either the bytes of one line (CR and LF stripped, empty
-    lines dropped) or a ProtocolError for a line that was too long (its bytes are discarded up to
-    the next newline, so the next line is read cleanly).
+    `feed(data)` returns a list of items, each either the bytes of one line (CR and LF stripped,
+    empty lines dropped) or a ProtocolError for a line that was too long (its bytes are discarded
+    up to the next newline, so the next line is read cleanly).
     """
 
     def __init__(self, max_line=MAX_LINE):
@@ -90,16 +92,22 @@ class LineAssembler:
         self._discarding = False
 
     def feed(self, data):
-        out = []
+        out = []  # type: list
         for b in data:
             if b == 10:  # LF ends a line
                 if self._discarding:
                     self._discarding = False
-                    out.append(ProtocolError("line_too_long", "lines are at most %d bytes" % self.max_line))
+                    out.append(
+                        ProtocolError(
+                            "line_too_long", "lines are at most %d bytes" % self.max_line
+                        )
+                    )
                 elif self._buf:
                     out.append(bytes(self._buf))
                 self._buf = bytearray()
-            elif b == 13 or self._discarding:  # stray CR (console line endings) / rest of a long line
+            elif (
+                b == 13 or self._discarding
+            ):  # stray CR (console line endings) / rest of a long line
                 continue
             elif len(self._buf) >= self.max_line:
                 self._discarding = True
@@ -142,16 +150,19 @@ def parse_command(line):
     try:
         text = line.decode("utf-8")
     except (UnicodeError, ValueError):
-        raise ProtocolError("bad_encoding", "lines are UTF-8 JSON")
+        raise ProtocolError("bad_encoding", "lines are UTF-8 JSON") from None
     try:
         obj = json.loads(text)
-    except (ValueError, TypeError):  # MicroPython raises ValueError, CPython JSONDecodeError (a ValueError)
-        raise ProtocolError("bad_json", "not a JSON object")
+    except (
+        ValueError,
+        TypeError,
+    ):  # MicroPython raises ValueError, CPython JSONDecodeError (a ValueError)
+        raise ProtocolError("bad_json", "not a JSON object") from None
     if not isinstance(obj, dict):
         raise ProtocolError("not_object", "a command is a JSON object")
     name = obj.get("cmd")
     if not isinstance(name, str):
-        raise ProtocolError("missing_field", "a command needs \"cmd\"")
+        raise ProtocolError("missing_field", 'a command needs "cmd"')
     spec = COMMANDS.get(name)
     if spec is None:
         raise ProtocolError("unknown_command", "unknown cmd %s" % _encode_str(name[:32]))
@@ -168,5 +179,7 @@ def parse_command(line):
             raise ProtocolError("missing_field", "%s needs %s" % (name, field))
     for key in obj:
         if key not in known:
-            raise ProtocolError("unknown_field", "%s has no field %s" % (name, _encode_str(key[:32])))
+            raise ProtocolError(
+                "unknown_field", "%s has no field %s" % (name, _encode_str(key[:32]))
+            )
     return name, args

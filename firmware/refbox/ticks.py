@@ -1,8 +1,9 @@
 """Wrap-safe tick arithmetic, identical to MicroPython's `time.ticks_diff` / `time.ticks_add`.
 
-MicroPython's `ticks_us()` counts modulo 2**30 µs (about 17.9 minutes). Every time in the core is such a
-tick; compare them only through `ticks_diff`, which is valid while the true distance is within ±2**29 µs.
-Source: MicroPython docs, `time.ticks_diff`; tablebuzz design notes "One timeline".
+MicroPython's `ticks_us()` counts modulo 2**30 µs (about 17.9 minutes). Every time in the core is
+such a tick; compare them only through `ticks_diff`, which is valid while the true distance is
+within ±2**29 µs. Source: MicroPython docs, `time.ticks_diff`; tablebuzz design notes "One
+timeline".
 """
 
 from refbox.compat import const
@@ -25,8 +26,8 @@ def ticks_add(ticks, delta):
 class Stamp:
     """A capture time: a µs tick plus the nanoseconds inside that µs (0..999).
 
-    The PIO timestamper resolves 56 ns, finer than a tick; keeping the sub-µs part apart keeps every
-    integer small (no big ints on the board) while `diff_ns` stays wrap-safe.
+    The PIO timestamper resolves 56 ns, finer than a tick; keeping the sub-µs part apart keeps
+    every integer small (no big ints on the board) while `diff_ns` stays wrap-safe.
     """
 
     __slots__ = ("us", "ns")

@@ -1,7 +1,7 @@
 """`tablebuzz`: the command line. Subcommands: sim, flash, monitor, pinmap.
 
-User mistakes (a bad option, a malformed timeline, no board) print one clear line and exit non-zero;
-no traceback.
+User mistakes (a bad option, a malformed timeline, no board) print one clear line and exit
+non-zero; no traceback.
 """
 
 import argparse
@@ -30,19 +30,27 @@ def _options(text):
     try:
         value = json.loads(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("options are a JSON object, e.g. '{\"false_start\": 500}'") from None
+        raise argparse.ArgumentTypeError(
+            "options are a JSON object, e.g. '{\"false_start\": 500}'"
+        ) from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError("options are a JSON object")
     return value
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="tablebuzz", description="tablebuzz referee box: host tools")
+    parser = argparse.ArgumentParser(
+        prog="tablebuzz", description="tablebuzz referee box: host tools"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     sim = sub.add_parser("sim", help="run the firmware in the simulator")
-    sim.add_argument("--script", metavar="FILE", help="JSON-lines timeline to play ('-' for stdin)")
-    sim.add_argument("--seed", type=_seed, help="hex seed for the simulated chip (default: random)")
+    sim.add_argument(
+        "--script", metavar="FILE", help="JSON-lines timeline to play ('-' for stdin)"
+    )
+    sim.add_argument(
+        "--seed", type=_seed, help="hex seed for the simulated chip (default: random)"
+    )
     sim.add_argument("--game", default="quiz", help="game to start (default: quiz)")
     sim.add_argument("--players", type=int, default=None, help="players (default: every station)")
     sim.add_argument("--options", type=_options, default={}, help="game options as a JSON object")
@@ -50,14 +58,27 @@ def build_parser():
     sim.add_argument("--capture", choices=("pio", "irq"), default="pio", help="press capture path")
     sim.add_argument("--pixels", choices=("pio", "cpu"), default="pio", help="NeoPixel driver")
     sim.add_argument("--bounce", choices=BOUNCE, default="typical", help="contact bounce profile")
-    sim.add_argument("--ticks-start", type=int, default=0, metavar="US",
-                     help="ticks_us() at the start of the run (0..2**30-1), to cross the wrap early")
+    sim.add_argument(
+        "--ticks-start",
+        type=int,
+        default=0,
+        metavar="US",
+        help="ticks_us() at the start of the run (0..2**30-1), to cross the wrap early",
+    )
     sim.add_argument("--pretty", action="store_true", help="a human-readable log instead of JSON")
-    sim.add_argument("--stamp", action="store_true", help="prefix each event with its simulated µs")
+    sim.add_argument(
+        "--stamp", action="store_true", help="prefix each event with its simulated µs"
+    )
 
-    flash = sub.add_parser("flash", help="compile firmware/ with mpy-cross and copy it to the board")
-    flash.add_argument("--port", default=os.environ.get("PORT") or None, help="serial port (default: auto)")
-    flash.add_argument("--dry-run", action="store_true", help="build only; show what would be copied")
+    flash = sub.add_parser(
+        "flash", help="compile firmware/ with mpy-cross and copy it to the board"
+    )
+    flash.add_argument(
+        "--port", default=os.environ.get("PORT") or None, help="serial port (default: auto)"
+    )
+    flash.add_argument(
+        "--dry-run", action="store_true", help="build only; show what would be copied"
+    )
 
     mon = sub.add_parser("monitor", help="print the protocol events of a connected board")
     mon.add_argument("--port", default=os.environ.get("PORT") or None)
@@ -111,7 +132,9 @@ def cmd_sim(args):
     if not 0 <= args.ticks_start < 1 << 30:
         return _fail("--ticks-start must be 0..2**30-1")
     try:
-        text = sys.stdin.read() if args.script == "-" else open(args.script, encoding="utf-8").read()
+        text = (
+            sys.stdin.read() if args.script == "-" else open(args.script, encoding="utf-8").read()
+        )
     except OSError as e:
         return _fail("cannot read %s: %s" % (args.script, e.strerror))
     except UnicodeDecodeError:

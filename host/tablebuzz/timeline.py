@@ -1,15 +1,16 @@
 """Read a simulator timeline (JSON lines) into validated, time-ordered records.
 
-Each line is one object with "at_us" (µs from the start of the run; an integer or a number with up to
+Each line is one object with "at_us" (µs from the start of the run; an integer or a number with up
+to
 three decimals, i.e. ns; may exceed 2**30) and exactly one action:
-  {"press": P} / {"release": P}   player P's contact closes / opens (1-based; stays closed until released)
-  {"control": NAME}               a control button is pressed (and released 120 ms later)
+  {"press": P} / {"release": P}   player P's contact closes / opens (1-based; stays closed until
+  released) {"control": NAME}               a control button is pressed (and released 120 ms later)
   {"send": {...}}                 a protocol command from the host;  {"send_raw": "text"} any line
   {"glitch": P, "width_ns": W}    a noise pulse on player P's open contact (default 500 ns)
   {"mask_us": N}                  interrupts masked N µs (as a CPU NeoPixel or flash write)
   {"gc_us": N}                    a gc.collect() pause of N µs
-Blank lines and lines starting with "#" are skipped. Records at the same time keep their file order.
-Errors raise TimelineError naming the line.
+Blank lines and lines starting with "#" are skipped. Records at the same time keep their file
+order. Errors raise TimelineError naming the line.
 """
 
 import json
@@ -69,7 +70,9 @@ def parse(text, players, controls):
         try:
             obj = json.loads(line, parse_float=Decimal)
         except ValueError as e:
-            raise TimelineError(line_no, "not JSON (%s)" % e.msg if hasattr(e, "msg") else "not JSON") from None
+            raise TimelineError(
+                line_no, "not JSON (%s)" % e.msg if hasattr(e, "msg") else "not JSON"
+            ) from None
         if not isinstance(obj, dict):
             raise TimelineError(line_no, "each line is a JSON object")
         if "at_us" not in obj:
@@ -79,7 +82,9 @@ def parse(text, players, controls):
             raise TimelineError(line_no, "each line needs exactly one of: " + ", ".join(ACTIONS))
         extra = set(obj) - {"at_us", actions[0], "width_ns"}
         if extra or ("width_ns" in obj and actions[0] != "glitch"):
-            raise TimelineError(line_no, "unknown key(s): " + ", ".join(sorted(extra or {"width_ns"})))
+            raise TimelineError(
+                line_no, "unknown key(s): " + ", ".join(sorted(extra or {"width_ns"}))
+            )
         kind = actions[0]
         value = obj[kind]
         rec = {"t": _at_ns(obj["at_us"], line_no), "line_no": line_no}
@@ -90,12 +95,17 @@ def parse(text, players, controls):
             rec["ns"] = _positive_int(obj.get("width_ns", 500), line_no, "width_ns")
         elif kind == "control":
             if value not in controls:
-                raise TimelineError(line_no, "unknown control %r (controls: %s)" % (value, ", ".join(controls)))
+                raise TimelineError(
+                    line_no, "unknown control %r (controls: %s)" % (value, ", ".join(controls))
+                )
             rec.update(k="control", name=value)
         elif kind == "send":
             if not isinstance(value, dict):
                 raise TimelineError(line_no, '"send" takes a protocol command object')
-            rec.update(k="send", line=json.dumps(value, separators=(",", ":"), default=_no_floats(line_no)))
+            rec.update(
+                k="send",
+                line=json.dumps(value, separators=(",", ":"), default=_no_floats(line_no)),
+            )
         elif kind == "send_raw":
             if not isinstance(value, str):
                 raise TimelineError(line_no, '"send_raw" takes a string')
@@ -126,7 +136,9 @@ def _check_contacts(records):
     for rec in records:
         if rec["k"] == "press":
             if rec["p"] in closed:
-                raise TimelineError(rec["line_no"], "player %d is already pressed (release first)" % rec["p"])
+                raise TimelineError(
+                    rec["line_no"], "player %d is already pressed (release first)" % rec["p"]
+                )
             closed.add(rec["p"])
         elif rec["k"] == "release":
             if rec["p"] not in closed:

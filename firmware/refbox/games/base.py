@@ -1,8 +1,9 @@
-"""Event-sourced game state: a game is its log of decisions plus a seed; its state is a fold of the log.
+"""Event-sourced game state: a game is its log of decisions plus a seed; its state is a fold of the
+log.
 
 Undo drops the last scoring decision (and everything after it) and folds the log again, so undo,
-replay and resume all take one code path. Entries are tuples of ints, strings and bools; a random draw
-(a tie-break) is logged with its result, so a replay never draws again.
+replay and resume all take one code path. Entries are tuples of ints, strings and bools; a random
+draw (a tie-break) is logged with its result, so a replay never draws again.
 Source: tablebuzz design notes, principle 2 "Event-sourced".
 """
 
@@ -27,11 +28,14 @@ def parse_options(spec, given):
         options[name] = spec[name][0]
     for name in given:
         if name not in spec:
-            raise GameError("unknown_option", "no option %s (options: %s)" % (name, ", ".join(sorted(spec))))
+            raise GameError(
+                "unknown_option", "no option %s (options: %s)" % (name, ", ".join(sorted(spec)))
+            )
         try:
             options[name] = spec[name][1](given[name])
         except ValueError as e:
-            raise GameError("bad_option", "%s: %s" % (name, e.args[0] if e.args else "bad value"))
+            reason = e.args[0] if e.args else "bad value"
+            raise GameError("bad_option", "%s: %s" % (name, reason)) from None
     return options
 
 
@@ -39,7 +43,12 @@ def int_in(low, high):
     """A check for parse_options: an int in low..high."""
 
     def check(value):
-        if not isinstance(value, int) or value is True or value is False or not low <= value <= high:
+        if (
+            not isinstance(value, int)
+            or value is True
+            or value is False
+            or not low <= value <= high
+        ):
             raise ValueError("an integer from %d to %d" % (low, high))
         return value
 
@@ -56,7 +65,8 @@ def lockout_rule(value):
 
 
 class Game:
-    """Base of every game: holds the log, refolds it on undo. Subclasses define reset() and step()."""
+    """Base of every game: holds the log, refolds it on undo. Subclasses define reset() and
+    step()."""
 
     name = "?"
     min_players = 2
@@ -77,6 +87,30 @@ class Game:
         """Fold one entry into the state; return the protocol events it causes [(name, fields)]."""
         raise NotImplementedError
 
+    # The interface the App drives (refbox.app); each game implements what it uses.
+    phase = "ready"
+    scores = []  # type: list
+
+    def eligible(self):
+        """0-based players who may race now."""
+        return []
+
+    def arm_entry(self):
+        """The log entry that opens a race. Raises GameError("not_now")."""
+        raise GameError("not_now", "%s has no buzzer race now" % self.name)
+
+    def judge_entry(self, correct):
+        """The log entry of the table's judgement. Raises GameError("not_now")."""
+        raise GameError("not_now", "nothing to judge")
+
+    def win_entry(self, player):
+        """The log entry of a race won by 0-based `player`."""
+        return ("win", player)
+
+    def ranking(self):
+        """[(place, player, points)], 1-based."""
+        return []
+
     def is_scoring(self, entry):
         """True for the entries undo takes back."""
         return False
@@ -87,7 +121,8 @@ class Game:
         return self.step(entry)
 
     def undo(self):
-        """Drop the last scoring decision and all after it, then refold. Raises GameError("nothing_to_undo")."""
+        """Drop the last scoring decision and all after it, then refold. Raises
+        GameError("nothing_to_undo")."""
         for i in range(len(self.log) - 1, -1, -1):
             if self.is_scoring(self.log[i]):
                 dropped = len(self.log) - i

@@ -1,10 +1,11 @@
 """Quiz: a lockout buzzer for quiz night, and the first client of the arbiter.
 
-Someone reads a question, then arms the buzzers (ARM control or `arm`). The first player in wins the
-right to answer; the table judges. Correct: +1 point and on to the next question. Wrong: that player
-is out until the next question and the race reopens among the others; if nobody is left the question
-is dropped. Undo takes back the last judgement. With `target` > 0 the first to reach it wins;
-otherwise the game ends with `end`. Source: issue "Foundation", item 6; rules/README.md "Common".
+Someone reads a question, then arms the buzzers (ARM control or `arm`). The first player in wins
+the right to answer; the table judges. Correct: +1 point and on to the next question. Wrong: that
+player is out until the next question and the race reopens among the others; if nobody is left the
+question is dropped. Undo takes back the last judgement. With `target` > 0 the first to reach it
+wins; otherwise the game ends with `end`. Source: issue "Foundation", item 6; rules/README.md
+"Common".
 """
 
 from refbox.games.base import Game, GameError, int_in, lockout_rule
@@ -47,9 +48,6 @@ class Quiz(Game):
             raise GameError("not_now", "nobody is answering")
         return ("judge", correct)
 
-    def win_entry(self, player):
-        return ("win", player)
-
     # ------------------------------------------------------------------ fold
     def step(self, entry):
         kind = entry[0]
@@ -62,7 +60,10 @@ class Quiz(Game):
             return []
         if kind == "judge":
             player = self.answering
-            events = [("judge", (("player", player + 1), ("correct", entry[1])))]
+            if player is None:
+                raise ValueError("a judgement with nobody answering")
+            events = []  # type: list
+            events.append(("judge", (("player", player + 1), ("correct", entry[1]))))
             if entry[1]:
                 self.scores[player] += 1
                 events.append(("score", (("scores", list(self.scores)),)))
@@ -72,7 +73,9 @@ class Quiz(Game):
                     self.phase = OVER
             else:
                 self.out.append(player)
-                events.append(("lockout", (("player", player + 1), ("reason", "wrong"), ("ms", None))))
+                events.append(
+                    ("lockout", (("player", player + 1), ("reason", "wrong"), ("ms", None)))
+                )
                 self.answering = None
                 if self.eligible():
                     self.phase = RACING
@@ -91,9 +94,10 @@ class Quiz(Game):
         self.phase = READY
 
     def ranking(self):
-        """[(place, player, points)], 1-based places and players, highest points first; equal points share a place."""
+        """[(place, player, points)], 1-based places and players, highest points first; equal
+        points share a place."""
         order = sorted(range(self.players), key=lambda p: (-self.scores[p], p))
-        result = []
+        result = []  # type: list
         for i, p in enumerate(order):
             if i and self.scores[p] == self.scores[order[i - 1]]:
                 place = result[-1][0]

@@ -1,10 +1,11 @@
 """Contacts: what a player's finger does to the wire. Presses and releases become edge trains.
 
-A press closes the contact at exactly its time (the moment arbitration must find), then bounces open
-a few times for 2-150 µs each over 0.5-6 ms and stays closed; a release opens it and may re-close it
-briefly for up to 1 ms. A glitch is a short low pulse on an open contact (noise). Profiles: "typical",
-"none" (clean edges), "worn" (longer bounce, up to 12 opens). Figures: shared/design.md
-"Arcade micro-switches bounce ~0.5-6 ms". Randomness comes from the world's PRNG: deterministic.
+A press closes the contact at exactly its time (the moment arbitration must find), then bounces
+open a few times for 2-150 µs each over 0.5-6 ms and stays closed; a release opens it and may
+re-close it briefly for up to 1 ms. A glitch is a short low pulse on an open contact (noise).
+Profiles: "typical", "none" (clean edges), "worn" (longer bounce, up to 12 opens). Figures:
+shared/design.md "Arcade micro-switches bounce ~0.5-6 ms". Randomness comes from the world's PRNG:
+deterministic.
 """
 
 
@@ -16,7 +17,9 @@ class Contact:
         self.gpio = gpio
         self.profile = profile
         self.closed = False
-        self._generation = 0  # a new action cancels the bounce edges still queued from the last one
+        self._generation = (
+            0  # a new action cancels the bounce edges still queued from the last one
+        )
 
     def _set(self, arg):
         generation, low = arg
@@ -29,7 +32,8 @@ class Contact:
             self.world.at(start + offset, self._set, (gen, low))
 
     def _train(self, span_us, opens_max, open_us_max, low_between):
-        """Offsets (ns) of short pulses inside `span_us`: [(offset, level_low)...] after the main edge."""
+        """Offsets (ns) of short pulses inside `span_us`: [(offset, level_low)...] after the main
+        edge."""
         rng = self.world.rng
         if self.profile == "none":
             return []

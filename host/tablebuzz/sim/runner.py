@@ -1,8 +1,8 @@
 """Run the firmware on the virtual clock from a normalized timeline. MicroPython-subset code.
 
 Input (from tablebuzz.timeline, already validated): a header dict and records, each a dict with "t"
-(ns from the start of the run) and "k" (kind): press/release {"p": 1-based player}, control {"name"},
-send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}.
+(ns from the start of the run) and "k" (kind): press/release {"p": 1-based player}, control
+{"name"}, send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}.
 Output: (ns, line) for every line the device wrote, in order.
 
 The loop steps on a 1 ms grid like the board's loop, but only while something can happen: after an
@@ -14,6 +14,7 @@ import sys
 from refbox import pinmap
 from refbox.app import App
 from refbox.prng import seed_from_hex
+
 from tablebuzz.sim import world as world_module
 from tablebuzz.sim.physics import Contact
 
@@ -22,7 +23,8 @@ TAIL_NS = 2000000000  # keep running this long after the last record while timer
 
 
 class FakeConsole:
-    """The USB serial console as the App sees it: bytes in, lines out, stamped with virtual time."""
+    """The USB serial console as the App sees it: bytes in, lines out, stamped with virtual
+    time."""
 
     def __init__(self, world, sink):
         self.world = world
@@ -46,7 +48,9 @@ class Simulation:
         self._entropy_count = 0
         self._seed = seed
         bounce = header.get("bounce", "typical")
-        self.players = [Contact(world, pinmap.PLAYER_BASE_GPIO + i, bounce) for i in range(pinmap.PLAYER_COUNT)]
+        self.players = [
+            Contact(world, pinmap.PLAYER_BASE_GPIO + i, bounce) for i in range(pinmap.PLAYER_COUNT)
+        ]
         self.controls = {}
         for name, gpio in pinmap.CONTROLS:
             self.controls[name] = Contact(world, gpio, bounce)
@@ -67,7 +71,11 @@ class Simulation:
         )
         boot = None
         if header.get("game"):
-            boot = (header["game"], header.get("players", pinmap.PLAYER_COUNT), header.get("options", {}))
+            boot = (
+                header["game"],
+                header.get("players", pinmap.PLAYER_COUNT),
+                header.get("options", {}),
+            )
         self.app = App(self.board, world, pinmap, boot_game=boot)
         self._control_mask = 0
         for _, gpio in pinmap.CONTROLS:
@@ -81,10 +89,13 @@ class Simulation:
         import hashlib
 
         self._entropy_count += 1
-        return hashlib.sha256(b"sim-entropy:" + self._seed + bytes([self._entropy_count & 255])).digest()[:16]
+        return hashlib.sha256(
+            b"sim-entropy:" + self._seed + bytes([self._entropy_count & 255])
+        ).digest()[:16]
 
     def _wrap_handlers(self):
-        """Step the loop after every hard IRQ handler (the loop would see the ring on its next pass)."""
+        """Step the loop after every hard IRQ handler (the loop would see the ring on its next
+        pass)."""
         world = self.world
         sim = self
         original = world.request_irq
@@ -178,7 +189,8 @@ def run(header, records):
 
 
 def main():
-    """MicroPython entry: header JSON on the first stdin line, then one record per line; prints 'ns line'."""
+    """MicroPython entry: header JSON on the first stdin line, then one record per line; prints 'ns
+    line'."""
     import json
 
     header = json.loads(sys.stdin.readline())

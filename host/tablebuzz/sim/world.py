@@ -1,10 +1,13 @@
-"""The simulated world: a virtual clock in ns, an event queue, GPIO levels and the CPU's interrupts.
+"""The simulated world: a virtual clock in ns, an event queue, GPIO levels and the CPU's
+interrupts.
 
-The fakes in `fakes/` (machine, rp2, neopixel, micropython) talk to `world.current`. Figures are the
-measurements in shared/design.md (emulated RP2040, MicroPython v1.28.0), each a class attribute so a
+The fakes in `fakes/` (machine, rp2, neopixel, micropython) talk to `world.current`. Figures are
+the measurements in shared/design.md (emulated RP2040, MicroPython v1.28.0), each a class attribute
+so a
 test can change it:
-- hard IRQ latency 20-25 µs after the request; one pin handler every ~45 µs; pins pending together are
-  served lowest GPIO first; a pin whose IRQ is already pending merges further edges into that call;
+- hard IRQ latency 20-25 µs after the request; one pin handler every ~45 µs; pins pending together
+  are served lowest GPIO first; a pin whose IRQ is already pending merges further edges into that
+  call;
 - CPU NeoPixel writes mask every interrupt ~30 µs a pixel; gc pauses delay soft IRQs and the loop,
   never hard IRQs; the soft-IRQ queue holds 8 callbacks ("schedule queue full" beyond).
 """
@@ -47,7 +50,7 @@ class World:
         self._soft = []  # scheduled (soft) callbacks
         self.stats = {"pin_handlers": 0, "pio_handlers": 0, "merged_edges": 0, "masked_ns": 0}
 
-    # ------------------------------------------------------------------ clock (what time.ticks_* give)
+    # ------------------------------------------------------------ clock (what time.ticks_* give)
     def ticks_us(self):
         return ((self.origin_ns + self.now) // 1000) & TICKS_MASK
 
@@ -61,7 +64,9 @@ class World:
         return ticks_add(ticks, delta)
 
     def sleep_ms(self, ms):
-        raise RuntimeError("the firmware loop does not sleep in the simulator; the runner steps it")
+        raise RuntimeError(
+            "the firmware loop does not sleep in the simulator; the runner steps it"
+        )
 
     # ------------------------------------------------------------------ events
     def at(self, t, fn, arg=None):

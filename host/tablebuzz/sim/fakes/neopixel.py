@@ -1,4 +1,5 @@
-"""Fake `neopixel`: the built-in CPU driver, which masks every interrupt ~30 µs a pixel while it writes."""
+"""Fake `neopixel`: the built-in CPU driver, which masks every interrupt ~30 µs a pixel while it
+writes."""
 
 from tablebuzz.sim import world as _world
 

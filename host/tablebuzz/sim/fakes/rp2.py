@@ -2,15 +2,15 @@
 two programs the firmware loads.
 
 `asm_pio` assembles like the real one: it swaps the program function's globals for the PIO names
-while it runs it twice (labels, then code), so a program that leans on module globals fails here as on
-the board. A StateMachine recognises the edge timestamper and the WS2812 driver by their instructions
-and models them analytically (a cycle-by-cycle run is in tablebuzz.sim.pio_check); any other program
-raises NotImplementedError rather than pretending.
+while it runs it twice (labels, then code), so a program that leans on module globals fails here as
+on the board. A StateMachine recognises the edge timestamper and the WS2812 driver by their
+instructions and models them analytically (a cycle-by-cycle run is in tablebuzz.sim.pio_check); any
+other program raises NotImplementedError rather than pretending.
 
-Edge timestamper model (shared/reference/pio_edge_timestamper.py, RP2040 datasheet §3.4): pins sampled
-every 7 cycles; after a push the change path takes 14 cycles, so the next sample comes one period later;
-the counter decrements once per period either way; the RX FIFO (8 words when joined) drops the newest
-word when full and sets FDEBUG.RXSTALL; each push raises the SM's IRQ flag.
+Edge timestamper model (shared/reference/pio_edge_timestamper.py, RP2040 datasheet §3.4): pins
+sampled every 7 cycles; after a push the change path takes 14 cycles, so the next sample comes one
+period later; the counter decrements once per period either way; the RX FIFO (8 words when joined)
+drops the newest word when full and sets FDEBUG.RXSTALL; each push raises the SM's IRQ flag.
 """
 
 from tablebuzz.sim import world as _world
@@ -119,14 +119,18 @@ class _Emitter:
         d["wrap_target"] = e.wrap_target
         d["wrap"] = e.wrap
         d["nop"] = lambda: e._add("nop")
-        d["jmp"] = lambda cond, label=None: e._add("jmp", cond, label) if label is not None else e._add("jmp", 0, cond)
+        d["jmp"] = lambda cond, label=None: (
+            e._add("jmp", cond, label) if label is not None else e._add("jmp", 0, cond)
+        )
         d["wait"] = lambda pol, src, idx: e._add("wait", pol, src, idx)
         d["in_"] = lambda src, bits: e._add("in", src, _bits(bits))
         d["out"] = lambda dest, bits: e._add("out", dest, _bits(bits))
         d["push"] = lambda a=0, b=0: e._add("push", a | b)
         d["pull"] = lambda a=0, b=0: e._add("pull", a | b)
         d["mov"] = lambda dest, src: e._add("mov", dest, src)
-        d["irq"] = lambda mod, idx=None: e._add("irq", mod, idx) if idx is not None else e._add("irq", 0, mod)
+        d["irq"] = lambda mod, idx=None: (
+            e._add("irq", mod, idx) if idx is not None else e._add("irq", 0, mod)
+        )
         d["set"] = lambda dest, data: e._add("set", dest, data)
         d["word"] = lambda instr, label=None: e._add("word", instr, label)
         return d
@@ -216,7 +220,9 @@ class StateMachine:
             return self._pop() >> shift
         n = len(buf)
         if n > self._count:
-            raise RuntimeError("StateMachine.get(buf) would block: FIFO holds fewer words than buf")
+            raise RuntimeError(
+                "StateMachine.get(buf) would block: FIFO holds fewer words than buf"
+            )
         for i in range(n):
             buf[i] = self._pop() >> shift
         return None
