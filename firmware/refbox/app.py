@@ -73,7 +73,10 @@ class App:
     def run(self):  # pragma: no cover - the board's forever loop
         sleep_ms = self.clock.sleep_ms
         while True:
-            self.step()
+            try:
+                self.step()
+            except Exception as e:  # a bug must not kill the referee mid-game: report, go on
+                self._error("internal", "%s: %s" % (type(e).__name__, e))
             sleep_ms(self.loop_ms)
 
     def step(self):
