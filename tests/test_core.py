@@ -121,7 +121,7 @@ def test_line_assembler_is_independent_of_chunking(parts, data):
 # ------------------------------------------------------------------------------------- capture
 def test_decoder_orders_words_and_unwraps_the_counter():
     dec = EdgeDecoder(6, 7000, 125)  # 56 ns a count, 24-bit counter: a wrap is 0.9395 s
-    dec.start(1000)
+    dec.start(1000, first_sample_cycles=0)
     edges = []
     mask = dec.counter_mask
     # station 2 closes 10 counts after start; drained 30 µs later

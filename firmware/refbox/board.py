@@ -23,6 +23,7 @@ import rp2
 
 from refbox.capture import RECORD_PIO, RECORD_RESYNC, RECORD_SNAPSHOT
 from refbox.compat import const
+from refbox.ticks import ticks_add, ticks_diff
 
 try:
     from typing import TYPE_CHECKING
@@ -146,8 +147,9 @@ class PioEdgeCapture:
         )
         self.sm.irq(self.drain, hard=True)
         machine.mem32[_PIO0_FDEBUG] = self._stall_bit
-        self.start_tick = ticks_us()
+        before = ticks_us()
         self.sm.active(1)
+        self.start_tick = ticks_add(before, ticks_diff(ticks_us(), before) // 2)  # to ~1 µs
 
     def drain(self, sm):
         """Hard IRQ handler: copy every word in the RX FIFO into the ring. Allocates nothing."""

@@ -43,10 +43,14 @@ class EdgeDecoder:
         self._frac = 0  # remainder of the chain in 1/ns_den ns
         self._tick = 0
 
-    def start(self, tick):
-        """Anchor the chain: the state machine was started at `tick` with its counter all ones."""
+    def start(self, tick, first_sample_cycles=5):
+        """Anchor the chain: the state machine was started at `tick` with its counter all ones.
+
+        Its first sample comes `first_sample_cycles` PIO cycles later (the 6th instruction of
+        refbox.board.edge_timestamper), when the counter still holds all ones.
+        """
         self._count = self.counter_mask
-        self._stamp = Stamp(tick)
+        self._stamp = Stamp(tick).after_ns(first_sample_cycles * 1000 // self.ns_den)
         self._frac = 0
         self._tick = tick
 

@@ -29,6 +29,19 @@ class World:
     neopixel_ns_per_pixel = 30000
     schedule_depth = 8
 
+    RECORD_LIMIT = 256
+
+    def record_frame(self, source, frame):
+        """Note a LED frame written now (what the pixels show from now on)."""
+        self.pixel_frames.append((self.now, source, frame))
+        if len(self.pixel_frames) > self.RECORD_LIMIT:
+            del self.pixel_frames[0]
+
+    def record_tone(self, freq):
+        self.tones.append((self.now, freq))
+        if len(self.tones) > self.RECORD_LIMIT:
+            del self.tones[0]
+
     def __init__(self, seed, ticks_origin_us=0, sys_hz=125000000):
         self.now = 0  # ns since the start of the run
         self.origin_ns = ticks_origin_us * 1000
@@ -38,8 +51,8 @@ class World:
         self.fdebug = 0  # PIO0 FDEBUG
         self.pin_watchers = []  # objects with pins_changed(changed_mask)
         self.pin_irqs = {}  # gpio -> (handler, trigger, hard, pin)
-        self.pixel_frames = []  # (ns, source, [(r, g, b)...])
-        self.tones = []  # (ns, freq)
+        self.pixel_frames = []  # (ns, source, [(r, g, b)...]), the newest RECORD_LIMIT kept
+        self.tones = []  # (ns, freq), likewise
         self.log = []  # notes for people: (ns, text)
         self._queue = []
         self._seq = 0

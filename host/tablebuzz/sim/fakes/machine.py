@@ -70,8 +70,7 @@ class PWM:
         self._note()
 
     def _note(self):
-        w = _world.current
-        w.tones.append((w.now, self._freq if self._duty else 0))
+        _world.current.record_tone(self._freq if self._duty else 0)
 
 
 class _Mem32:

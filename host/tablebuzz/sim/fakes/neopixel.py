@@ -28,5 +28,5 @@ class NeoPixel:
 
     def write(self):
         w = _world.current
-        w.pixel_frames.append((w.now, "cpu", list(self._pixels)))
+        w.record_frame("cpu", list(self._pixels))
         w.mask_interrupts(w.neopixel_ns_per_pixel * self.n)

@@ -236,7 +236,7 @@ class StateMachine:
         for word in words:
             grb = (word << shift) >> 8
             frame.append(((grb >> 8) & 0xFF, (grb >> 16) & 0xFF, grb & 0xFF))
-        w.pixel_frames.append((w.now, "pio", frame))
+        w.record_frame("pio", frame)
 
     # --------------------------------------------------------------- the edge timestamper model
     def _pop(self):
