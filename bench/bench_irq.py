@@ -1,0 +1,239 @@
+"""Cost of one capture interrupt-handler call on the MicroPython unix port, vs an empty handler.
+
+Builds the capture path through the simulator (tablebuzz.sim.runner.Simulation), then calls the
+hard IRQ handlers directly in a loop under .venv/bin/micropython:
+- PioEdgeCapture.drain(sm) with the fake state machine's RX FIFO pre-filled with 1, 4 and 8 words;
+- PinIrqCapture.edge(pin) (header "capture": "irq");
+- `def handler(sm): pass` (and an empty bound method) for reference.
+Each figure is the best of REPEATS batches of CALLS calls timed with time.ticks_us, minus the cost
+of the loop itself (refilling the FIFO, emptying the ring with ring.tail = ring.head so it never
+fills).
+"through the fakes" is the handler as the simulator runs it: the fake rp2.StateMachine.get/rx_fifo,
+machine.mem32 and World.ticks_us are Python there but C on the board. "native stand-ins" swaps them
+for time.ticks_us, a dict as mem32 and a two-line state machine, leaving the firmware's own code.
+Then every handler runs once under micropython.heap_lock(): "allocation-free: yes" means it did not
+touch the heap (on the unix port a small int is 62 bits; on the board 31, see bench/README.md).
+Run: .venv/bin/python bench/bench_irq.py   (figures: bench/README.md)
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
+
+from tablebuzz import simulate  # noqa: E402
+
+CALLS = 20000
+REPEATS = 5
+HEAP = "2M"
+
+# Runs under the unix port. Prints "#bench <name> <values...>".
+CODE = """pass
+import gc, micropython, time
+from tablebuzz.sim import runner
+from tablebuzz.sim import world as world_module
+import refbox.board
+
+CALLS = @CALLS@
+REPEATS = @REPEATS@
+ticks_us = time.ticks_us
+ticks_diff = time.ticks_diff
+
+def sink(t, line):
+    pass
+
+def build(capture):
+    header = {"seed": "1", "game": "quiz", "players": 6, "capture": capture}
+    sim = runner.Simulation(header, sink)
+    sim.world.run_until(sim.world.now + 5000000)  # boot: first loop passes, PIO start sample
+    return sim
+
+def handler(sm):
+    pass
+
+class Empty:
+    def handler(self, sm):
+        pass
+
+def batch(fn, arg, sm, ring, words):
+    # one timed batch; fn None = the loop alone
+    t0 = ticks_us()
+    if fn is None:
+        for _ in range(CALLS):
+            sm._count = words
+            sm._head = 0
+            ring.tail = ring.head
+    else:
+        for _ in range(CALLS):
+            sm._count = words
+            sm._head = 0
+            ring.tail = ring.head
+            fn(arg)
+    return ticks_diff(ticks_us(), t0)
+
+def best(fn, arg, sm, ring, words):
+    gc.collect()
+    result = None
+    for _ in range(REPEATS):
+        t = batch(fn, arg, sm, ring, words)
+        if result is None or t < result:
+            result = t
+    return result
+
+def report(name, fn, arg, sm, ring, words):
+    print("#bench", name, best(fn, arg, sm, ring, words))
+
+def allocation_free(name, fn, arg, sm, ring, words):
+    sm._count = words
+    sm._head = 0
+    ring.tail = ring.head
+    before = ring.head
+    gc.collect()
+    micropython.heap_lock()
+    try:
+        fn(arg)
+        ok = 1
+    except MemoryError:
+        ok = 0
+    micropython.heap_unlock()
+    stored = (ring.head - before) & ring.mask
+    print("#bench lock_" + name, ok, stored, ring.lost)
+
+class Fifo:
+    # stands in for the fake StateMachine in the loop: the same two attributes
+    _count = 0
+    _head = 0
+
+class StubSM:
+    # the least a state machine can be in Python: rx_fifo() and get(buf)
+    _count = 0
+    _head = 0
+    def rx_fifo(self):
+        return self._count
+    def get(self, buf):
+        self._count = 0
+
+class StubMachine:
+    mem32 = {0x50200008: 0, 0xD0000004: 0x3FFFFFFF}
+
+# ---------------------------------------------------------------- PIO capture through the fakes
+sim = build("pio")
+cap = sim.board.capture
+ring = sim.board.ring
+sm = cap.sm
+for i in range(len(sm._fifo)):
+    sm._fifo[i] = ((0xFFFFFF - 1000 * i) << 6) | 0x3F  # counter << n_pins | levels: small ints
+drain = cap.drain
+report("loop", None, sm, sm, ring, 0)
+report("empty_function", handler, sm, sm, ring, 0)
+report("empty_method", Empty().handler, sm, sm, ring, 0)
+for words in (1, 4, 8):
+    report("loop_%d" % words, None, sm, sm, ring, words)
+    report("drain_%d" % words, drain, sm, sm, ring, words)
+for words in (1, 4, 8):
+    allocation_free("drain_%d" % words, drain, sm, sm, ring, words)
+sim.world.fdebug |= cap._stall_bit  # a FIFO overflow: the handler also queues a GPIO_IN resync
+allocation_free("drain_stall", drain, sm, sm, ring, 8)
+print("#bench stall_cleared", 0 if sim.world.fdebug & cap._stall_bit else 1)
+
+# ---------------------------------------------------------------- the same with native stand-ins
+stub = StubSM()
+fake_machine = refbox.board.machine
+refbox.board.machine = StubMachine
+cap._ticks_us = ticks_us
+for words in (1, 4, 8):
+    report("native_loop_%d" % words, None, stub, stub, ring, words)
+    report("native_drain_%d" % words, drain, stub, stub, ring, words)
+    allocation_free("native_drain_%d" % words, drain, stub, stub, ring, words)
+refbox.board.machine = fake_machine
+
+# ---------------------------------------------------------------- pin-IRQ capture
+sim = build("irq")
+cap = sim.board.capture
+ring = sim.board.ring
+pin = sim.board.player_pins[0]
+fifo = Fifo()
+edge = cap.edge
+report("irq_loop", None, pin, fifo, ring, 0)
+report("irq_edge", edge, pin, fifo, ring, 0)
+allocation_free("irq_edge", edge, pin, fifo, ring, 0)
+refbox.board.machine = StubMachine
+cap._ticks_us = ticks_us
+report("native_irq_edge", edge, pin, fifo, ring, 0)
+allocation_free("native_irq_edge", edge, pin, fifo, ring, 0)
+refbox.board.machine = fake_machine
+
+# ---------------------------------------------------------------- the check can fail
+def allocates(sm):
+    ring.values[0] = len([sm])  # a new list: must be caught under heap_lock
+allocation_free("control_allocates", allocates, pin, fifo, ring, 0)
+""".replace("@CALLS@", str(CALLS)).replace("@REPEATS@", str(REPEATS))
+
+
+def run():
+    cmd = simulate.micropython_command(CODE, HEAP)
+    env = dict(os.environ, MICROPYPATH="")
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    if proc.returncode != 0:
+        raise SystemExit("MicroPython run failed:\n" + (proc.stderr or proc.stdout)[-3000:])
+    figures = {}
+    for line in proc.stdout.splitlines():
+        if line.startswith("#bench "):
+            name, *values = line.split()[1:]
+            figures[name] = [int(v) for v in values]
+    return figures
+
+
+def main():
+    f = run()
+
+    def per_call(name, loop):
+        return (f[name][0] - f[loop][0]) / CALLS
+
+    empty = per_call("empty_function", "loop")
+    print(f"capture handlers on the MicroPython unix port: best of {REPEATS} x {CALLS} calls, "
+          "loop cost subtracted")
+    print(f"  {'handler':<44} {'µs/call':>8} {'x empty':>8}")
+
+    def row(label, us):
+        print(f"  {label:<44} {us:8.3f} {us / empty:8.1f}")
+
+    row("empty function  def handler(sm): pass", empty)
+    row("empty bound method", per_call("empty_method", "loop"))
+    print("  through the fakes (as the simulator runs it):")
+    for words in (1, 4, 8):
+        row(f"  PioEdgeCapture.drain, {words} word(s) in FIFO", per_call(
+            f"drain_{words}", f"loop_{words}"))
+    row("  PinIrqCapture.edge", per_call("irq_edge", "irq_loop"))
+    print("  native stand-ins (firmware code only):")
+    for words in (1, 4, 8):
+        row(f"  PioEdgeCapture.drain, {words} word(s) in FIFO", per_call(
+            f"native_drain_{words}", f"native_loop_{words}"))
+    row("  PinIrqCapture.edge", per_call("native_irq_edge", "irq_loop"))
+
+    print("\nunder micropython.heap_lock() (one call each):")
+    ok = True
+    checks = [(f"drain, {w} word(s)", f"lock_drain_{w}", w) for w in (1, 4, 8)]
+    checks += [("drain, FIFO overflow (RXSTALL set)", "lock_drain_stall", 9)]
+    checks += [(f"drain, {w} word(s), native stand-ins", f"lock_native_drain_{w}", w)
+               for w in (1, 4, 8)]
+    checks += [("edge", "lock_irq_edge", 1), ("edge, native stand-ins", "lock_native_irq_edge", 1)]
+    for label, key, expected in checks:
+        free, stored, lost = f[key]
+        right = stored == expected and lost == 0
+        ok = ok and free == 1 and right
+        print(f"  {label:<44} allocation-free: {'yes' if free else 'NO'}"
+              f"   records stored: {stored}{'' if right else f' (expected {expected})'}")
+    print(f"  RXSTALL cleared by the handler: {'yes' if f['stall_cleared'][0] else 'NO'}")
+    caught = f["lock_control_allocates"][0] == 0
+    ok = ok and caught
+    print(f"  control, a handler that builds a list: {'caught' if caught else 'NOT CAUGHT'}"
+          " (heap_lock is the real one)")
+    print(f"allocation-free: {'yes' if ok else 'no'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
