@@ -282,8 +282,8 @@ class StateMachine:
         _world.current.at(self._time_of(k), self._sample, k)
 
     def _sample(self, k):
-        if self._planned != k:
-            return  # superseded
+        if self._planned != k or not self._running:
+            return  # superseded, or the state machine was stopped
         self._planned = None
         w = _world.current
         levels = (w.levels >> self._base) & self._mask
@@ -292,7 +292,8 @@ class StateMachine:
             return
         self._last_levels = levels
         counter = (self._counter_mask - k) & self._counter_mask
-        self._push((counter << self.n_pins) | levels)
+        # the program's PUSH runs 7 cycles after the sample, where sample k+1 would have been
+        _world.current.at(self._time_of(k + 1), self._push, (counter << self.n_pins) | levels)
         self._next_k = k + 2  # the change path costs one more period
 
     def _push(self, word):
