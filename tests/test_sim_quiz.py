@@ -97,7 +97,7 @@ def test_undo_takes_back_scoring_decisions_to_the_start():
             {"at_us": 900000, "control": "undo"},
         )
     )
-    assert [ev["scores"][1] for ev in events(result, "score")] == [1, 0]
+    assert [ev["scores"][1] for ev in events(result, "score")] == [0, 1, 0]  # start, yes, undo
     errors = events(result, "error")
     assert [e["code"] for e in errors] == ["nothing_to_undo"]
 
@@ -156,7 +156,8 @@ def test_target_ends_the_game_with_a_ranking():
         t += 500000
     result = run_sim(timeline(*script))
     over = events(result, "game_over")[0]
-    assert over["ranking"][0] == {"place": 1, "player": 2, "points": 2}
+    assert over["ranking"][0] == {"place": 1, "player": 2, "score": 2}
+    assert over["unit"] == "points"
     assert [r["place"] for r in over["ranking"]] == [1, 2, 2]
 
 

@@ -2,6 +2,8 @@
 
 A control counts as pressed once its pin has read low on every poll for `debounce_us`, and as
 released once it has read high for as long; one press gives one action however long it is held.
+Controls with a long-press meaning (`hold_names`: UNDO, which returns to the menu) act on release
+instead, or give "NAME:hold" once held for `hold_us`.
 """
 
 from refbox.ticks import ticks_diff
@@ -9,10 +11,14 @@ from refbox.ticks import ticks_diff
 
 class ControlButtons:
     debounce_us = 10000
+    hold_us = 2000000
 
-    def __init__(self, names):
+    def __init__(self, names, hold_names=("undo",)):
         self.names = names
+        self.hold = [name in hold_names for name in names]
         self._down = [False] * len(names)  # debounced state
+        self._down_at = [0] * len(names)  # tick when the debounced press began
+        self._held = [False] * len(names)  # the hold action has fired for this press
         self._changed_at = [None] * len(names)  # tick when the raw level first differed from it
         self._raw_all_up = True
 
@@ -26,9 +32,8 @@ class ControlButtons:
         return True
 
     def poll(self, levels, now):
-        """`levels` has bit i high when control i is released; returns the names pressed at tick
-        `now`."""
-        pressed = []
+        """`levels`: bit i high when control i is released. Returns the actions at tick `now`."""
+        actions = []
         every = (1 << len(self.names)) - 1
         self._raw_all_up = (levels & every) == every
         for i in range(len(self.names)):
@@ -41,5 +46,14 @@ class ControlButtons:
                 self._down[i] = raw_down
                 self._changed_at[i] = None
                 if raw_down:
-                    pressed.append(self.names[i])
-        return pressed
+                    self._down_at[i] = now
+                    self._held[i] = False
+                    if not self.hold[i]:
+                        actions.append(self.names[i])
+                elif self.hold[i] and not self._held[i]:
+                    actions.append(self.names[i])
+            if self.hold[i] and self._down[i] and not self._held[i]:
+                if ticks_diff(now, self._down_at[i]) >= self.hold_us:
+                    self._held[i] = True
+                    actions.append(self.names[i] + ":hold")
+        return actions

@@ -1,18 +1,23 @@
 """The LED language: one pixel per station, then the marker bar. Pure: state in, frame out.
 
-Station pixel:  off = not in this game or out of this question (judged wrong);
+Station pixel:  off = not in this game, out of this question (judged wrong) or out of cards;
                 dim colour = in the game, buzzers not armed;  full colour = armed (the cue to
                 press); blinking colour (4 Hz) = locked out after a false start;
-                winner: full colour, every other station off; after a tie the winner alternates
-                colour / white (2 Hz) so the table sees the race was drawn.
-Marker bar:     dim white while armed; the winner's colour after a race; a point tally otherwise.
+                has the floor: full colour, every other station off; after a tie the winner
+                alternates colour / white (2 Hz) so the table sees the race was drawn;
+                game over: the winner blinks, the others show dim.
+Marker bar:     dim white while armed; the floor-holder's colour while they answer; a point
+                tally (quiz) otherwise; a chase in the winner's colour at game over.
+Menu:           the bar lights as many pixels as the position of the value shown (1..10), the
+                stations light up to the chosen number of players.
 Documented in README.md "LED language".
 """
 
-from refbox.arbiter import ARMED, DECIDED
+from refbox.arbiter import ARMED
 
 _OFF = (0, 0, 0)
 _WHITE = (255, 255, 255)
+_MENU = (64, 64, 64)
 
 
 def _scale(colour, num, den):
@@ -22,21 +27,38 @@ def _scale(colour, num, den):
 def render(view, now_ms, colours, station_pixels, marker_pixels):
     """A frame: list of (r, g, b) 0..255, `station_pixels` + `marker_pixels` long.
 
-    `view` is the App (read-only): players, game, arbiter, tie_shown.
+    `view` is the Referee (read-only): menu, game, arbiter, players, tie_shown.
     """
     frame = [_OFF] * (station_pixels + marker_pixels)
+    bar = station_pixels
+    if view.menu is not None:
+        _, index, _ = view.menu.position()
+        for i in range(min(index + 1, marker_pixels)):
+            frame[bar + i] = _MENU
+        for p in range(min(view.menu.players, station_pixels)):
+            frame[p] = _scale(colours[p], 1, 4)
+        return frame
     game = view.game
     arbiter = view.arbiter
     if game is None:
         return frame
+    if game.phase == "over":
+        ranking = game.ranking()
+        champion = ranking[0][1] - 1 if ranking else 0
+        for p in range(min(view.players, station_pixels)):
+            frame[p] = _scale(colours[p], 1, 10)
+        if (now_ms // 250) & 1:
+            frame[champion] = colours[champion]
+        frame[bar + (now_ms // 100) % marker_pixels] = colours[champion]
+        return frame
     blink_fast = (now_ms // 125) & 1
     blink_slow = (now_ms // 250) & 1
     eligible = game.eligible()
-    winner = getattr(game, "answering", None)
+    floor = game.answering
     for p in range(min(view.players, station_pixels)):
         colour = colours[p]
-        if winner is not None:
-            if p == winner:
+        if floor is not None:
+            if p == floor:
                 frame[p] = _WHITE if (view.tie_shown and blink_slow) else colour
         elif arbiter.is_locked(p):
             frame[p] = colour if blink_fast else _OFF
@@ -46,16 +68,14 @@ def render(view, now_ms, colours, station_pixels, marker_pixels):
             frame[p] = colour
         else:
             frame[p] = _scale(colour, 1, 10)
-    bar = station_pixels
-    if winner is not None or arbiter.phase == DECIDED:
-        colour = colours[winner] if winner is not None else _WHITE
+    if floor is not None:
         for i in range(marker_pixels):
-            frame[bar + i] = colour
+            frame[bar + i] = colours[floor]
     elif arbiter.phase == ARMED:
         for i in range(marker_pixels):
             frame[bar + i] = (24, 24, 24)
-    else:
-        scores = getattr(game, "scores", None) or []
+    elif game.unit == "points":
+        scores = game.scores
         for i in range(min(marker_pixels, len(scores))):
             if scores[i]:
                 frame[bar + i] = _scale(colours[i], 1, 4)

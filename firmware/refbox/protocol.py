@@ -127,6 +127,7 @@ COMMANDS = {
     "judge": (("correct", "bool", True),),
     "undo": (),
     "end": (),
+    "menu": (),
     "control": (("name", "str", True),),
 }
 

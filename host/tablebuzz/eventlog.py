@@ -31,12 +31,20 @@ def describe(ev):
     if kind == "armed":
         return "armed: " + " ".join("P%d" % p for p in ev["players"])
     if kind == "score":
-        return "score: " + "  ".join("P%d=%d" % (i + 1, s) for i, s in enumerate(ev["scores"]))
+        unit = ev.get("unit", "points")
+        return "%s: " % unit + "  ".join("P%d=%d" % (i + 1, s) for i, s in enumerate(ev["scores"]))
+    if kind == "finished":
+        return "finished: P%d takes place %d" % (ev["player"], ev["place"])
+    if kind == "skip":
+        return "skip: P%d puts the card under the pile (%d left)" % (ev["player"], ev["cards"])
+    if kind == "menu":
+        return "menu: %s = %s  (%d/%d)" % (ev["step"], ev["value"], ev["index"], ev["of"])
     if kind == "judge":
         return "judge: P%d %s" % (ev["player"], "correct" if ev["correct"] else "wrong")
     if kind == "game_over":
+        unit = ev.get("unit", "points")
         ranks = "  ".join(
-            "%d. P%d (%d)" % (r["place"], r["player"], r["points"]) for r in ev["ranking"]
+            "%d. P%d (%d %s)" % (r["place"], r["player"], r["score"], unit) for r in ev["ranking"]
         )
         return "game over: %s  seed %s" % (ranks, ev["seed"])
     if kind == "error":

@@ -17,26 +17,40 @@ class GameError(Exception):
         self.detail = detail
 
 
-def parse_options(spec, given):
-    """Options dict from `given` (a dict from the wire) checked against `spec`.
+def option(name, default, check, choices):
+    """One game option: its name, default, check(value) -> value (raises ValueError with the
+    reason) and the values the control-button menu cycles through (the default among them)."""
+    return (name, default, check, choices)
 
-    `spec` maps name -> (default, check), where check(value) returns the value to use or raises
-    ValueError with the reason. Raises GameError("unknown_option" | "bad_option").
-    """
+
+def parse_options(spec, given):
+    """Options dict from `given` (a dict from the wire) checked against `spec`, a tuple of
+    option(...) in menu order. Raises GameError("unknown_option" | "bad_option")."""
     options = {}
-    for name in spec:
-        options[name] = spec[name][0]
+    names = []
+    for name, default, _, _ in spec:
+        options[name] = default
+        names.append(name)
     for name in given:
-        if name not in spec:
+        if name not in names:
             raise GameError(
-                "unknown_option", "no option %s (options: %s)" % (name, ", ".join(sorted(spec)))
+                "unknown_option", "no option %s (options: %s)" % (name, ", ".join(names) or "none")
             )
-        try:
-            options[name] = spec[name][1](given[name])
-        except ValueError as e:
-            reason = e.args[0] if e.args else "bad value"
-            raise GameError("bad_option", "%s: %s" % (name, reason)) from None
+    for name, _, check, _ in spec:
+        if name in given:
+            try:
+                options[name] = check(given[name])
+            except ValueError as e:
+                reason = e.args[0] if e.args else "bad value"
+                raise GameError("bad_option", "%s: %s" % (name, reason)) from None
     return options
+
+
+def flag(value):
+    """A check for parse_options: true or false."""
+    if value is True or value is False:
+        return value
+    raise ValueError("true or false")
 
 
 def int_in(low, high):
@@ -71,7 +85,7 @@ class Game:
     name = "?"
     min_players = 2
     max_players = 8
-    OPTIONS = {}
+    OPTIONS = ()  # type: tuple  # option(...) tuples, in menu order
 
     def __init__(self, players, options):
         self.players = players
@@ -90,6 +104,7 @@ class Game:
     # The interface the App drives (refbox.app); each game implements what it uses.
     phase = "ready"
     scores = []  # type: list
+    answering = None  # the 0-based player who has the floor, if any
 
     def eligible(self):
         """0-based players who may race now."""
@@ -108,8 +123,18 @@ class Game:
         return ("win", player)
 
     def ranking(self):
-        """[(place, player, points)], 1-based."""
+        """[(place, player, score)], 1-based."""
         return []
+
+    unit = "points"  # what `scores` counts
+
+    def score_event(self):
+        """The `score` protocol event: every player's score and its unit."""
+        return ("score", (("scores", list(self.scores)), ("unit", self.unit)))
+
+    def press_entry(self, player):
+        """A log entry for a press outside the race (a gesture), or None."""
+        return None
 
     def is_scoring(self, entry):
         """True for the entries undo takes back."""

@@ -8,7 +8,7 @@ wins; otherwise the game ends with `end`. Source: issue "Foundation", item 6; ru
 "Common".
 """
 
-from refbox.games.base import Game, GameError, int_in, lockout_rule
+from refbox.games.base import Game, GameError, int_in, lockout_rule, option
 
 READY = "ready"  # question being read; buzzers not armed
 RACING = "racing"  # buzzers armed
@@ -18,10 +18,10 @@ OVER = "over"
 
 class Quiz(Game):
     name = "quiz"
-    OPTIONS = {
-        "false_start": (250, lockout_rule),
-        "target": (0, int_in(0, 999)),
-    }
+    OPTIONS = (
+        option("false_start", 250, lockout_rule, (250, 500, 1000, "race", "off")),
+        option("target", 0, int_in(0, 999), (0, 3, 5, 10, 15, 20)),
+    )
 
     def reset(self):
         self.scores = [0] * self.players
@@ -66,7 +66,7 @@ class Quiz(Game):
             events.append(("judge", (("player", player + 1), ("correct", entry[1]))))
             if entry[1]:
                 self.scores[player] += 1
-                events.append(("score", (("scores", list(self.scores)),)))
+                events.append(self.score_event())
                 self._next_question()
                 target = self.options["target"]
                 if target and self.scores[player] >= target:

@@ -1,0 +1,106 @@
+"""The set-up menu, driven by the four control buttons: game, number of players, then each option.
+
+ARM shows the next value, NO the previous one, YES confirms and moves on (the last YES starts the
+game), UNDO goes back one step. Holding UNDO for 2 s in a game returns here (see refbox.controls).
+Every change is announced as a `menu` event; the marker bar shows the value's position.
+Documented in README.md "At the table".
+"""
+
+from refbox.games import GAME_ORDER, GAMES
+
+
+def _show(value):
+    if value is True:
+        return "on"
+    if value is False:
+        return "off"
+    return str(value)
+
+
+class Menu:
+    def __init__(self, stations, game="quiz"):
+        self.stations = stations
+        self.game = game
+        self.players = stations
+        self.choice = {}
+        self._reset_options()
+        self.step = 0
+
+    def _cls(self):
+        return GAMES[self.game]
+
+    def _reset_options(self):
+        cls = self._cls()
+        self.players = max(cls.min_players, min(self.players, cls.max_players, self.stations))
+        self.choice = {}
+        for name, default, _, _ in cls.OPTIONS:
+            self.choice[name] = default
+
+    def steps(self):
+        return ["game", "players"] + [opt[0] for opt in self._cls().OPTIONS]
+
+    def _values(self, step):
+        cls = self._cls()
+        if step == "game":
+            return list(GAME_ORDER)
+        if step == "players":
+            return list(range(cls.min_players, min(cls.max_players, self.stations) + 1))
+        for name, _, _, choices in cls.OPTIONS:
+            if name == step:
+                return list(choices)
+        return []
+
+    def _current(self, step):
+        if step == "game":
+            return self.game
+        if step == "players":
+            return self.players
+        return self.choice[step]
+
+    def _set(self, step, value):
+        if step == "game":
+            self.game = value
+            self._reset_options()
+        elif step == "players":
+            self.players = value
+        else:
+            self.choice[step] = value
+
+    def position(self):
+        """(step name, index of the current value, number of values)."""
+        step = self.steps()[self.step]
+        values = self._values(step)
+        current = self._current(step)
+        return step, values.index(current) if current in values else 0, len(values)
+
+    def control(self, name):
+        """Apply a control; returns (game, players, options) when the last YES starts the game."""
+        step = self.steps()[self.step]
+        values = self._values(step)
+        if name == "arm" or name == "no":
+            _, index, count = self.position()
+            index = (index + (1 if name == "arm" else -1)) % count
+            self._set(step, values[index])
+        elif name == "yes":
+            if self.step + 1 < len(self.steps()):
+                self.step += 1
+            else:
+                return self.game, self.players, dict(self.choice)
+        elif name == "undo" and self.step > 0:
+            self.step -= 1
+        return None
+
+    def event(self):
+        """The `menu` protocol event for the current step."""
+        step, index, count = self.position()
+        return (
+            "menu",
+            (
+                ("step", step),
+                ("value", _show(self._current(step))),
+                ("index", index + 1),
+                ("of", count),
+                ("game", self.game),
+                ("players", self.players),
+            ),
+        )

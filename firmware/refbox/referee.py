@@ -1,0 +1,259 @@
+"""The referee: the decisions between the switches and the wire. Pure: no clock, no hardware.
+
+It holds the set-up menu or the game being played, the arbiter of its races, and the game's seed;
+it turns accepted presses, race decisions, controls and protocol commands into game log entries and
+protocol events. The App (refbox.app) feeds it and passes `now` in; `emit(name, fields)` and
+`tone(freq_hz, ms)` go back out.
+"""
+
+from refbox.arbiter import ARMED, DECIDED, READY, Arbiter
+from refbox.games import GAME_ORDER, GAMES
+from refbox.games.base import Game, GameError, parse_options  # noqa: F401 (Game: type comment)
+from refbox.menu import Menu
+from refbox.prng import Prng, commitment, seed_hex
+from refbox.protocol import ProtocolError, parse_command
+from refbox.ticks import Stamp
+
+OVER = "over"
+
+
+class Referee:
+    def __init__(self, stations, emit, tone, entropy, hello_fields):
+        self.stations = stations
+        self.hello_fields = hello_fields
+        self.emit = emit
+        self.tone = tone
+        self.entropy = entropy
+        self.menu = None  # type: Menu | None
+        self.game = None  # type: Game  # type: ignore[assignment]
+        self.arbiter = Arbiter(None)
+        self.players = 0
+        self.seed = b""
+        self.tie_shown = False
+        self.now = 0
+
+    def error(self, code, detail):
+        self.emit("error", (("code", code), ("detail", detail)))
+
+    # ------------------------------------------------------------------ switches and races
+    def press(self, station, stamp):
+        """An accepted press of 0-based `station`, its contact closed at Stamp `stamp`."""
+        if self.game is None or station >= self.players:
+            return
+        self.emit("press", (("player", station + 1), ("t_us", stamp.us), ("t_ns", stamp.ns)))
+        out = []
+        self.arbiter.press(station, stamp, out)
+        self.arbiter_events(out)
+        entry = self.game.press_entry(station) if self.game.phase != OVER else None
+        if entry is not None:
+            self._record(entry)
+
+    def tick(self, now, settled):
+        """Advance to µs tick `now`; `settled` (a Stamp) is when every press has been captured."""
+        self.now = now
+        out = []
+        self.arbiter.tick(settled, out)
+        self.arbiter_events(out)
+
+    def arbiter_events(self, out):
+        for item in out:
+            kind = item[0]
+            if kind == "lockout":
+                self.emit(
+                    "lockout", (("player", item[1] + 1), ("reason", item[2]), ("ms", item[3]))
+                )
+                self.tone(220, 200)
+            elif kind == "unlock":
+                self.emit("unlock", (("player", item[1] + 1),))
+            elif kind == "margin":
+                winner, player, margin = item[1], item[2], item[3]
+                fields = (("winner", winner + 1), ("player", player + 1), ("margin_ns", margin))
+                self.emit("margin", fields)
+            elif kind == "race":
+                _, winner, margin, tied, first = item
+                self.tie_shown = bool(tied)
+                self.emit(
+                    "race",
+                    (
+                        ("winner", winner + 1),
+                        ("margin_ns", margin),
+                        ("tie", bool(tied)),
+                        ("tied", [p + 1 for p in tied]),
+                        ("t_us", first.us),
+                        ("t_ns", first.ns),
+                    ),
+                )
+                self.tone(1760, 150)
+                self._record(self.game.win_entry(winner))
+
+    def is_busy(self):
+        return self.arbiter.is_busy()
+
+    # ------------------------------------------------------------------ menu and games
+    def open_menu(self):
+        """Back to the set-up menu (a game in progress ends, its seed revealed)."""
+        if self.game is not None and self.game.phase != OVER and self.game.log:
+            self._game_over(abandoned=True)
+        last = self.game.name if self.game is not None else GAME_ORDER[0]
+        self.menu = Menu(self.stations, last)
+        self.game = None  # type: ignore[assignment]
+        self.arbiter = Arbiter(None)
+        self.players = 0
+        self.emit(*self.menu.event())
+
+    def new_game(self, name, players, given_options):
+        """Start game `name` for `players` with options from the wire. Raises GameError."""
+        if name not in GAMES:
+            raise GameError("unknown_game", "games: %s" % ", ".join(GAME_ORDER))
+        cls = GAMES[name]
+        high = min(cls.max_players, self.stations)
+        if not cls.min_players <= players <= high:
+            raise GameError(
+                "bad_players", "%s takes %d to %d players" % (name, cls.min_players, high)
+            )
+        options = parse_options(cls.OPTIONS, given_options)
+        if self.game is not None and self.game.phase != OVER and self.game.log:
+            self._game_over(abandoned=True)  # reveal the seed of a game that was played
+        self.menu = None
+        self.game = cls(players, options)
+        self.players = players
+        self.seed = self.entropy()
+        self.arbiter = Arbiter(Prng(self.seed))
+        self.arbiter.false_start = options.get("false_start", 250)
+        self.tie_shown = False
+        self.emit(
+            "game",
+            (
+                ("game", name),
+                ("players", players),
+                ("options", options),
+                ("commit", commitment(self.seed)),
+            ),
+        )
+        self.emit(*self.game.score_event())
+        self._sync_arbiter()
+
+    def _record(self, entry):
+        for name, fields in self.game.record(entry):
+            self.emit(name, fields)
+        self._sync_arbiter()
+
+    def _sync_arbiter(self):
+        game = self.game
+        phase = game.phase
+        arbiter = self.arbiter
+        if phase == OVER:
+            arbiter.idle()
+            self._game_over(abandoned=False)
+        elif phase == "ready":
+            if arbiter.phase != READY:
+                arbiter.ready()
+        elif phase == "racing":
+            eligible = game.eligible()
+            if arbiter.phase != ARMED or arbiter.eligible != eligible:
+                arbiter.arm(Stamp(self.now), eligible)
+                self.tie_shown = False
+                self.emit("armed", (("players", [p + 1 for p in eligible]),))
+                self.tone(988, 80)
+        elif arbiter.phase != DECIDED:
+            arbiter.idle()
+
+    def _game_over(self, abandoned):
+        game = self.game
+        ranking = [{"place": pl, "player": p, "score": sc} for pl, p, sc in game.ranking()]
+        self.emit(
+            "game_over",
+            (
+                ("game", game.name),
+                ("ranking", ranking),
+                ("unit", game.unit),
+                ("abandoned", abandoned),
+                ("seed", seed_hex(self.seed)),
+            ),
+        )
+        game.phase = OVER
+        self.tone(1319, 600)
+
+    def undo(self):
+        dropped = self.game.undo()
+        self.emit("undo", (("dropped", dropped),))
+        self.emit(*self.game.score_event())
+        self._sync_arbiter()
+
+    # ------------------------------------------------------------------ controls and commands
+    def control(self, name):
+        """A control button (or the `control` command): arm, yes, no, undo, undo:hold."""
+        try:
+            if name == "undo:hold":
+                self.open_menu()
+            elif self.menu is not None:
+                started = self.menu.control(name)
+                if started is None:
+                    self.emit(*self.menu.event())
+                else:
+                    self.new_game(*started)
+            elif self.game.phase == OVER:
+                if name == "yes" or name == "arm":
+                    self.open_menu()  # after the ranking, any confirm goes back to the menu
+                else:
+                    raise GameError("not_now", "the game is over; YES for the menu")
+            elif name == "arm":
+                self._record(self.game.arm_entry())
+            elif name == "yes" or name == "no":
+                self._record(self.game.judge_entry(name == "yes"))
+            elif name == "undo":
+                self.undo()
+            else:
+                self.error("bad_value", "unknown control %s" % name)
+        except GameError as e:
+            self.error(e.code, e.detail)
+
+    def command_line(self, line):
+        """One protocol line (bytes); errors become `error` events."""
+        try:
+            name, args = parse_command(line)
+            self.command(name, args)
+        except (ProtocolError, GameError) as e:
+            self.error(e.code, e.detail)
+
+    def command(self, name, args):
+        """Run one parsed command (docs/protocol.md). Raises ProtocolError or GameError."""
+        if name == "hello":
+            self.emit("hello", self.hello_fields())
+        elif name == "state":
+            if self.menu is not None:
+                self.emit(*self.menu.event())
+            else:
+                self.emit("state", self._state_fields())
+        elif name == "new_game":
+            players = args.get("players", self.stations)
+            self.new_game(args["game"], players, args.get("options", {}))
+        elif name == "control":
+            self.control(args["name"])
+        elif name == "menu":
+            self.open_menu()
+        elif self.menu is not None:
+            raise GameError("not_now", "no game is running: choose one in the menu or new_game")
+        elif self.game.phase == OVER:
+            raise GameError("not_now", "the game is over; start a new one")
+        elif name == "arm":
+            self._record(self.game.arm_entry())
+        elif name == "judge":
+            self._record(self.game.judge_entry(args["correct"]))
+        elif name == "undo":
+            self.undo()
+        elif name == "end":
+            self._record(("end",))
+
+    def _state_fields(self):
+        game = self.game
+        return (
+            ("game", game.name),
+            ("players", self.players),
+            ("phase", game.phase),
+            ("scores", list(game.scores)),
+            ("unit", game.unit),
+            ("eligible", [p + 1 for p in game.eligible()]),
+            ("locked", sorted([p + 1 for p in self.arbiter.locked])),
+            ("log", len(game.log)),
+        )
