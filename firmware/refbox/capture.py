@@ -7,7 +7,7 @@ Two capture paths feed the same ring (see refbox.board):
   word stays a MicroPython small int. Every word is chained to the one before: the counts between
   them give the exact gap, and the µs ticks at which the handler drained each word resolve how many
   counter wraps lie between (drain latency is < 1 ms, a wrap is 0.94 s). The chain starts at the
-  tick taken just before the state machine was started, when the counter held all ones.
+  tick read around `sm.active(1)`, plus the 5 cycles to the first sample (counter all ones).
 - Snapshots: a `GPIO_IN` read with the µs tick at which the handler ran (the pin-IRQ fallback, and
   the resynchronisation after a PIO FIFO overflow). Their resolution is the handler's, not the
   edge's.

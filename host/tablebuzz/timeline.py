@@ -1,11 +1,12 @@
 """Read a simulator timeline (JSON lines) into validated, time-ordered records.
 
-Each line is one object with "at_us" (µs from the start of the run; an integer or a number with up
-to
-three decimals, i.e. ns; may exceed 2**30) and exactly one action:
-  {"press": P} / {"release": P}   player P's contact closes / opens (1-based; stays closed until
-  released) {"control": NAME}               a control button is pressed (and released 120 ms later)
-  {"send": {...}}                 a protocol command from the host;  {"send_raw": "text"} any line
+Each line is one object with "at_us" (µs from the start of the run; an integer, or a number with
+up to three decimals = ns; may exceed 2**30) and exactly one action:
+  {"press": P} / {"release": P}   player P's contact closes / opens (1-based); it stays closed
+                                  until released
+  {"control": NAME}               a control is pressed and released 120 ms later ("hold_ms": N
+                                  holds it longer: UNDO held 2 s returns to the menu)
+  {"send": {...}}                 a protocol command from the host; {"send_raw": "text"} any line
   {"glitch": P, "width_ns": W}    a noise pulse on player P's open contact (default 500 ns)
   {"mask_us": N}                  interrupts masked N µs (as a CPU NeoPixel or flash write)
   {"gc_us": N}                    a gc.collect() pause of N µs
@@ -80,11 +81,14 @@ def parse(text, players, controls):
         actions = [k for k in obj if k in ACTIONS]
         if len(actions) != 1:
             raise TimelineError(line_no, "each line needs exactly one of: " + ", ".join(ACTIONS))
-        extra = set(obj) - {"at_us", actions[0], "width_ns"}
-        if extra or ("width_ns" in obj and actions[0] != "glitch"):
-            raise TimelineError(
-                line_no, "unknown key(s): " + ", ".join(sorted(extra or {"width_ns"}))
-            )
+        allowed = {"at_us", actions[0]}
+        if actions[0] == "glitch":
+            allowed.add("width_ns")
+        if actions[0] == "control":
+            allowed.add("hold_ms")
+        extra = set(obj) - allowed
+        if extra:
+            raise TimelineError(line_no, "unknown key(s) here: " + ", ".join(sorted(extra)))
         kind = actions[0]
         value = obj[kind]
         rec = {"t": _at_ns(obj["at_us"], line_no), "line_no": line_no}
@@ -99,6 +103,8 @@ def parse(text, players, controls):
                     line_no, "unknown control %r (controls: %s)" % (value, ", ".join(controls))
                 )
             rec.update(k="control", name=value)
+            hold_ms = _positive_int(obj.get("hold_ms", 120), line_no, "hold_ms")
+            rec["hold_ns"] = hold_ms * 10**6
         elif kind == "send":
             if not isinstance(value, dict):
                 raise TimelineError(line_no, '"send" takes a protocol command object')

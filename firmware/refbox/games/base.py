@@ -46,6 +46,11 @@ def parse_options(spec, given):
     return options
 
 
+def false_start_option():
+    """The false-start lockout every racing game offers (rules/README.md "Armed / not armed")."""
+    return option("false_start", 250, lockout_rule, (250, 500, 1000, "race", "off"))
+
+
 def flag(value):
     """A check for parse_options: true or false."""
     if value is True or value is False:

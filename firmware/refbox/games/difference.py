@@ -19,7 +19,7 @@ section "difference" (house reading).
   player is left (rulebook "End of the Game").
 """
 
-from refbox.games.base import Game, GameError, flag, option
+from refbox.games.base import Game, GameError, false_start_option, flag, option
 
 CARDS_PER_PLAYER = {2: 12, 3: 8, 4: 6, 5: 4, 6: 4}
 
@@ -34,6 +34,7 @@ class Difference(Game):
     min_players = 2
     max_players = 6
     OPTIONS = (
+        false_start_option(),
         option("retry_after_wrong", False, flag, (False, True)),
         option("beginner", False, flag, (False, True)),
         option("advanced", False, flag, (False, True)),

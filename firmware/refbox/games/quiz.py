@@ -8,7 +8,7 @@ wins; otherwise the game ends with `end`. Source: issue "Foundation", item 6; ru
 "Common".
 """
 
-from refbox.games.base import Game, GameError, int_in, lockout_rule, option
+from refbox.games.base import Game, GameError, false_start_option, int_in, option
 
 READY = "ready"  # question being read; buzzers not armed
 RACING = "racing"  # buzzers armed
@@ -19,7 +19,7 @@ OVER = "over"
 class Quiz(Game):
     name = "quiz"
     OPTIONS = (
-        option("false_start", 250, lockout_rule, (250, 500, 1000, "race", "off")),
+        false_start_option(),
         option("target", 0, int_in(0, 999), (0, 3, 5, 10, 15, 20)),
     )
 

@@ -149,7 +149,7 @@ class Simulation:
         elif kind == "control":
             contact = self.controls[rec["name"]]
             contact.press()
-            world.at(world.now + 120000000, self._release_control, contact)
+            world.at(world.now + rec.get("hold_ns", 120000000), self._release_control, contact)
         elif kind == "send":
             self.console.inbox += rec["line"].encode() + b"\n"
         elif kind == "glitch":

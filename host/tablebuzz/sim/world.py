@@ -1,10 +1,8 @@
-"""The simulated world: a virtual clock in ns, an event queue, GPIO levels and the CPU's
-interrupts.
+"""The simulated world: virtual clock (ns), event queue, GPIO levels, the CPU's interrupts.
 
 The fakes in `fakes/` (machine, rp2, neopixel, micropython) talk to `world.current`. Figures are
-the measurements in shared/design.md (emulated RP2040, MicroPython v1.28.0), each a class attribute
-so a
-test can change it:
+the measurements in shared/design.md (emulated RP2040, MicroPython v1.28.0), each a class
+attribute so a test can change it:
 - hard IRQ latency 20-25 µs after the request; one pin handler every ~45 µs; pins pending together
   are served lowest GPIO first; a pin whose IRQ is already pending merges further edges into that
   call;
