@@ -149,8 +149,8 @@ class Difference(Game):
         rest = [p for p in range(self.players) if p not in self.finished]
         rest.sort(key=lambda p: (len(self.piles[p]), p))
         result = []  # type: list
-        for p in self.finished:
-            result.append((len(result) + 1, p + 1, 0))
+        for p in self.finished:  # the last player left may still hold cards
+            result.append((len(result) + 1, p + 1, len(self.piles[p])))
         for i, p in enumerate(rest):
             left = len(self.piles[p])
             if i and left == len(self.piles[rest[i - 1]]):

@@ -169,8 +169,9 @@ class Simulation:
         end = 0
         for rec in records:
             world.at(rec["t"], self._record, rec)
-            if rec["t"] > end:
-                end = rec["t"]
+            last = rec["t"] + rec.get("hold_ns", 0)  # a held control acts until it is let go
+            if last > end:
+                end = last
         world.run_until(end)
         limit = end + TAIL_NS
         while True:
