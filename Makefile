@@ -6,10 +6,11 @@ PORT ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help sim test lint typecheck test-fast flash repl monitor pinmap bench clean
+.PHONY: help sim demo test lint typecheck test-fast flash repl monitor pinmap bench clean
 
 help:
-	@echo "make sim        run the simulator (a scripted demo until the interactive screen lands)"
+	@echo "make sim        the interactive simulator: the real firmware, your keyboard as the buzzers"
+	@echo "make demo       play examples/quiz_demo.jsonl headless and print the events"
 	@echo "make test       lint, type-check and run both test lanes (CPython and MicroPython)"
 	@echo "make flash      compile firmware/ with mpy-cross and copy it to the board (PORT=...)"
 	@echo "make monitor    print the board's protocol events (PORT=...)"
@@ -25,6 +26,9 @@ $(STAMP): pyproject.toml
 
 sim: $(STAMP)
 	$(BIN)/tablebuzz sim $(ARGS)
+
+demo: $(STAMP)
+	$(BIN)/tablebuzz sim --script examples/quiz_demo.jsonl --pretty
 
 lint: $(STAMP)
 	$(BIN)/ruff check firmware host tests bench

@@ -96,7 +96,7 @@ def test_first_to_zero_without_play_on_ends_the_game():
                    {"at_us": t + 200000, "control": "yes"}]
         t += 400000
     result = run_sim(timeline(*script))
-    over = events(result, "game_over")[0]
+    over = events(result, "game_over")[-1]
     assert over["ranking"] == [{"place": 1, "player": 1, "score": 0},
                                {"place": 2, "player": 2, "score": 12}]
     assert events(result, "finished") == [{"ev": "finished", "player": 1, "place": 1}]
@@ -137,7 +137,7 @@ def test_holding_undo_returns_to_the_menu_and_reveals_the_seed():
         {"at_us": 600000, "control": "undo", "hold_ms": 2500},
     ))
     assert events(result, "undo") == []  # the hold is not an undo
-    over = events(result, "game_over")[0]
+    over = events(result, "game_over")[-1]
     assert over["abandoned"] is True and len(over["seed"]) == 32
     assert events(result, "menu")[-1]["step"] == "game"
 

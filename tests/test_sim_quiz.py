@@ -155,7 +155,7 @@ def test_target_ends_the_game_with_a_ranking():
         ]
         t += 500000
     result = run_sim(timeline(*script))
-    over = events(result, "game_over")[0]
+    over = events(result, "game_over")[-1]
     assert over["ranking"][0] == {"place": 1, "player": 2, "score": 2}
     assert over["unit"] == "points"
     assert [r["place"] for r in over["ranking"]] == [1, 2, 2]

@@ -92,8 +92,8 @@ class Referee:
     # ------------------------------------------------------------------ menu and games
     def open_menu(self):
         """Back to the set-up menu (a game in progress ends, its seed revealed)."""
-        if self.game is not None and self.game.phase != OVER and self.game.log:
-            self._game_over(abandoned=True)
+        if self.game is not None and self.game.phase != OVER:
+            self._game_over(abandoned=True)  # a published commitment is always honoured
         last = self.game.name if self.game is not None else GAME_ORDER[0]
         self.menu = Menu(self.stations, last)
         self.game = None  # type: ignore[assignment]
@@ -112,8 +112,8 @@ class Referee:
                 "bad_players", "%s takes %d to %d players" % (name, cls.min_players, high)
             )
         options = parse_options(cls.OPTIONS, given_options)
-        if self.game is not None and self.game.phase != OVER and self.game.log:
-            self._game_over(abandoned=True)  # reveal the seed of a game that was played
+        if self.game is not None and self.game.phase != OVER:
+            self._game_over(abandoned=True)  # a published commitment is always honoured
         self.menu = None
         self.game = cls(players, options)
         self.players = players

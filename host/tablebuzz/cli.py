@@ -114,40 +114,9 @@ def _fail(message):
     return 2
 
 
-def cmd_sim(args):
-    simulate._ensure_paths()
-    from refbox import pinmap
-    from refbox.games import GAMES
-
-    if args.script is None:
-        from tablebuzz.paths import REPO
-
-        args.script = str(REPO / "examples" / "quiz_demo.jsonl")
-        args.pretty = True
-    if args.game not in GAMES:
-        return _fail("unknown game %r (games: %s)" % (args.game, ", ".join(sorted(GAMES))))
-    players = args.players if args.players is not None else pinmap.PLAYER_COUNT
-    if not 2 <= players <= pinmap.PLAYER_COUNT:
-        return _fail("--players must be 2..%d on this pin map" % pinmap.PLAYER_COUNT)
-    if not 0 <= args.ticks_start < 1 << 30:
-        return _fail("--ticks-start must be 0..2**30-1")
-    try:
-        text = (
-            sys.stdin.read() if args.script == "-" else open(args.script, encoding="utf-8").read()
-        )
-    except OSError as e:
-        return _fail("cannot read %s: %s" % (args.script, e.strerror))
-    except UnicodeDecodeError:
-        return _fail("%s is not UTF-8 text" % args.script)
-    try:
-        records = parse(text, players, [name for name, _ in pinmap.CONTROLS])
-    except TimelineError as e:
-        return _fail("%s: %s" % (args.script, e))
-    seed = args.seed
-    if seed is None:
-        seed = os.urandom(16).hex()
-        print("tablebuzz: simulated chip seed %s (replay with --seed)" % seed, file=sys.stderr)
-    header = {
+def _header(args, players, seed):
+    """The simulation header (see tablebuzz.sim.runner) from the command line."""
+    return {
         "seed": seed,
         "game": args.game,
         "players": players,
@@ -157,6 +126,54 @@ def cmd_sim(args):
         "bounce": args.bounce,
         "ticks_origin_us": args.ticks_start,
     }
+
+
+def cmd_sim(args):
+    simulate._ensure_paths()
+    from refbox import pinmap
+    from refbox.games import GAME_ORDER, GAMES
+    from refbox.games.base import GameError, parse_options
+
+    if args.game not in GAMES:
+        return _fail("unknown game %r (games: %s)" % (args.game, ", ".join(GAME_ORDER)))
+    cls = GAMES[args.game]
+    high = min(cls.max_players, pinmap.PLAYER_COUNT)
+    players = args.players if args.players is not None else high
+    if not cls.min_players <= players <= high:
+        return _fail("--players for %s must be %d..%d" % (args.game, cls.min_players, high))
+    try:
+        parse_options(cls.OPTIONS, args.options)
+    except GameError as e:
+        return _fail("--options: %s" % e.detail)
+    if not 0 <= args.ticks_start < 1 << 30:
+        return _fail("--ticks-start must be 0..2**30-1")
+    seed = args.seed
+    if seed is None:
+        seed = os.urandom(16).hex()
+        print("tablebuzz: simulated chip seed %s (replay with --seed)" % seed, file=sys.stderr)
+    header = _header(args, players, seed)
+    if args.script is None:
+        if args.interpreter != "cpython":
+            return _fail("the interactive simulator runs on CPython; use --script for MicroPython")
+        if not sys.stdout.isatty():
+            return _fail("the interactive simulator needs a terminal; use --script FILE")
+        from tablebuzz import tui
+
+        return tui.run(header)
+    try:
+        if args.script == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.script, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as e:
+        return _fail("cannot read %s: %s" % (args.script, e.strerror))
+    except UnicodeDecodeError:
+        return _fail("%s is not UTF-8 text" % args.script)
+    try:
+        records = parse(text, players, [name for name, _ in pinmap.CONTROLS])
+    except TimelineError as e:
+        return _fail("%s: %s" % (args.script, e))
     try:
         lines = simulate.run(header, records, args.interpreter)
     except simulate.SimError as e:

@@ -11,6 +11,11 @@ def _ms(ns):
     return "%.2f ms" % (ns / 1e6)
 
 
+def _count(n, unit):
+    """'1 point', '3 cards'."""
+    return "%d %s" % (n, unit[:-1] if n == 1 and unit.endswith("s") else unit)
+
+
 def describe(ev):
     """One line for one event dict (unknown events are shown as their JSON fields)."""
     kind = ev.get("ev")
@@ -28,6 +33,8 @@ def describe(ev):
     if kind == "lockout":
         length = "%d ms" % ev["ms"] if ev.get("ms") is not None else "until next question"
         return "lockout: P%d (%s, %s)" % (ev["player"], ev["reason"].replace("_", " "), length)
+    if kind == "unlock":
+        return "unlock: P%d may race again" % ev["player"]
     if kind == "armed":
         return "armed: " + " ".join("P%d" % p for p in ev["players"])
     if kind == "score":
@@ -44,7 +51,8 @@ def describe(ev):
     if kind == "game_over":
         unit = ev.get("unit", "points")
         ranks = "  ".join(
-            "%d. P%d (%d %s)" % (r["place"], r["player"], r["score"], unit) for r in ev["ranking"]
+            "%d. P%d (%s)" % (r["place"], r["player"], _count(r["score"], unit))
+            for r in ev["ranking"]
         )
         return "game over: %s  seed %s" % (ranks, ev["seed"])
     if kind == "error":

@@ -1,0 +1,620 @@
+"""The interactive simulator: the real firmware on the simulated clock, in real time.
+
+`run(header)` opens the screen (the header is the dict `tablebuzz sim` builds: seed, game, players,
+options, capture, pixels, bounce, ticks_origin_us). Keys 1..N are the player buzzers, a/y/n/u the
+ARM/YES/NO/UNDO controls (shifted: held 2.5 s), q quits.
+
+Timing. Simulated ns 0 is the wall-clock moment the screen starts; sim ns = wall seconds since then
+x 1e9. Every ~5 ms a timer runs the world up to `now - lag` (20 ms behind the wall clock), so a key
+is always handled before the simulator reaches its moment: the contact closes at the exact ns the
+key event was stamped (textual stamps `Message.time` with its monotonic clock when the input thread
+parses the key), and two keys hit together are ordered, or tied, by the firmware's own capture and
+arbitration, not by the order this app handled them. Terminals send no key-up: a key is a press
+held 120 ms (like the timeline's control presses). A key for a contact still held is ignored.
+
+The firmware's loop is stepped every simulated millisecond, as on the board (the batch runner
+steps only while the firmware reports a timer), so the LED patterns that run without a timer, such
+as the tie winner's colour/white alternation, show as they would on the table.
+
+Tests inject a clock (`SimulatorApp(header, clock=...)`): the simulation then moves only when the
+test moves that clock, and keys are stamped with its current time (or by `key_time(event)`).
+"""
+
+import json
+
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import RichLog, Static
+
+from tablebuzz import simulate
+from tablebuzz.eventlog import describe
+
+try:  # the clock textual stamps events with (monotonic; perf_counter on Windows)
+    from textual._time import get_time as _textual_time
+except ImportError:  # pragma: no cover - a textual without it: same clock on POSIX
+    from time import monotonic as _textual_time
+
+TICK_S = 0.005  # how often the world is advanced to the wall clock
+LAG_S = 0.020  # the world runs this far behind the wall clock: the margin for input to arrive
+HOLD_NS = 120_000_000  # a key press holds its contact this long (no key-up in terminals)
+LONG_HOLD_NS = 2_500_000_000  # shift + control key
+LOOP_NS = 1_000_000  # the firmware loop period
+MAX_BEHIND_NS = 5_000_000_000  # after a stall (a suspended terminal) simulated time skips the rest
+BLINK_WINDOW_NS = 600_000_000  # a pixel that alternated twice within this is shown as blinking
+LOG_LINES = 500
+
+CONTROL_KEYS = (("a", "arm", "ARM"), ("y", "yes", "YES"), ("n", "no", "NO"), ("u", "undo", "UNDO"))
+
+PHASE_HINTS = {
+    "ready": "ready: [a] arms the buzzers",
+    "racing": "ARMED: buzz!",
+    "answering": "P%d answers: [y] correct  [n] wrong",
+    "over": "game over: [y] for the menu",
+    "menu": "MENU %s  [a]next [n]prev [y]ok [u]back",
+}
+
+OFF_RGB = (48, 48, 48)  # an unlit LED is drawn dark grey so its shape stays visible
+
+
+def run(header, records=None):
+    """Open the interactive simulator; returns the exit status (0 on q)."""
+    app = SimulatorApp(header, records=records)
+    app.run()
+    return app.return_code or 0
+
+
+def _hex(rgb):
+    return "#%02x%02x%02x" % rgb
+
+
+class Buzzer(Static):
+    """One station: the arcade button in the player's colour and its LED as the firmware drives
+    it."""
+
+    DEFAULT_CSS = """
+    Buzzer {
+        width: 1fr;
+        height: 7;
+        border: round #555555;
+        border-title-align: center;
+        border-subtitle-align: center;
+        text-align: center;
+        content-align: center middle;
+    }
+    """
+
+    def __init__(self, station, colour, **kwargs):
+        super().__init__(**kwargs)
+        self.station = station
+        self.colour = colour
+        self.level = "off"  # off / dim / full / white / on / blink / tie: for people and tests
+        self.rgb = (0, 0, 0)  # the LED as it looks now (display colour; (0, 0, 0) = off)
+        self.pressed = False
+        self.in_game = True
+        self._shown = None
+
+    def on_mount(self):
+        self.border_title = "P%d" % (self.station + 1)
+        self._paint()
+
+    def show(self, rgb, level, pressed, in_game):
+        self.rgb, self.level, self.pressed, self.in_game = rgb, level, pressed, in_game
+        self._paint()
+
+    def _paint(self):
+        key = (self.rgb, self.level, self.pressed, self.in_game)
+        if key == self._shown or not self.is_mounted:
+            return  # nothing changed: no redraw, no flicker
+        self._shown = key
+        player = _hex(self.colour) if self.in_game else "#555555"
+        self.styles.border = ("heavy" if self.pressed else "round", player)
+        self.styles.border_title_color = player
+        self.styles.border_title_style = "bold reverse" if self.pressed else "bold"
+        self.border_subtitle = ("key %d" % (self.station + 1)) if self.in_game else "unused"
+        lit = self.rgb != (0, 0, 0)
+        led = _hex(self.rgb if lit else OFF_RGB)
+        text = Text("\n", justify="center")
+        for row in ("▄█████▄", "███████", "▀█████▀"):
+            text.append(row + "\n", style=led)
+        label = {
+            "off": "off",
+            "dim": "dim",
+            "full": "LIT",
+            "white": "WHITE",
+            "blink": "BLINK",
+            "tie": "TIE WIN",
+            "on": "on",
+        }.get(self.level, "?")
+        if self.pressed:
+            text.append("▼ %s ▼" % label, style="bold reverse " + player)
+        else:
+            text.append(label, style=("bold " + led) if lit else "#777777")
+        self.update(text)
+
+
+class ControlButton(Static):
+    DEFAULT_CSS = """
+    ControlButton {
+        width: 1fr;
+        height: 3;
+        border: round #666666;
+        text-align: center;
+        color: #dddddd;
+    }
+    """
+
+    def __init__(self, key, name, label, **kwargs):
+        super().__init__(**kwargs)
+        self.key, self.control, self.label = key, name, label
+        self.pressed = False
+        self._shown = None
+
+    def on_mount(self):
+        self._paint()
+
+    def show(self, pressed):
+        self.pressed = pressed
+        self._paint()
+
+    def _paint(self):
+        if self._shown == self.pressed or not self.is_mounted:
+            return
+        self._shown = self.pressed
+        self.styles.border = ("heavy", "#ffd75f") if self.pressed else ("round", "#666666")
+        text = Text()
+        text.append(" %s " % self.key, style="bold black on #ffd75f")
+        text.append(" " + self.label, style="bold reverse" if self.pressed else "bold")
+        self.update(text)
+
+
+class MarkerBar(Static):
+    DEFAULT_CSS = """
+    MarkerBar {
+        width: 34;
+        height: 3;
+        border: round #555555;
+        border-title-color: #999999;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, count, **kwargs):
+        super().__init__(**kwargs)
+        self.pixels = [(0, 0, 0)] * count
+        self._shown = None
+
+    def on_mount(self):
+        self.border_title = "marker bar"
+        self.show(self.pixels)
+
+    def show(self, pixels):
+        self.pixels = list(pixels)
+        if self.pixels == self._shown or not self.is_mounted:
+            return
+        self._shown = self.pixels
+        text = Text()
+        for i, rgb in enumerate(self.pixels):
+            text.append(
+                "██" if rgb != (0, 0, 0) else "▒▒",
+                style=_hex(rgb if rgb != (0, 0, 0) else OFF_RGB),
+            )
+            if i + 1 < len(self.pixels):
+                text.append(" ")
+        self.update(text)
+
+
+class SimulatorApp(App):
+    """The firmware in the simulator, driven from the keyboard in real time."""
+
+    TITLE = "tablebuzz simulator"
+    CSS = """
+    Screen { background: #101418; }
+    #title { height: 1; background: #1f3a5f; color: #ffffff; }
+    #buzzers { height: 7; }
+    #bottom { height: 3; }
+    #scores { height: 1; padding: 0 1; }
+    #log {
+        height: 1fr;
+        border: round #3a4450;
+        border-title-color: #8899aa;
+        background: #101418;
+        scrollbar-size-vertical: 1;
+    }
+    #help { height: 1; background: #26303a; color: #c0c8d0; }
+    """
+
+    def __init__(self, header, clock=None, key_time=None, records=None, tick_s=TICK_S):
+        super().__init__()
+        simulate._ensure_paths()
+        from refbox import pinmap
+
+        from tablebuzz.sim import runner
+
+        self.header = dict(header)
+        self.pinmap = pinmap
+        self._clock = clock or _textual_time
+        if key_time is None:
+            key_time = (lambda event: self._clock()) if clock else (lambda event: event.time)
+        self._key_time = key_time
+        self._tick_s = tick_s
+        self._lag_s = LAG_S
+        self._origin = None  # wall time of sim ns 0, set when the screen starts
+        self._inbox = []
+        self.sim = runner.Simulation(self.header, self._sink)
+        self.world = self.sim.world
+        self.stations = pinmap.PLAYER_COUNT
+        self.players = self.header.get("players") or self.stations
+        self.game = self.header.get("game") or "?"
+        self.scores = [0] * self.players
+        self.phase = None
+        self.answering = None
+        self.menu = ""
+        self.unit = "points"
+        self.log_lines = []  # plain text of every log line, oldest first (the screen shows them)
+        self.late_keys = 0
+        self._held_until = {}  # contact -> sim ns its current press ends
+        self._scale = self._brightness()
+        self._title_shown = None
+        self._scores_shown = None
+        self._help_shown = None
+        self._screen_up = False  # the widgets exist (compose ran)
+        self._widgets = {}
+        self._pending_log = []
+        self.world.at(LOOP_NS, self._heartbeat, LOOP_NS)
+        for rec in records or ():
+            self.world.at(rec["t"], self.sim._record, rec)
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        pm = self.pinmap
+        w = self._widgets = {
+            "title": Static(id="title"),
+            "buzzers": [
+                Buzzer(i, pm.PLAYER_COLOURS[i], id="buzzer%d" % (i + 1))
+                for i in range(self.stations)
+            ],
+            "marker": MarkerBar(pm.MARKER_PIXELS, id="marker"),
+            "controls": [ControlButton(*spec, id="control_" + spec[1]) for spec in CONTROL_KEYS],
+            "scores": Static(id="scores"),
+            "log": RichLog(id="log", max_lines=LOG_LINES, wrap=False, auto_scroll=True),
+            "help": Static(id="help"),
+        }
+        w["log"].border_title = "events"
+        w["log"].can_focus = False
+        yield w["title"]
+        with Horizontal(id="buzzers"):
+            yield from w["buzzers"]
+        with Horizontal(id="bottom"):
+            yield w["marker"]
+            yield from w["controls"]
+        yield w["scores"]
+        yield w["log"]
+        yield w["help"]
+        self._screen_up = True
+        for text in self._pending_log:
+            w["log"].write(text)
+        self._pending_log = []
+
+    def on_mount(self):
+        self._origin = self._clock()
+        self.pump()
+        if self._tick_s:
+            self.set_interval(self._tick_s, self.pump)
+
+    # ------------------------------------------------------------------ the clock
+    def sim_ns(self, wall):
+        """Simulated ns for a wall-clock time (seconds on the app's clock)."""
+        return int(round((wall - self._origin) * 1e9))
+
+    def pump(self):
+        """Run the world up to the wall clock minus the input lag, then show what changed."""
+        if self._origin is None:
+            return
+        target = self.sim_ns(self._clock() - self._lag_s)
+        behind = target - self.world.now
+        if behind > MAX_BEHIND_NS:  # the process was stopped: skip, do not replay the gap
+            self._origin += (behind - MAX_BEHIND_NS) / 1e9
+            target = self.world.now + MAX_BEHIND_NS
+        if target > self.world.now:
+            self.world.run_until(target)
+        self._take_lines()
+        self._paint()
+
+    def _heartbeat(self, t):
+        """The board's loop runs every millisecond; keep the simulated one doing the same."""
+        self.sim._request_step()
+        self.world.at(t + LOOP_NS, self._heartbeat, t + LOOP_NS)
+
+    def _sink(self, ns, line):
+        self._inbox.append((ns, line))
+
+    # ------------------------------------------------------------------ keys
+    def on_key(self, event: events.Key) -> None:
+        char = event.character or ""
+        key = event.key
+        if key == "q" or char == "q":
+            event.stop()
+            self.exit(0)
+            return
+        at = self.sim_ns(self._key_time(event)) if self._origin is not None else 0
+        if len(char) == 1 and char in "123456789":
+            station = int(char) - 1
+            if station < self.players:
+                event.stop()
+                self.tap(self.sim.players[station], at, HOLD_NS)
+            return
+        for letter, name, _ in CONTROL_KEYS:
+            if char == letter or char == letter.upper():
+                event.stop()
+                hold = LONG_HOLD_NS if char.isupper() else HOLD_NS
+                self.tap(self.sim.controls[name], at, hold)
+                return
+
+    def tap(self, contact, at_ns, hold_ns=HOLD_NS):
+        """Close `contact` at simulated ns `at_ns` and open it `hold_ns` later; False if it was
+        still held (the key is ignored)."""
+        if at_ns < self._held_until.get(contact, -1):
+            return False
+        if at_ns < self.world.now:  # handled after the world passed its moment (a stall)
+            self.late_keys += 1
+            self._log(
+                Text(
+                    "input %.1f ms late: pressed at the simulator's now"
+                    % ((self.world.now - at_ns) / 1e6),
+                    style="italic #888888",
+                )
+            )
+            at_ns = self.world.now
+        self._held_until[contact] = at_ns + hold_ns
+        self.world.at(at_ns, self._close, contact)
+        self.world.at(at_ns + hold_ns, self._open, contact)
+        return True
+
+    def _close(self, contact):
+        contact.press()
+
+    def _open(self, contact):
+        contact.release()
+
+    # ------------------------------------------------------------------ device events
+    def _take_lines(self):
+        lines, self._inbox = self._inbox, []
+        for ns, line in lines:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                self._log(Text("?? " + line, style="red"), ns)
+                continue
+            self._event(ns, ev)
+
+    def _event(self, ns, ev):
+        kind = ev.get("ev")
+        if kind == "game":
+            self.game = ev.get("game", self.game)
+            self.players = ev.get("players", self.players)
+            self.scores = [0] * self.players
+            self.phase, self.answering = "ready", None
+            opts = " ".join("%s=%s" % kv for kv in sorted((ev.get("options") or {}).items()))
+            self._log(
+                Text(
+                    "new game: %s, %d players  %s" % (self.game, self.players, opts),
+                    style="bold #87d7ff",
+                ),
+                ns,
+            )
+            return
+        if kind == "hello":
+            self._log(
+                Text(
+                    "device: firmware %s, capture %s" % (ev.get("fw"), ev.get("capture")),
+                    style="#8899aa",
+                ),
+                ns,
+            )
+            return
+        if kind == "armed":
+            self.phase, self.answering = "racing", None
+        elif kind == "race":
+            self.phase, self.answering = "answering", ev.get("winner")
+        elif kind == "judge":
+            self.answering = None
+            self.phase = "ready" if ev.get("correct") else "racing"
+        elif kind == "score" and isinstance(ev.get("scores"), list):
+            self.scores = list(ev["scores"])
+            self.unit = ev.get("unit", self.unit)
+        elif kind == "state":
+            self.phase = ev.get("phase", self.phase)
+            if isinstance(ev.get("scores"), list):
+                self.scores = list(ev["scores"])
+        elif kind == "game_over":
+            self.phase, self.answering = "over", None
+        elif kind == "menu":
+            self.phase = "menu"
+            self.menu = "%s=%s" % (ev.get("step"), ev.get("value"))
+            self.players = ev.get("players", self.players)
+        elif kind == "undo":
+            self.phase = None  # unknown until the next event says
+        try:
+            line = describe(ev)
+        except (KeyError, TypeError, ValueError):
+            line = "%s: %s" % (kind, json.dumps({k: v for k, v in ev.items() if k != "ev"}))
+        self._log(self._styled(kind, ev, line), ns, line)
+
+    def _styled(self, kind, ev, line):
+        colours = self.pinmap.PLAYER_COLOURS
+        if kind == "race":
+            winner = ev.get("winner") or 1
+            text = Text()
+            text.append(" RACE ", style="bold black on #ffd75f")
+            body = line.split(": ", 1)[-1]
+            text.append(" %s " % body, style="bold black on " + _hex(colours[winner - 1]))
+            return text
+        if kind == "margin":
+            return Text(line, style="bold " + _hex(colours[(ev.get("winner") or 1) - 1]))
+        styles = {
+            "press": "#9aa5b1",
+            "armed": "bold #ffffff",
+            "judge": "bold #5fd75f" if ev.get("correct") else "bold #ff5f5f",
+            "score": "bold #ffd75f",
+            "lockout": "#ff8700",
+            "unlock": "#87af87",
+            "error": "bold #ff5f5f",
+            "game_over": "bold #d7afff",
+            "undo": "#87d7ff",
+        }
+        return Text(line, style=styles.get(kind, "#c0c8d0"))
+
+    def _log(self, text, ns=None, plain=None):
+        if ns is None:
+            ns = self.world.now
+        stamp = Text("%8.3f s " % (ns / 1e9), style="#5f6b78")
+        self.log_lines.append(stamp.plain + (plain if plain is not None else text.plain))
+        if self._screen_up:
+            self._widgets["log"].write(stamp + text)
+        else:
+            self._pending_log.append(stamp + text)
+
+    # ------------------------------------------------------------------ LEDs
+    def _brightness(self):
+        try:
+            from refbox import board
+
+            return getattr(board, "_BRIGHTNESS", 64) or 64
+        except ImportError:  # pragma: no cover
+            return 64
+
+    def _pixel(self, value):
+        """The firmware's colour (0..255) as it arrives at the pixel."""
+        b = self._scale
+        return (value[0] * b // 255, value[1] * b // 255, value[2] * b // 255)
+
+    def display_rgb(self, rgb):
+        """A pixel's drive level as a terminal colour: scaled to full range, with a gamma so that
+        'dim' stays visible."""
+        if rgb == (0, 0, 0):
+            return (0, 0, 0)
+        b = self._scale
+        return tuple(int(round(255 * min(1.0, c / b) ** 0.5)) for c in rgb)
+
+    def _classify(self, station, rgb):
+        colour = self.pinmap.PLAYER_COLOURS[station]
+        if rgb == (0, 0, 0):
+            return "off"
+        if rgb == self._pixel(colour):
+            return "full"
+        if rgb == self._pixel(tuple(c // 10 for c in colour)):
+            return "dim"
+        if rgb == self._pixel((255, 255, 255)):
+            return "white"
+        return "on"  # another shade (the menu shows the players at a quarter)
+
+    def led_levels(self):
+        """[(display rgb, level)] for each station pixel, from the newest frames."""
+        frames = self.world.pixel_frames
+        count = self.stations + self.pinmap.MARKER_PIXELS
+        newest = frames[-1][2] if frames else [(0, 0, 0)] * count
+        since = self.world.now - BLINK_WINDOW_NS
+        recent = []
+        for t, _, frame in reversed(frames):
+            recent.append(frame)
+            if t <= since:
+                break
+        recent.reverse()
+        result = []
+        for i in range(self.stations):
+            rgb = tuple(newest[i]) if i < len(newest) else (0, 0, 0)
+            level = self._classify(i, rgb)
+            seq = []
+            for frame in recent:
+                c = self._classify(i, tuple(frame[i]))
+                if not seq or seq[-1] != c:
+                    seq.append(c)
+            tail = set(seq[-3:])
+            if len(seq) >= 3 and seq[-1] == seq[-3] and len(tail) == 2:  # went A, B, A lately
+                if tail == {"full", "off"}:
+                    level = "blink"
+                elif tail == {"full", "dim"}:
+                    level = "blink"
+                elif tail == {"full", "white"}:
+                    level = "tie"
+            result.append((self.display_rgb(rgb), level))
+        return result
+
+    def marker_pixels(self):
+        frames = self.world.pixel_frames
+        n = self.pinmap.MARKER_PIXELS
+        if not frames:
+            return [(0, 0, 0)] * n
+        frame = frames[-1][2]
+        return [self.display_rgb(tuple(p)) for p in frame[self.stations : self.stations + n]]
+
+    # ------------------------------------------------------------------ painting
+    def _paint(self):
+        if not self._screen_up:
+            return
+        w = self._widgets
+        for i, (rgb, level) in enumerate(self.led_levels()):
+            w["buzzers"][i].show(rgb, level, self.sim.players[i].closed, i < self.players)
+        w["marker"].show(self.marker_pixels())
+        for button in w["controls"]:
+            button.show(self.sim.controls[button.control].closed)
+        self._paint_scores()
+        self._paint_title()
+        self._paint_help()
+
+    def _paint_scores(self):
+        colours = self.pinmap.PLAYER_COLOURS
+        text = Text()
+        text.append(self.unit.upper() + " ", style="bold #ffd75f")
+        best = max(self.scores) if self.scores and self.unit == "points" else 0
+        for i, points in enumerate(self.scores):
+            style = "bold black on " + _hex(colours[i]) if points and points == best else "bold"
+            text.append(" P%d " % (i + 1), style="bold " + _hex(colours[i % len(colours)]))
+            text.append("%d" % points, style=style)
+            text.append("  ")
+        if (text.plain, best) != self._scores_shown:
+            self._scores_shown = (text.plain, best)
+            self._widgets["scores"].update(text)
+
+    def _paint_title(self):
+        hint = PHASE_HINTS.get(self.phase or "", "")
+        if self.phase == "answering":
+            hint = hint % (self.answering or 0)
+        elif self.phase == "menu":
+            hint = hint % self.menu
+        tone = self.world.tones[-1][1] if self.world.tones else 0
+        seconds = self.world.now // 100_000_000 / 10
+        key = (self.game, self.players, hint, tone, seconds, self.late_keys)
+        if key == self._title_shown:
+            return
+        self._title_shown = key
+        text = Text(" tablebuzz ", style="bold black on #87d7ff")
+        if self.phase != "menu":
+            text.append(" %s · %d players " % (self.game, self.players), style="bold")
+        if hint:
+            style = "bold black on #ffd75f" if self.phase == "racing" else "bold #ffd75f"
+            text.append(" %s " % hint, style=style)
+        right = Text()
+        clock = " t %.1f s " % seconds
+        if tone and len(text.plain) + len(clock) + 12 <= self.size.width:
+            right.append(" ♪ %d Hz " % tone, style="bold #ffaf00")
+        if len(text.plain) + len(right.plain) + len(clock) <= self.size.width:
+            right.append(clock, style="#c0c8d0")
+        text.truncate(self.size.width - len(right.plain))
+        text.append(" " * (self.size.width - len(text.plain) - len(right.plain)))
+        text.append_text(right)
+        self._widgets["title"].update(text)
+
+    def _paint_help(self):
+        if self._help_shown == self.players:
+            return
+        self._help_shown = self.players
+        text = Text(" ")
+        keys = [("1-%d" % self.players, "buzz")] + [(k, n) for k, n, _ in CONTROL_KEYS]
+        keys += [("A/Y/N/U", "hold 2.5s"), ("q", "quit")]
+        for key, what in keys:
+            text.append(" %s " % key, style="bold black on #c0c8d0")
+            text.append(" %s " % what)
+        self._widgets["help"].update(text)

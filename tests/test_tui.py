@@ -1,0 +1,235 @@
+"""The interactive simulator (tablebuzz.tui) driven through textual's Pilot.
+
+The app runs with a fake wall clock: the simulated world moves only when a test moves the clock,
+and keys are stamped with the clock's current time, so every run gives the same events. One test
+uses the real clock and the real key timestamps (textual's `Message.time`).
+"""
+
+import asyncio
+import json
+
+from tablebuzz.eventlog import describe
+from tablebuzz.tui import SimulatorApp
+
+HEADER = {
+    "seed": "1",
+    "game": "quiz",
+    "players": 6,
+    "options": {},
+    "capture": "pio",
+    "pixels": "pio",
+    "bounce": "typical",
+    "ticks_origin_us": 0,
+}
+
+
+class FakeClock:
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+
+def make_app(options=None, key_time=None):
+    header = dict(HEADER, options=options or {})
+    clock = FakeClock()
+    return SimulatorApp(header, clock=clock, key_time=key_time), clock
+
+
+async def advance(pilot, clock, seconds):
+    """Move the wall clock; the app's timer would do the pump, but do it here to be exact."""
+    clock.t += seconds
+    pilot.app.pump()
+    await pilot.pause()
+
+
+def screen_text(app):
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def races(app):
+    return [line for line in app.log_lines if "race:" in line or "RACE" in line]
+
+
+def levels(app):
+    return [app.query_one("#buzzer%d" % (i + 1)).level for i in range(app.stations)]
+
+
+def check_leds_match_frame(app):
+    """Each station widget shows the newest frame the firmware wrote."""
+    frame = app.world.pixel_frames[-1][2]
+    for i in range(app.stations):
+        buzzer = app.query_one("#buzzer%d" % (i + 1))
+        assert buzzer.rgb == app.display_rgb(tuple(frame[i]))
+
+
+def run(coro):
+    asyncio.run(coro)
+
+
+def test_arm_race_judge():
+    async def scenario():
+        app, clock = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await advance(pilot, clock, 0.1)
+            assert levels(app) == ["dim"] * 6
+            await pilot.press("a")
+            await advance(pilot, clock, 0.3)
+            assert any("armed: P1 P2 P3 P4 P5 P6" in line for line in app.log_lines)
+            assert levels(app) == ["full"] * 6
+            check_leds_match_frame(app)
+
+            await pilot.press("3")
+            await advance(pilot, clock, 0.05)
+            assert app.query_one("#buzzer3").pressed  # still held (120 ms)
+            await advance(pilot, clock, 0.3)
+            assert not app.query_one("#buzzer3").pressed
+            assert races(app) and "P3" in races(app)[-1]
+            assert levels(app) == ["off", "off", "full", "off", "off", "off"]
+            check_leds_match_frame(app)
+            text = screen_text(app)
+            assert "RACE" in text and "P3 first" in text
+            assert "P3 answers" in text
+
+            await pilot.press("y")
+            await advance(pilot, clock, 0.3)
+            assert app.scores == [0, 0, 1, 0, 0, 0]
+            assert "P3 1" in screen_text(app)
+            assert levels(app) == ["dim"] * 6  # next question: read it
+            check_leds_match_frame(app)
+
+    run(scenario())
+
+
+def test_two_keys_at_once_tie_is_drawn_by_the_device():
+    async def scenario():
+        app, clock = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("a")
+            await advance(pilot, clock, 0.3)
+            await pilot.press("2", "5")  # both stamped at the same instant: one PIO sample
+            await advance(pilot, clock, 0.3)
+            race = races(app)[-1]
+            assert "tie P2/P5 -> draw P" in race
+            winner = int(race.rsplit("P", 1)[1])
+            assert winner in (2, 5)
+            assert "tie P2/P5" in screen_text(app)
+            # the drawn winner alternates colour / white on the table: the loop keeps running
+            await advance(pilot, clock, 1.0)
+            expected = ["off"] * 6
+            expected[winner - 1] = "tie"
+            assert levels(app) == expected
+
+    run(scenario())
+
+
+def test_two_keys_300ns_apart_are_ordered_with_the_margin():
+    stamps = iter([0.0, 300e-9])
+
+    async def scenario():
+        app, clock = make_app(key_time=lambda event: clock.t + next(stamps, 0.0))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("a")
+            await advance(pilot, clock, 0.3)
+            stamps_for_race = iter([0.0, 300e-9])
+            app._key_time = lambda event: clock.t + next(stamps_for_race)
+            await pilot.press("5", "2")
+            await advance(pilot, clock, 0.3)
+            race = races(app)[-1]
+            assert "race: P5 by" in race and race.endswith(" ns")
+            margin = int(race.split(" by ")[1].split()[0])
+            assert 224 <= margin <= 392  # 300 ns, as the 56 ns PIO sampling measures it
+
+    run(scenario())
+
+
+def test_held_key_is_ignored_and_false_start_blinks():
+    async def scenario():
+        app, clock = make_app(options={"false_start": 1000})
+        async with app.run_test(size=(80, 24)) as pilot:
+            await advance(pilot, clock, 0.1)
+            await pilot.press("4")  # before ARM: a false start, locked out for 1 s
+            await advance(pilot, clock, 0.6)
+            assert any("lockout: P4" in line for line in app.log_lines)
+            assert levels(app)[3] == "blink"
+            assert "BLINK" in screen_text(app)
+            await advance(pilot, clock, 1.0)
+            await pilot.press("a")
+            await advance(pilot, clock, 0.3)
+            await pilot.press("1", "1")  # the second is inside the first's 120 ms hold
+            await advance(pilot, clock, 0.3)
+            assert sum("press: P1" in line for line in app.log_lines) == 1
+
+    run(scenario())
+
+
+def test_q_quits():
+    async def scenario():
+        app, clock = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("q")
+            await pilot.pause()
+        assert app.return_code == 0
+
+    run(scenario())
+
+
+def test_real_clock_and_key_timestamps():
+    async def scenario():
+        app = SimulatorApp(HEADER)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("a")
+            await pilot.pause(0.2)
+            await pilot.press("2", "5")
+            await pilot.pause(0.2)
+            assert races(app), app.log_lines
+            assert any(word in races(app)[0] for word in (" by ", "tie", "first"))
+
+    run(scenario())
+
+
+def test_shifted_undo_is_held_and_returns_to_the_menu():
+    async def scenario():
+        app, clock = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("a")  # the game is under way
+            await advance(pilot, clock, 0.3)
+            await pilot.press("U")  # UNDO held 2.5 s: the game ends, the menu opens
+            await advance(pilot, clock, 1.0)
+            assert app.query_one("#control_undo").pressed
+            await advance(pilot, clock, 2.0)
+            assert not app.query_one("#control_undo").pressed
+            assert any(line.split(" s ", 1)[1].startswith("game over") for line in app.log_lines)
+            assert any("menu: game = quiz" in line for line in app.log_lines)
+            assert "MENU game=quiz" in screen_text(app)
+
+    run(scenario())
+
+
+def test_script_replayed_live_gives_the_batch_runners_decisions():
+    """The screen steps the firmware loop every millisecond, like the board; the batch runner
+    only while a timer runs. The decisions must be the same."""
+    from tablebuzz.paths import REPO
+    from tablebuzz.sim import runner
+    from tablebuzz.timeline import parse
+
+    records = parse(
+        (REPO / "examples" / "quiz_demo.jsonl").read_text(), 6, ["arm", "yes", "no", "undo"]
+    )
+    batch = [json.loads(line) for _, line in runner.run(HEADER, records)]
+    expected = [describe(ev) for ev in batch if ev["ev"] not in ("hello", "game")]
+    end_s = records[-1]["t"] / 1e9 + 2.0
+
+    async def scenario():
+        clock = FakeClock()
+        app = SimulatorApp(HEADER, clock=clock, records=records)
+        async with app.run_test(size=(80, 24)) as pilot:
+            while clock.t - 1000.0 < end_s:
+                await advance(pilot, clock, 0.5)
+            shown = [line.split(" s ", 1)[1] for line in app.log_lines]
+            assert [line for line in shown if not line.startswith(("device", "new game"))] == (
+                expected
+            )
+
+    run(scenario())
