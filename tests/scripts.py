@@ -91,5 +91,7 @@ def difference_game(players):
         if not cards[presser]:
             finished.append(presser)
     last = [p for p in cards if p not in finished]
-    ranking = [(i + 1, p, 0) for i, p in enumerate(finished)] + [(players, last[0], cards[last[0]])]
+    ranking = [(i + 1, p, 0) for i, p in enumerate(finished)] + [
+        (players, last[0], cards[last[0]])
+    ]
     return table.records, ranking

@@ -8,14 +8,15 @@ import subprocess
 import sys
 
 import pytest
-
 from helpers import events, run_raw, run_sim, timeline
 from scripts import CARDS, difference_game
 
 
 def _new_game(players, **options):
-    return {"at_us": 1000, "send": {"cmd": "new_game", "game": "difference", "players": players,
-                                    "options": options}}
+    return {
+        "at_us": 1000,
+        "send": {"cmd": "new_game", "game": "difference", "players": players, "options": options},
+    }
 
 
 @pytest.mark.parametrize("players", [2, 3, 6])
@@ -24,15 +25,33 @@ def test_full_game_to_a_final_ranking(players, tmp_path):
     script = tmp_path / "difference.jsonl"
     script.write_text(timeline(*records))
     proc = subprocess.run(
-        [sys.executable, "-m", "tablebuzz.cli", "sim", "--script", str(script), "--seed", "d1ff",
-         "--game", "difference", "--players", str(players)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "tablebuzz.cli",
+            "sim",
+            "--script",
+            str(script),
+            "--seed",
+            "d1ff",
+            "--game",
+            "difference",
+            "--players",
+            str(players),
+        ],
+        capture_output=True,
+        text=True,
     )
     assert proc.returncode == 0, proc.stderr
     evs = [json.loads(line) for line in proc.stdout.splitlines()]
     game = [e for e in evs if e["ev"] == "game"][0]
-    assert game["options"] == {"advanced": False, "beginner": False, "false_start": 250,
-                               "play_on": True, "retry_after_wrong": False}
+    assert game["options"] == {
+        "advanced": False,
+        "beginner": False,
+        "false_start": 250,
+        "play_on": True,
+        "retry_after_wrong": False,
+    }
     first_score = [e for e in evs if e["ev"] == "score"][0]
     assert first_score == {"ev": "score", "scores": [CARDS[players]] * players, "unit": "cards"}
     assert [e["reason"] for e in evs if e["ev"] == "lockout"][0] == "false_start"
@@ -46,44 +65,58 @@ def test_full_game_to_a_final_ranking(players, tmp_path):
 
 
 def test_wrong_answer_locks_out_until_the_reference_changes():
-    result = run_sim(timeline(
-        _new_game(3),
-        {"at_us": 10000, "control": "arm"},
-        {"at_us": 100000, "press": 1}, {"at_us": 150000, "release": 1},
-        {"at_us": 300000, "control": "no"},
-        {"at_us": 400000, "press": 1},  # locked: ignored
-        {"at_us": 400500, "press": 2}, {"at_us": 450000, "release": 1},
-        {"at_us": 450000, "release": 2},
-        {"at_us": 600000, "control": "yes"},  # P2's card becomes the reference: P1 is back
-    ))
+    result = run_sim(
+        timeline(
+            _new_game(3),
+            {"at_us": 10000, "control": "arm"},
+            {"at_us": 100000, "press": 1},
+            {"at_us": 150000, "release": 1},
+            {"at_us": 300000, "control": "no"},
+            {"at_us": 400000, "press": 1},  # locked: ignored
+            {"at_us": 400500, "press": 2},
+            {"at_us": 450000, "release": 1},
+            {"at_us": 450000, "release": 2},
+            {"at_us": 600000, "control": "yes"},  # P2's card becomes the reference: P1 is back
+        )
+    )
     assert [e["winner"] for e in events(result, "race")] == [1, 2]
     assert events(result, "armed")[-1]["players"] == [1, 2, 3]
     assert events(result, "score")[-1]["scores"] == [8, 7, 8]
 
 
 def test_retry_after_wrong_keeps_the_player_in():
-    result = run_sim(timeline(
-        _new_game(2, retry_after_wrong=True),
-        {"at_us": 10000, "control": "arm"},
-        {"at_us": 100000, "press": 1}, {"at_us": 150000, "release": 1},
-        {"at_us": 300000, "control": "no"},
-        {"at_us": 400000, "press": 1}, {"at_us": 450000, "release": 1},
-    ))
+    result = run_sim(
+        timeline(
+            _new_game(2, retry_after_wrong=True),
+            {"at_us": 10000, "control": "arm"},
+            {"at_us": 100000, "press": 1},
+            {"at_us": 150000, "release": 1},
+            {"at_us": 300000, "control": "no"},
+            {"at_us": 400000, "press": 1},
+            {"at_us": 450000, "release": 1},
+        )
+    )
     assert [e["winner"] for e in events(result, "race")] == [1, 1]
     assert events(result, "lockout") == []
 
 
 def test_beginner_puts_the_card_under_the_pile_once():
-    result = run_sim(timeline(
-        _new_game(2, beginner=True),
-        {"at_us": 10000, "control": "arm"},
-        {"at_us": 100000, "press": 2}, {"at_us": 150000, "release": 2},
-        {"at_us": 300000, "press": 2}, {"at_us": 350000, "release": 2},  # again: skip
-        {"at_us": 500000, "press": 2}, {"at_us": 550000, "release": 2},
-        {"at_us": 700000, "press": 2}, {"at_us": 750000, "release": 2},  # skip the next card
-        {"at_us": 900000, "control": "undo"},  # take the second skip back
-        {"at_us": 1100000, "control": "yes"},
-    ))
+    result = run_sim(
+        timeline(
+            _new_game(2, beginner=True),
+            {"at_us": 10000, "control": "arm"},
+            {"at_us": 100000, "press": 2},
+            {"at_us": 150000, "release": 2},
+            {"at_us": 300000, "press": 2},
+            {"at_us": 350000, "release": 2},  # again: skip
+            {"at_us": 500000, "press": 2},
+            {"at_us": 550000, "release": 2},
+            {"at_us": 700000, "press": 2},
+            {"at_us": 750000, "release": 2},  # skip the next card
+            {"at_us": 900000, "control": "undo"},  # take the second skip back
+            {"at_us": 1100000, "control": "yes"},
+        )
+    )
     assert [e["cards"] for e in events(result, "skip")] == [12, 12]
     assert events(result, "score")[-1]["scores"] == [12, 11]
 
@@ -92,13 +125,18 @@ def test_first_to_zero_without_play_on_ends_the_game():
     script = [_new_game(2, play_on=False), {"at_us": 10000, "control": "arm"}]
     t = 100000
     for _ in range(12):
-        script += [{"at_us": t, "press": 1}, {"at_us": t + 50000, "release": 1},
-                   {"at_us": t + 200000, "control": "yes"}]
+        script += [
+            {"at_us": t, "press": 1},
+            {"at_us": t + 50000, "release": 1},
+            {"at_us": t + 200000, "control": "yes"},
+        ]
         t += 400000
     result = run_sim(timeline(*script))
     over = events(result, "game_over")[-1]
-    assert over["ranking"] == [{"place": 1, "player": 1, "score": 0},
-                               {"place": 2, "player": 2, "score": 12}]
+    assert over["ranking"] == [
+        {"place": 1, "player": 1, "score": 0},
+        {"place": 2, "player": 2, "score": 12},
+    ]
     assert events(result, "finished") == [{"ev": "finished", "player": 1, "place": 1}]
 
 
@@ -121,7 +159,9 @@ def test_menu_chooses_difference_with_the_controls():
     )
     menu = events(result, "menu")
     assert [(m["step"], m["value"]) for m in menu][:3] == [
-        ("game", "quiz"), ("game", "difference"), ("players", "6")
+        ("game", "quiz"),
+        ("game", "difference"),
+        ("players", "6"),
     ]
     game = events(result, "game")[-1]
     assert game["game"] == "difference" and game["players"] == 4
@@ -129,13 +169,16 @@ def test_menu_chooses_difference_with_the_controls():
 
 
 def test_holding_undo_returns_to_the_menu_and_reveals_the_seed():
-    result = run_sim(timeline(
-        _new_game(2),
-        {"at_us": 10000, "control": "arm"},
-        {"at_us": 100000, "press": 1}, {"at_us": 150000, "release": 1},
-        {"at_us": 300000, "control": "yes"},
-        {"at_us": 600000, "control": "undo", "hold_ms": 2500},
-    ))
+    result = run_sim(
+        timeline(
+            _new_game(2),
+            {"at_us": 10000, "control": "arm"},
+            {"at_us": 100000, "press": 1},
+            {"at_us": 150000, "release": 1},
+            {"at_us": 300000, "control": "yes"},
+            {"at_us": 600000, "control": "undo", "hold_ms": 2500},
+        )
+    )
     assert events(result, "undo") == []  # the hold is not an undo
     over = events(result, "game_over")[-1]
     assert over["abandoned"] is True and len(over["seed"]) == 32
