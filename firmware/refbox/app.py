@@ -135,13 +135,15 @@ class App:
             self.debouncers[station].edge(closed, stamp, happenings)
 
     def _handle_switches(self, happenings):
-        presses = [h for h in happenings if h[0] == "press"]
-        if not presses:
+        if not happenings:
             return
-        ref = presses[0][2]
-        presses.sort(key=lambda h: (h[2].diff_ns(ref), h[1]))  # in the order the contacts closed
-        for _, station, stamp in presses:
-            self.referee.press(station, stamp)
+        ref = happenings[0][2]
+        happenings.sort(key=lambda h: (h[2].diff_ns(ref), h[1]))  # in the order they happened
+        for kind, station, stamp in happenings:
+            if kind == "press":
+                self.referee.press(station, stamp)
+            else:
+                self.referee.release(station, stamp)
 
     # ------------------------------------------------------------------ LEDs and sound
     def tone(self, freq, ms):

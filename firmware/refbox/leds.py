@@ -1,6 +1,7 @@
 """The LED language: one pixel per station, then the marker bar. Pure: state in, frame out.
 
 Station pixel:  off = not in this game, out of this question (judged wrong) or out of cards;
+                whose turn it is: pulsing colour (2 Hz) while the buzzers are not armed;
                 dim colour = in the game, buzzers not armed;  full colour = armed (the cue to
                 press); blinking colour (4 Hz) = locked out after a false start;
                 has the floor: full colour, every other station off; after a tie the winner
@@ -79,4 +80,8 @@ def render(view, now_ms, colours, station_pixels, marker_pixels):
         for i in range(min(marker_pixels, len(scores))):
             if scores[i]:
                 frame[bar + i] = _scale(colours[i], 1, 4)
+    turn = game.turn
+    if turn is not None and floor is None and arbiter.phase != ARMED and turn < station_pixels:
+        frame[turn] = colours[turn] if blink_slow else _scale(colours[turn], 1, 4)
+    game.decorate(frame, now_ms, colours, station_pixels, marker_pixels)
     return frame

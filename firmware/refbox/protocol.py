@@ -128,6 +128,13 @@ COMMANDS = {
     "undo": (),
     "end": (),
     "menu": (),
+    "act": (
+        ("action", "str", True),
+        ("player", "int", False),
+        ("value", "int", False),
+        ("values", "list", False),
+        ("text", "str", False),
+    ),
     "control": (("name", "str", True),),
 }
 
@@ -139,6 +146,8 @@ def _kind_ok(value, kind):
         return isinstance(value, int) and value is not True and value is not False
     if kind == "str":
         return isinstance(value, str)
+    if kind == "list":
+        return isinstance(value, list)
     return isinstance(value, dict)
 
 

@@ -44,7 +44,21 @@ class Referee:
         out = []
         self.arbiter.press(station, stamp, out)
         self.arbiter_events(out)
-        entry = self.game.press_entry(station) if self.game.phase != OVER else None
+        if self.game.phase != OVER:
+            self._offer(self.game.press_entry, station, stamp)
+
+    def release(self, station, stamp):
+        """A press of 0-based `station` ended; the contact opened at Stamp `stamp`."""
+        if self.game is not None and station < self.players and self.game.phase != OVER:
+            self._offer(self.game.release_entry, station, stamp)
+
+    def _offer(self, hook, *args):
+        """Record what a game hook answers (an entry or None); a refusal becomes an error."""
+        try:
+            entry = hook(*args)
+        except GameError as e:
+            self.error(e.code, e.detail)
+            return
         if entry is not None:
             self._record(entry)
 
@@ -54,6 +68,8 @@ class Referee:
         out = []
         self.arbiter.tick(settled, out)
         self.arbiter_events(out)
+        if self.game is not None and self.game.phase != OVER:
+            self._offer(self.game.tick_entry, now)
 
     def arbiter_events(self, out):
         for item in out:
@@ -87,6 +103,8 @@ class Referee:
                 self._record(self.game.win_entry(winner))
 
     def is_busy(self):
+        if self.game is not None and self.game.phase != OVER and self.game.is_busy():
+            return True
         return self.arbiter.is_busy()
 
     # ------------------------------------------------------------------ menu and games
@@ -115,9 +133,9 @@ class Referee:
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
         self.menu = None
-        self.game = cls(players, options)
-        self.players = players
         self.seed = self.entropy()
+        self.game = cls(players, options, self.seed)
+        self.players = players
         self.arbiter = Arbiter(Prng(self.seed))
         self.arbiter.false_start = options.get("false_start", 250)
         self.tie_shown = False
@@ -197,14 +215,10 @@ class Referee:
                     self.open_menu()  # after the ranking, any confirm goes back to the menu
                 else:
                     raise GameError("not_now", "the game is over; YES for the menu")
-            elif name == "arm":
-                self._record(self.game.arm_entry())
-            elif name == "yes" or name == "no":
-                self._record(self.game.judge_entry(name == "yes"))
             elif name == "undo":
                 self.undo()
             else:
-                self.error("bad_value", "unknown control %s" % name)
+                self._record(self.game.control_entry(name))
         except GameError as e:
             self.error(e.code, e.detail)
 
@@ -244,6 +258,8 @@ class Referee:
             self.undo()
         elif name == "end":
             self._record(("end",))
+        elif name == "act":
+            self._record(self.game.act_entry(args))
 
     def _state_fields(self):
         game = self.game

@@ -8,6 +8,9 @@ Source: tablebuzz design notes, principle 2 "Event-sourced".
 """
 
 
+from refbox.prng import Prng
+
+
 class GameError(Exception):
     """A command the game cannot take now: `code` (stable) and `detail` (for people)."""
 
@@ -92,10 +95,17 @@ class Game:
     max_players = 8
     OPTIONS = ()  # type: tuple  # option(...) tuples, in menu order
 
-    def __init__(self, players, options):
+    def __init__(self, players, options, seed=b""):
         self.players = players
         self.options = options
+        self.seed = seed
         self.log = []
+        self.restart()
+
+    def restart(self):
+        """The state of an empty log, with the game's PRNG back at its start: a refold makes the
+        same draws in the same order (deals, orientation draws)."""
+        self.prng = Prng(self.seed + b"/game")
         self.reset()
 
     def reset(self):
@@ -137,8 +147,46 @@ class Game:
         """The `score` protocol event: every player's score and its unit."""
         return ("score", (("scores", list(self.scores)), ("unit", self.unit)))
 
-    def press_entry(self, player):
-        """A log entry for a press outside the race (a gesture), or None."""
+    # ---------------------------------------------------------------- hooks a game may override
+    # Each returns a log entry (a tuple of ints, strs and bools) for the referee to record, or
+    # None, or raises GameError(code, detail) to refuse. Entries must carry every fact the fold
+    # needs (times included), so that replaying the log gives the same state.
+
+    turn = None  # the 0-based player whose turn it is, if the game has turns (shown on the LEDs)
+
+    def control_entry(self, name):
+        """A control button: "arm", "yes", "no" (UNDO is the referee's). Raises GameError."""
+        if name == "arm":
+            return self.arm_entry()
+        if name == "yes" or name == "no":
+            return self.judge_entry(name == "yes")
+        raise GameError("bad_value", "unknown control %s" % name)
+
+    def press_entry(self, player, stamp):
+        """An accepted press (0-based player, Stamp of its first edge) outside or beside the race:
+        a gesture such as Difference's skip. None if it means nothing to the game."""
+        return None
+
+    def release_entry(self, player, stamp):
+        """A release (0-based player, Stamp when the contact opened for good), or None."""
+        return None
+
+    def tick_entry(self, now):
+        """Called every loop pass with the µs tick `now`: a timer's entry when it runs out, or
+        None. Compare ticks with refbox.ticks.ticks_diff only."""
+        return None
+
+    def is_busy(self):
+        """True while a timer of the game runs (the simulator keeps the loop stepping)."""
+        return False
+
+    def act_entry(self, args):
+        """The protocol command `act` ({"action", "player", "value", "values", "text"}): a game's
+        own inputs from the host. Raises GameError("unknown_action") by default."""
+        raise GameError("unknown_action", "%s takes no act commands" % self.name)
+
+    def decorate(self, frame, now_ms, colours, station_pixels, marker_pixels):
+        """Paint game-specific pixels over the default frame (refbox.leds), in place."""
         return None
 
     def is_scoring(self, entry):
@@ -158,7 +206,7 @@ class Game:
                 dropped = len(self.log) - i
                 entries = self.log[:i]
                 self.log = []
-                self.reset()
+                self.restart()
                 for entry in entries:
                     self.log.append(entry)
                     self.step(entry)

@@ -76,7 +76,7 @@ class Difference(Game):
             raise GameError("not_now", "nobody has the floor")
         return ("judge", correct)
 
-    def press_entry(self, player):
+    def press_entry(self, player, stamp):
         """Beginner variant: the player with the floor presses again to put their card under."""
         if not self.options["beginner"] or self.phase != ANSWERING or player != self.answering:
             return None
