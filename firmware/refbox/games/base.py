@@ -7,7 +7,6 @@ draw (a tie-break) is logged with its result, so a replay never draws again.
 Source: tablebuzz design notes, principle 2 "Event-sourced".
 """
 
-
 from refbox.prng import Prng
 
 
@@ -212,3 +211,46 @@ class Game:
                     self.step(entry)
                 return dropped
         raise GameError("nothing_to_undo", "no scoring decision to undo")
+
+
+class RaceGame(Game):
+    """A game built on buzzer races judged by the table: ARM opens the first race, the winner gets
+    the floor, YES / NO judge. Subclasses fold the judgement in `judged(player, correct)` (and
+    other entries in `decide(player, entry)`) and set `phase` for what comes next."""
+
+    def arm_entry(self):
+        if self.phase != "ready":
+            raise GameError("not_now", "the buzzers are already armed")
+        return ("arm",)
+
+    def judge_entry(self, correct):
+        if self.phase != "answering":
+            raise GameError("not_now", "nobody has the floor")
+        return ("judge", correct)
+
+    def step(self, entry):
+        kind = entry[0]
+        if kind == "arm":
+            self.phase = "racing"
+            return []
+        if kind == "win":
+            self.answering = entry[1]
+            self.phase = "answering"
+            return []
+        if kind == "end":
+            self.phase = "over"
+            return []
+        player = self.answering
+        if player is None:
+            raise ValueError("a decision with nobody answering")
+        if kind == "judge":
+            return self.judged(player, entry[1])
+        return self.decide(player, entry)
+
+    def judged(self, player, correct):
+        """Fold a judgement of 0-based `player`; return the protocol events."""
+        raise NotImplementedError
+
+    def decide(self, player, entry):
+        """Fold a game-specific entry made while 0-based `player` has the floor."""
+        raise ValueError("unknown entry %s" % entry[0])

@@ -19,7 +19,7 @@ section "difference" (house reading).
   player is left (rulebook "End of the Game").
 """
 
-from refbox.games.base import Game, GameError, false_start_option, flag, option
+from refbox.games.base import RaceGame, false_start_option, flag, option
 
 CARDS_PER_PLAYER = {2: 12, 3: 8, 4: 6, 5: 4, 6: 4}
 
@@ -29,7 +29,7 @@ ANSWERING = "answering"
 OVER = "over"
 
 
-class Difference(Game):
+class Difference(RaceGame):
     name = "difference"
     min_players = 2
     max_players = 6
@@ -52,7 +52,6 @@ class Difference(Game):
         self.reference = 1  # reference cards laid so far (the first is dealt at setup)
         self.scores = [n] * self.players  # cards left, kept in step with the piles
 
-
     unit = "cards"
 
     def eligible(self):
@@ -65,17 +64,6 @@ class Difference(Game):
     def is_scoring(self, entry):
         return entry[0] in ("judge", "skip")
 
-    # ------------------------------------------------------------------ actions (raise GameError)
-    def arm_entry(self):
-        if self.phase != READY:
-            raise GameError("not_now", "the race is already running")
-        return ("arm",)
-
-    def judge_entry(self, correct):
-        if self.phase != ANSWERING:
-            raise GameError("not_now", "nobody has the floor")
-        return ("judge", correct)
-
     def press_entry(self, player, stamp):
         """Beginner variant: the player with the floor presses again to put their card under."""
         if not self.options["beginner"] or self.phase != ANSWERING or player != self.answering:
@@ -85,29 +73,17 @@ class Difference(Game):
         return ("skip",)
 
     # ------------------------------------------------------------------ fold
-    def step(self, entry):
-        kind = entry[0]
-        if kind == "arm":
-            self.phase = RACING
-            return []
-        if kind == "win":
-            self.answering = entry[1]
-            self.phase = ANSWERING
-            return []
-        if kind == "end":
-            self.phase = OVER
-            return []
-        player = self.answering
-        if player is None:
-            raise ValueError("a decision with nobody answering")
-        events = []  # type: list
-        if kind == "skip":
-            pile = self.piles[player]
-            pile.pop(0)
-            pile.append(True)
-            events.append(("skip", (("player", player + 1), ("cards", len(pile)))))
-        elif kind == "judge" and entry[1]:
-            events.append(("judge", (("player", player + 1), ("correct", True))))
+    def decide(self, player, entry):
+        if entry[0] != "skip":
+            raise ValueError("unknown difference entry")
+        pile = self.piles[player]
+        pile.pop(0)
+        pile.append(True)
+        return self._next([("skip", (("player", player + 1), ("cards", len(pile))))])
+
+    def judged(self, player, correct):
+        events = [("judge", (("player", player + 1), ("correct", correct)))]  # type: list
+        if correct:
             self.piles[player].pop(0)
             self.reference += 1
             for p in self.locked:
@@ -124,19 +100,17 @@ class Difference(Game):
                     self.finished += left  # the last one holding cards takes the last place
                 if not self.options["play_on"] or len(left) <= 1:
                     self.phase = OVER
-        elif kind == "judge":
-            events.append(("judge", (("player", player + 1), ("correct", False))))
-            if not self.options["retry_after_wrong"]:
-                self.locked.append(player)
-                events.append(
-                    ("lockout", (("player", player + 1), ("reason", "wrong"), ("ms", None)))
-                )
-                if not self.eligible():  # nobody left to race: no dead end
-                    for p in self.locked:
-                        events.append(("unlock", (("player", p + 1),)))
-                    self.locked = []
-        else:
-            raise ValueError("unknown difference entry")
+        elif not self.options["retry_after_wrong"]:
+            self.locked.append(player)
+            events.append(("lockout", (("player", player + 1), ("reason", "wrong"), ("ms", None))))
+            if not self.eligible():  # nobody left to race: no dead end
+                for p in self.locked:
+                    events.append(("unlock", (("player", p + 1),)))
+                self.locked = []
+        return self._next(events)
+
+    def _next(self, events):
+        """After a decision: the floor is free, the race goes on (unless the game is over)."""
         self.answering = None
         self.scores = [len(pile) for pile in self.piles]
         if self.phase != OVER:

@@ -8,7 +8,7 @@ wins; otherwise the game ends with `end`. Source: issue "Foundation", item 6; ru
 "Common".
 """
 
-from refbox.games.base import Game, GameError, false_start_option, int_in, option
+from refbox.games.base import RaceGame, false_start_option, int_in, option
 
 READY = "ready"  # question being read; buzzers not armed
 RACING = "racing"  # buzzers armed
@@ -16,7 +16,7 @@ ANSWERING = "answering"  # a player answers; the table judges
 OVER = "over"
 
 
-class Quiz(Game):
+class Quiz(RaceGame):
     name = "quiz"
     OPTIONS = (
         false_start_option(),
@@ -37,55 +37,26 @@ class Quiz(Game):
     def is_scoring(self, entry):
         return entry[0] == "judge"
 
-    # ------------------------------------------------------------------ actions (raise GameError)
-    def arm_entry(self):
-        if self.phase != READY:
-            raise GameError("not_now", "the buzzers can be armed only between questions")
-        return ("arm",)
-
-    def judge_entry(self, correct):
-        if self.phase != ANSWERING:
-            raise GameError("not_now", "nobody is answering")
-        return ("judge", correct)
-
     # ------------------------------------------------------------------ fold
-    def step(self, entry):
-        kind = entry[0]
-        if kind == "arm":
-            self.phase = RACING
-            return []
-        if kind == "win":
-            self.answering = entry[1]
-            self.phase = ANSWERING
-            return []
-        if kind == "judge":
-            player = self.answering
-            if player is None:
-                raise ValueError("a judgement with nobody answering")
-            events = []  # type: list
-            events.append(("judge", (("player", player + 1), ("correct", entry[1]))))
-            if entry[1]:
-                self.scores[player] += 1
-                events.append(self.score_event())
-                self._next_question()
-                target = self.options["target"]
-                if target and self.scores[player] >= target:
-                    self.phase = OVER
+    def judged(self, player, correct):
+        events = []  # type: list
+        events.append(("judge", (("player", player + 1), ("correct", correct))))
+        if correct:
+            self.scores[player] += 1
+            events.append(self.score_event())
+            self._next_question()
+            target = self.options["target"]
+            if target and self.scores[player] >= target:
+                self.phase = OVER
+        else:
+            self.out.append(player)
+            events.append(("lockout", (("player", player + 1), ("reason", "wrong"), ("ms", None))))
+            self.answering = None
+            if self.eligible():
+                self.phase = RACING
             else:
-                self.out.append(player)
-                events.append(
-                    ("lockout", (("player", player + 1), ("reason", "wrong"), ("ms", None)))
-                )
-                self.answering = None
-                if self.eligible():
-                    self.phase = RACING
-                else:
-                    self._next_question()
-            return events
-        if kind == "end":
-            self.phase = OVER
-            return []
-        raise ValueError("unknown quiz entry")
+                self._next_question()
+        return events
 
     def _next_question(self):
         self.question += 1
