@@ -124,7 +124,7 @@ w.pixel_frames = []
 w.tones = []
 w.log = []
 note("after_session_no_recordings", live())
-note("game_log_entries", len(app.game.log))
+note("game_log_entries", len(app.referee.game.log))
 """
 
 

@@ -75,7 +75,7 @@ def test_false_start_race_and_off_options():
     arb.press(0, Stamp(0), out)
     assert out == [("lockout", 0, "false_start", None)]
     out = _race(arb, [(0, 9000000, 0), (1, 9000001, 0)], arm_us=5000000)
-    assert [o[0] for o in out] == ["lockout", "race"] and out[1][1] == 1
+    assert [o[0] for o in out] == ["lockout", "unlock", "race"] and out[2][1] == 1
     arb = _arbiter("off")
     out = []
     arb.ready()

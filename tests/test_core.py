@@ -152,7 +152,7 @@ def test_bouncy_press_keeps_its_first_edge():
 
 def test_short_glitch_is_rejected():
     deb = Debouncer(0)
-    out = _feed(deb, [(True, 1000), (False, 1005)], 1005 + Debouncer.bounce_gap_us)
+    out = _feed(deb, [(True, 1000), (False, 1005)], 1006 + Debouncer.bounce_gap_us)
     assert out == [] and deb.is_idle() and deb.glitches == 1
 
 

@@ -188,3 +188,75 @@ def test_cli_reports_timeline_errors_with_line_numbers(tmp_path):
         assert last.startswith("tablebuzz"), (
             last
         )  # our own line, or argparse's "tablebuzz sim: error"
+
+
+def test_a_noise_spike_just_before_a_press_does_not_backdate_it():
+    result = run_sim(
+        timeline(
+            {"at_us": 500000, "control": "arm"},
+            {"at_us": 799500, "glitch": 2, "width_ns": 500},
+            {"at_us": 799900, "press": 1},
+            {"at_us": 800000, "press": 2},
+        ),
+        bounce="none",
+    )
+    race = events(result, "race")[0]
+    assert race["winner"] == 1 and abs(race["margin_ns"] - 100000) <= 112
+
+
+def test_a_storm_of_noise_spikes_is_no_press():
+    storm = [{"at_us": 800000 + 20 * i, "glitch": 3, "width_ns": 2000} for i in range(60)]
+    result = run_sim(timeline({"at_us": 500000, "control": "arm"}, *storm), bounce="none")
+    assert events(result, "press") == [] and events(result, "race") == []
+
+
+def test_undo_while_another_player_has_the_floor_gives_it_back():
+    result = run_sim(
+        timeline(
+            {"at_us": 10000, "control": "arm"},
+            {"at_us": 100000, "press": 2},
+            {"at_us": 150000, "release": 2},
+            {"at_us": 300000, "control": "yes"},
+            {"at_us": 500000, "control": "arm"},
+            {"at_us": 600000, "press": 3},
+            {"at_us": 650000, "release": 3},
+            {"at_us": 800000, "send": {"cmd": "undo"}},
+            {"at_us": 900000, "press": 4},
+            {"at_us": 1000000, "send": {"cmd": "judge", "correct": False}},
+        )
+    )
+    state = events(result, "state")[-1]
+    assert state["answering"] == 2 and state["phase"] == "answering"
+    assert events(result, "margin") == []  # P3's race was taken back with the undo
+    assert events(result, "judge")[-1] == {"ev": "judge", "player": 2, "correct": False}
+
+
+def test_the_judgement_that_ended_the_game_can_be_undone():
+    new = {"cmd": "new_game", "game": "quiz", "players": 2, "options": {"target": 1}}
+    result = run_sim(
+        timeline(
+            {"at_us": 1000, "send": new},
+            {"at_us": 10000, "control": "arm"},
+            {"at_us": 100000, "press": 1},
+            {"at_us": 150000, "release": 1},
+            {"at_us": 300000, "control": "yes"},
+            {"at_us": 600000, "control": "undo"},
+        )
+    )
+    assert events(result, "game_over")[-1]["ranking"][0]["player"] == 1
+    assert events(result, "state")[-1]["phase"] == "answering"
+    assert events(result, "score")[-1]["scores"] == [0, 0]
+
+
+def test_unlocks_come_in_player_order_on_both_interpreters():
+    from helpers import run_raw
+
+    text = timeline(
+        {"at_us": 100000, "press": 2},
+        {"at_us": 100000.5, "press": 1},
+        {"at_us": 150000, "release": 2},
+        {"at_us": 150000, "release": 1},
+    )
+    lines = run_raw(text, bounce="none")
+    unlocks = [line for _, line in lines if '"unlock"' in line]
+    assert unlocks == ['{"ev":"unlock","player":1}', '{"ev":"unlock","player":2}']

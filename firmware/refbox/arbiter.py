@@ -47,11 +47,11 @@ class Arbiter:
         self.phase = READY
         self._entries = []
 
-    def idle(self):
+    def idle(self, out=None):
         """No race expected (answers being judged, game over): presses are only reported."""
         self.phase = IDLE
         self._entries = []
-        self._clear_race_lockouts()
+        self._clear_race_lockouts(out)
 
     def arm(self, now, eligible):
         """Open the race at Stamp `now` for the 0-based players in `eligible`."""
@@ -92,7 +92,7 @@ class Arbiter:
     def tick(self, now, out):
         """Advance to Stamp `now` (the latest time by which every press has been captured)."""
         if self.locked:
-            for player in list(self.locked):
+            for player in sorted(self.locked):  # sorted: dict order differs between interpreters
                 until = self.locked[player]
                 if until != _RACE_LONG and now.diff_ns(until) >= 0:
                     del self.locked[player]
@@ -138,10 +138,12 @@ class Arbiter:
         self._margin_known = margin is not None
         self.phase = DECIDED
         self._entries = []
-        self._clear_race_lockouts()
+        self._clear_race_lockouts(out)
         out.append(("race", winner, margin, tied if len(tied) > 1 else [], first))
 
-    def _clear_race_lockouts(self):
-        for player in list(self.locked):
+    def _clear_race_lockouts(self, out=None):
+        for player in sorted(self.locked):
             if self.locked[player] == _RACE_LONG:
                 del self.locked[player]
+                if out is not None:
+                    out.append(("unlock", player))

@@ -1,11 +1,15 @@
 """Debounce one station's contact from its edge stream, keeping the first edge's timestamp.
 
-A press is accepted once the contact has been closed for `glitch_us` in total since its first edge
-(noise spikes are a few µs and never add up to that), and it is timestamped at that first edge: the
-moment the contact really closed, however long it bounced. A candidate whose contact stays open for
-`bounce_gap_us` was noise and is dropped. A press ends when the contact has been open for
-`release_us` without a break: bounce and short drop-outs of a worn switch do not end it.
-Figures: design notes "Timing facts" (micro-switch bounce 0.5-6 ms, bounce openings are brief).
+A press is accepted once the contact has stayed closed for `glitch_us` without a break, and it is
+timestamped at the first closing edge of its bounce train: the moment the contact really closed,
+however long it bounced. Within a train the contact only opens briefly (bounce); an opening longer
+than `bounce_gap_us` means what came before was noise, so the train starts again at the next
+closing edge (a noise spike just before a press cannot backdate it) or, if the contact stays open,
+the candidate is dropped. Noise spikes and storms of them never stay closed for `glitch_us`.
+A press ends when the contact has been open for `release_us` without a break: bounce and short
+drop-outs of a worn switch do not end it.
+Figures: design notes "Timing facts" (micro-switch bounce 0.5-6 ms; bounce openings last
+microseconds to ~150 µs; noise spikes a few µs).
 """
 
 from refbox.compat import const
@@ -16,9 +20,9 @@ _DOWN = const(2)
 
 
 class Debouncer:
-    glitch_us = 100
-    bounce_gap_us = 1000
-    release_us = 5000
+    glitch_us = 30  # closed this long without a break: a press
+    bounce_gap_us = 200  # open longer than this inside a train: the train was noise
+    release_us = 5000  # open this long: released
 
     def __init__(self, station):
         self.station = station
@@ -26,7 +30,6 @@ class Debouncer:
         self.closed = False
         self.first = None  # Stamp of the candidate's first closing edge
         self.since = None  # Stamp of the last level change
-        self.closed_ns = 0
         self.glitches = 0
 
     def is_idle(self):
@@ -51,18 +54,14 @@ class Debouncer:
             if closed:
                 self.state = _CANDIDATE
                 self.first = stamp
-                self.closed_ns = 0
         elif self.state == _CANDIDATE:
             if closed:
-                if stamp.diff_ns(self.since) >= self.bounce_gap_us * 1000:
+                if stamp.diff_ns(self.since) > self.bounce_gap_us * 1000:
                     self.glitches += 1
                     self.first = stamp  # the earlier closure was noise: start again here
-                    self.closed_ns = 0
-            else:
-                self.closed_ns += stamp.diff_ns(self.since)
-                if self.closed_ns >= self.glitch_us * 1000:
-                    self.state = _DOWN
-                    out.append(("press", self.station, self.first))
+            elif stamp.diff_ns(self.since) >= self.glitch_us * 1000:
+                self.state = _DOWN  # it stayed closed long enough before this opening
+                out.append(("press", self.station, self.first))
         self.closed = closed
         self.since = stamp
 
@@ -71,10 +70,10 @@ class Debouncer:
         arrive)."""
         if self.state == _CANDIDATE:
             if self.closed:
-                if self.closed_ns + now.diff_ns(self.since) >= self.glitch_us * 1000:
+                if now.diff_ns(self.since) >= self.glitch_us * 1000:
                     self.state = _DOWN
                     out.append(("press", self.station, self.first))
-            elif now.diff_ns(self.since) >= self.bounce_gap_us * 1000:
+            elif now.diff_ns(self.since) > self.bounce_gap_us * 1000:
                 self.glitches += 1
                 self.state = _UP
         elif self.state == _DOWN and not self.closed:

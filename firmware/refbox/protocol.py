@@ -81,7 +81,7 @@ def encode_event(name, fields=()):
 class LineAssembler:
     """Cuts a byte stream into lines of at most MAX_LINE bytes.
 
-    `feed(data)` returns a list of items, each either the bytes of one line (CR and LF stripped,
+    `feed(data)` returns a list of items, each either the bytes of one line (ended by LF or CR,
     empty lines dropped) or a ProtocolError for a line that was too long (its bytes are discarded
     up to the next newline, so the next line is read cleanly).
     """
@@ -94,7 +94,7 @@ class LineAssembler:
     def feed(self, data):
         out = []  # type: list
         for b in data:
-            if b == 10:  # LF ends a line
+            if b == 10 or b == 13:  # LF ends a line; so does CR (the console sends CR LF)
                 if self._discarding:
                     self._discarding = False
                     out.append(
@@ -105,9 +105,7 @@ class LineAssembler:
                 elif self._buf:
                     out.append(bytes(self._buf))
                 self._buf = bytearray()
-            elif (
-                b == 13 or self._discarding
-            ):  # stray CR (console line endings) / rest of a long line
+            elif self._discarding:  # the rest of a line that was too long
                 continue
             elif len(self._buf) >= self.max_line:
                 self._discarding = True
@@ -151,6 +149,26 @@ def _kind_ok(value, kind):
     return isinstance(value, dict)
 
 
+def _has_non_json_constant(text):
+    """True if NaN or Infinity stand outside a string: CPython's json takes them, MicroPython's
+    does not, so the device refuses them itself and both interpreters answer alike."""
+    in_string = escaped = False
+    for i in range(len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch == "N" and text[i : i + 3] == "NaN" or ch == "I" and text[i : i + 8] == "Infinity":
+            return True
+    return False
+
+
 def parse_command(line):
     """Parse one command line (bytes) into (name, args dict).
 
@@ -161,12 +179,11 @@ def parse_command(line):
         text = line.decode("utf-8")
     except (UnicodeError, ValueError):
         raise ProtocolError("bad_encoding", "lines are UTF-8 JSON") from None
+    if _has_non_json_constant(text):
+        raise ProtocolError("bad_json", "NaN and Infinity are not JSON")
     try:
         obj = json.loads(text)
-    except (
-        ValueError,
-        TypeError,
-    ):  # MicroPython raises ValueError, CPython JSONDecodeError (a ValueError)
+    except (ValueError, TypeError):  # MicroPython: ValueError; CPython: JSONDecodeError
         raise ProtocolError("bad_json", "not a JSON object") from None
     if not isinstance(obj, dict):
         raise ProtocolError("not_object", "a command is a JSON object")
@@ -175,7 +192,7 @@ def parse_command(line):
         raise ProtocolError("missing_field", 'a command needs "cmd"')
     spec = COMMANDS.get(name)
     if spec is None:
-        raise ProtocolError("unknown_command", "unknown cmd %s" % _encode_str(name[:32]))
+        raise ProtocolError("unknown_command", "unknown cmd %s" % name[:32])
     args = {}
     known = ["cmd"]
     for field, kind, required in spec:
@@ -190,6 +207,6 @@ def parse_command(line):
     for key in obj:
         if key not in known:
             raise ProtocolError(
-                "unknown_field", "%s has no field %s" % (name, _encode_str(key[:32]))
+                "unknown_field", "%s has no field %s" % (name, key[:32])
             )
     return name, args

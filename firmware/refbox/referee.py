@@ -33,6 +33,9 @@ class Referee:
         self.now = 0
 
     def error(self, code, detail):
+        """An `error` event; the detail is cut to 120 characters so the line stays bounded."""
+        if len(detail) > 120:
+            detail = detail[:117] + "..."
         self.emit("error", (("code", code), ("detail", detail)))
 
     # ------------------------------------------------------------------ switches and races
@@ -152,6 +155,8 @@ class Referee:
         self._sync_arbiter()
 
     def _record(self, entry):
+        if entry is None:
+            return  # the hook had nothing to record
         for name, fields in self.game.record(entry):
             self.emit(name, fields)
         self._sync_arbiter()
@@ -168,13 +173,17 @@ class Referee:
                 arbiter.ready()
         elif phase == "racing":
             eligible = game.eligible()
-            if arbiter.phase != ARMED or arbiter.eligible != eligible:
+            if arbiter.phase == ARMED:
+                arbiter.eligible = list(eligible)  # same race, same cue: presses in flight count
+            else:
                 arbiter.arm(Stamp(self.now), eligible)
                 self.tie_shown = False
                 self.emit("armed", (("players", [p + 1 for p in eligible]),))
                 self.tone(988, 80)
-        elif arbiter.phase != DECIDED:
-            arbiter.idle()
+        elif arbiter.phase != DECIDED or arbiter.winner != game.answering:
+            out = []
+            arbiter.idle(out)  # e.g. an undo gave the floor back to an earlier player
+            self.arbiter_events(out)
 
     def _game_over(self, abandoned):
         game = self.game
@@ -193,10 +202,15 @@ class Referee:
         self.tone(1319, 600)
 
     def undo(self):
+        """Take back the last scoring decision (rules/README.md "Undo"), also the one that ended
+        the game, unless the game keeps secrets its revealed seed would now give away."""
+        if self.game.phase == OVER and self.game.keeps_secrets:
+            raise GameError("not_now", "the seed is revealed: undoing would show the hidden cards")
         dropped = self.game.undo()
         self.emit("undo", (("dropped", dropped),))
         self.emit(*self.game.score_event())
         self._sync_arbiter()
+        self.emit("state", self._state_fields())  # who has the floor, who may race, after undo
 
     # ------------------------------------------------------------------ controls and commands
     def control(self, name):
@@ -213,6 +227,8 @@ class Referee:
             elif self.game.phase == OVER:
                 if name == "yes" or name == "arm":
                     self.open_menu()  # after the ranking, any confirm goes back to the menu
+                elif name == "undo":
+                    self.undo()
                 else:
                     raise GameError("not_now", "the game is over; YES for the menu")
             elif name == "undo":
@@ -248,7 +264,7 @@ class Referee:
             self.open_menu()
         elif self.menu is not None:
             raise GameError("not_now", "no game is running: choose one in the menu or new_game")
-        elif self.game.phase == OVER:
+        elif self.game.phase == OVER and name != "undo":
             raise GameError("not_now", "the game is over; start a new one")
         elif name == "arm":
             self._record(self.game.arm_entry())
@@ -271,5 +287,6 @@ class Referee:
             ("unit", game.unit),
             ("eligible", [p + 1 for p in game.eligible()]),
             ("locked", sorted([p + 1 for p in self.arbiter.locked])),
+            ("answering", None if game.answering is None else game.answering + 1),
             ("log", len(game.log)),
         )

@@ -31,7 +31,12 @@ def describe(ev):
     if kind == "press":
         return "press: P%d at t=%d.%03d µs" % (ev["player"], ev["t_us"], ev.get("t_ns", 0))
     if kind == "lockout":
-        length = "%d ms" % ev["ms"] if ev.get("ms") is not None else "until next question"
+        if ev.get("ms") is not None:
+            length = "%d ms" % ev["ms"]
+        elif ev["reason"] == "wrong":
+            length = "out until the game lets them back"
+        else:
+            length = "for this race"
         return "lockout: P%d (%s, %s)" % (ev["player"], ev["reason"].replace("_", " "), length)
     if kind == "unlock":
         return "unlock: P%d may race again" % ev["player"]

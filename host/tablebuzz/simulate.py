@@ -13,7 +13,7 @@ from pathlib import Path
 from tablebuzz.paths import FAKES, FIRMWARE, HOST
 
 INTERPRETERS = ("cpython", "micropython")
-MICROPYTHON_HEAP = "2M"
+MICROPYTHON_HEAP = "8M"
 
 
 class SimError(RuntimeError):
@@ -57,11 +57,11 @@ def run(header, records, interpreter="cpython"):
         raise SimError(
             "unknown interpreter %r (choose from: %s)" % (interpreter, ", ".join(INTERPRETERS))
         )
-    feed = [json.dumps(header)] + [json.dumps(r) for r in records]
+    feed = [json.dumps(header)] + [json.dumps(r, ensure_ascii=False) for r in records]
     cmd = micropython_command("from tablebuzz.sim.runner import main; main()")
     env = dict(os.environ, MICROPYPATH="")
     proc = subprocess.run(
-        cmd, input="\n".join(feed) + "\n", capture_output=True, text=True, env=env
+        cmd, input="\n".join(feed) + "\n", capture_output=True, env=env, encoding="utf-8"
     )
     if proc.returncode != 0:
         raise SimError("MicroPython run failed:\n" + (proc.stderr or proc.stdout)[-4000:])

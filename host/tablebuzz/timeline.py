@@ -17,6 +17,7 @@ order. Errors raise TimelineError naming the line.
 import json
 from decimal import Decimal, InvalidOperation
 
+MAX_AT_US = 10**12
 ACTIONS = ("press", "release", "control", "send", "send_raw", "glitch", "mask_us", "gc_us")
 
 
@@ -40,6 +41,8 @@ def _at_ns(value, line_no):
         raise TimelineError(line_no, '"at_us" has at most three decimals (ns)')
     if ns < 0:
         raise TimelineError(line_no, '"at_us" must not be negative')
+    if ns > MAX_AT_US * 1000:
+        raise TimelineError(line_no, '"at_us" is at most %d (about 11.6 days)' % MAX_AT_US)
     return int(ns)
 
 
@@ -115,6 +118,11 @@ def parse(text, players, controls):
         elif kind == "send_raw":
             if not isinstance(value, str):
                 raise TimelineError(line_no, '"send_raw" takes a string')
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                reason = '"send_raw" holds a lone surrogate (not UTF-8)'
+                raise TimelineError(line_no, reason) from None
             rec.update(k="send", line=value)
         elif kind == "mask_us":
             rec.update(k="mask", ns=_positive_int(value, line_no, kind) * 1000)

@@ -118,7 +118,7 @@ class Game:
     # The interface the App drives (refbox.app); each game implements what it uses.
     phase = "ready"
     scores = []  # type: list
-    answering = None  # the 0-based player who has the floor, if any
+    answering = None  # type: int | None  # the 0-based player who has the floor, if any
 
     def eligible(self):
         """0-based players who may race now."""
@@ -151,7 +151,8 @@ class Game:
     # None, or raises GameError(code, detail) to refuse. Entries must carry every fact the fold
     # needs (times included), so that replaying the log gives the same state.
 
-    turn = None  # the 0-based player whose turn it is, if the game has turns (shown on the LEDs)
+    keeps_secrets = False  # True if the seed gives hidden things away (no undo after game over)
+    turn = None  # type: int | None  # the 0-based player whose turn it is, if the game has turns (shown on the LEDs)
 
     def control_entry(self, name):
         """A control button: "arm", "yes", "no" (UNDO is the referee's). Raises GameError."""

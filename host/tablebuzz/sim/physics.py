@@ -42,6 +42,8 @@ class Contact:
             opens_max = 12
         n = rng.below(opens_max + 1)
         span_ns = span_us * 1000
+        if not n or not span_ns:
+            return []
         starts = sorted([1000 + rng.below(span_ns) for _ in range(n)])
         pairs = []
         last_end = 0

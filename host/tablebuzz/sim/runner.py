@@ -29,11 +29,22 @@ class FakeConsole:
     def __init__(self, world, sink):
         self.world = world
         self.sink = sink
-        self.inbox = b""
+        self.inbox = bytearray()
+        self._read = 0
+
+    def pending(self):
+        return self._read < len(self.inbox)
+
+    def feed(self, data):
+        if self._read:  # drop what was read already
+            self.inbox = self.inbox[self._read :]
+            self._read = 0
+        self.inbox += data
 
     def read(self):
-        data = self.inbox[:64]
-        self.inbox = self.inbox[64:]
+        """At most 64 bytes a loop pass, as the board's console reads."""
+        data = bytes(self.inbox[self._read : self._read + 64])
+        self._read += len(data)
         return data
 
     def write_line(self, line):
@@ -89,9 +100,8 @@ class Simulation:
         import hashlib
 
         self._entropy_count += 1
-        return hashlib.sha256(
-            b"sim-entropy:" + self._seed + bytes([self._entropy_count & 255])
-        ).digest()[:16]
+        count = b"%d" % self._entropy_count
+        return hashlib.sha256(b"sim-entropy:" + self._seed + b":" + count).digest()[:16]
 
     def _wrap_handlers(self):
         """Step the loop after every hard IRQ handler (the loop would see the ring on its next
@@ -135,7 +145,7 @@ class Simulation:
             return
         self._last_step = t
         self.app.step()
-        if self.app.is_busy() or self.console.inbox:
+        if self.app.is_busy() or self.console.pending():
             self._request_step()
 
     # ------------------------------------------------------------------ records
@@ -151,7 +161,7 @@ class Simulation:
             contact.press()
             world.at(world.now + rec.get("hold_ns", 120000000), self._release_control, contact)
         elif kind == "send":
-            self.console.inbox += rec["line"].encode() + b"\n"
+            self.console.feed(rec["line"].encode() + b"\n")
         elif kind == "glitch":
             self.players[rec["p"] - 1].glitch(rec["ns"])
         elif kind == "mask":
@@ -165,21 +175,38 @@ class Simulation:
         self._request_step()
 
     def run(self, records):
+        """Play `records` (an iterable in time order, read lazily) and run on until the device is
+        idle, at most TAIL_NS after the last record, or longer while console input waits."""
         world = self.world
-        end = 0
-        for rec in records:
-            world.at(rec["t"], self._record, rec)
-            last = rec["t"] + rec.get("hold_ns", 0)  # a held control acts until it is let go
-            if last > end:
-                end = last
-        world.run_until(end)
-        limit = end + TAIL_NS
+        self._records = iter(records)
+        self._end = 0
+        self._records_done = False
+        self._schedule_next_record()
         while True:
             nxt = world.next_time()
-            if nxt is None or nxt > limit:
+            if nxt is None:
+                break
+            late = self._records_done and nxt > self._end + TAIL_NS
+            if late and not self.console.pending():
                 break
             world.run_until(nxt)
         return self
+
+    def _schedule_next_record(self):
+        rec = next(self._records, None)
+        if rec is None:
+            self._records_done = True
+            return
+        # records go before anything the run itself queues for the same ns (as if all had been
+        # queued up front), in file order
+        self.world.at_first(rec["t"], self._play_record, rec)
+        last = rec["t"] + rec.get("hold_ns", 0)  # a held control acts until it is let go
+        if last > self._end:
+            self._end = last
+
+    def _play_record(self, rec):
+        self._record(rec)
+        self._schedule_next_record()
 
 
 def run(header, records):
@@ -195,16 +222,17 @@ def main():
     import json
 
     header = json.loads(sys.stdin.readline())
-    records = []
-    while True:
-        line = sys.stdin.readline()
-        if not line:
-            break
-        line = line.strip()
-        if line:
-            records.append(json.loads(line))
+
+    def records():  # one at a time: a long timeline never sits in the heap
+        while True:
+            line = sys.stdin.readline()
+            if not line:
+                return
+            line = line.strip()
+            if line:
+                yield json.loads(line)
 
     def sink(t, text):
         sys.stdout.write("%d %s\n" % (t, text))
 
-    Simulation(header, sink).run(records)
+    Simulation(header, sink).run(records())

@@ -54,6 +54,7 @@ class World:
         self.log = []  # notes for people: (ns, text)
         self._queue = []
         self._seq = 0
+        self._first_seq = 0
         self._busy_until = 0  # CPU inside a handler or with interrupts masked
         self._pending = {}  # irq source key -> (priority, handler, arg)
         self._dispatch_at = None
@@ -86,6 +87,11 @@ class World:
             t = self.now
         self._seq += 1
         heapq.heappush(self._queue, (t, self._seq, fn, arg))
+
+    def at_first(self, t, fn, arg=None):
+        """Like at(), but ahead of everything at() queues for the same ns (in call order)."""
+        self._first_seq += 1
+        heapq.heappush(self._queue, (max(t, self.now), self._first_seq - (1 << 60), fn, arg))
 
     def next_time(self):
         return self._queue[0][0] if self._queue else None
