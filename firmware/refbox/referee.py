@@ -153,6 +153,8 @@ class Referee:
         )
         self.emit(*self.game.score_event())
         self._sync_arbiter()
+        for name, fields in self.game.prompt_events():
+            self.emit(name, fields)
 
     def _record(self, entry):
         if entry is None:
@@ -211,6 +213,8 @@ class Referee:
         self.emit(*self.game.score_event())
         self._sync_arbiter()
         self.emit("state", self._state_fields())  # who has the floor, who may race, after undo
+        for name, fields in self.game.prompt_events():
+            self.emit(name, fields)
 
     # ------------------------------------------------------------------ controls and commands
     def control(self, name):
@@ -288,5 +292,6 @@ class Referee:
             ("eligible", [p + 1 for p in game.eligible()]),
             ("locked", sorted([p + 1 for p in self.arbiter.locked])),
             ("answering", None if game.answering is None else game.answering + 1),
+            ("turn", None if game.turn is None else game.turn + 1),
             ("log", len(game.log)),
         )

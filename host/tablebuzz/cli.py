@@ -51,7 +51,12 @@ def build_parser():
     sim.add_argument(
         "--seed", type=_seed, help="hex seed for the simulated chip (default: random)"
     )
-    sim.add_argument("--game", default="quiz", help="game to start (default: quiz)")
+    sim.add_argument(
+        "--game",
+        default=None,
+        help="game to start: quiz, difference, deglingo, redblack, diddly, evidence "
+        "(default: quiz for --script; the set-up menu on screen)",
+    )
     sim.add_argument("--players", type=int, default=None, help="players (default: every station)")
     sim.add_argument("--options", type=_options, default={}, help="game options as a JSON object")
     sim.add_argument("--interpreter", choices=simulate.INTERPRETERS, default="cpython")
@@ -81,7 +86,9 @@ def build_parser():
     )
 
     mon = sub.add_parser("monitor", help="print the protocol events of a connected board")
-    mon.add_argument("--port", default=os.environ.get("PORT") or None)
+    mon.add_argument(
+        "--port", default=os.environ.get("PORT") or None, help="serial port (default: auto)"
+    )
 
     sub.add_parser("pinmap", help="regenerate firmware/refbox/pinmap.py from hardware/pinmap.json")
     return parser
@@ -128,38 +135,52 @@ def _header(args, players, seed):
     }
 
 
+def _tell_seed(args, seed):
+    if args.seed is None:
+        print("tablebuzz: simulated chip seed %s (replay with --seed)" % seed, file=sys.stderr)
+
+
 def cmd_sim(args):
     simulate._ensure_paths()
     from refbox import pinmap
     from refbox.games import GAME_ORDER, GAMES
     from refbox.games.base import GameError, parse_options
 
-    if args.game not in GAMES:
+    interactive = args.script is None
+    if args.game is None and not interactive:
+        args.game = "quiz"
+    if args.game is not None and args.game not in GAMES:
         return _fail("unknown game %r (games: %s)" % (args.game, ", ".join(GAME_ORDER)))
-    cls = GAMES[args.game]
-    high = min(cls.max_players, pinmap.PLAYER_COUNT)
+    high = pinmap.PLAYER_COUNT
+    if args.game is not None:
+        cls = GAMES[args.game]
+        high = min(cls.max_players, pinmap.PLAYER_COUNT)
+        try:
+            parse_options(cls.OPTIONS, args.options)
+        except GameError as e:
+            return _fail("--options: %s" % e.detail)
+        low = cls.min_players
+    else:
+        low = 2
     players = args.players if args.players is not None else high
-    if not cls.min_players <= players <= high:
-        return _fail("--players for %s must be %d..%d" % (args.game, cls.min_players, high))
-    try:
-        parse_options(cls.OPTIONS, args.options)
-    except GameError as e:
-        return _fail("--options: %s" % e.detail)
+    if not low <= players <= high:
+        return _fail("--players must be %d..%d here" % (low, high))
     if not 0 <= args.ticks_start < 1 << 30:
         return _fail("--ticks-start must be 0..2**30-1")
-    seed = args.seed
-    if seed is None:
-        seed = os.urandom(16).hex()
-        print("tablebuzz: simulated chip seed %s (replay with --seed)" % seed, file=sys.stderr)
+    # The simulated chip's seed decides every game's seed: it is told only after the run, so a
+    # dealer game in the simulator cannot be read ahead from it.
+    seed = args.seed or os.urandom(16).hex()
     header = _header(args, players, seed)
-    if args.script is None:
+    if interactive:
         if args.interpreter != "cpython":
             return _fail("the interactive simulator runs on CPython; use --script for MicroPython")
         if not sys.stdout.isatty():
             return _fail("the interactive simulator needs a terminal; use --script FILE")
         from tablebuzz import tui
 
-        return tui.run(header)
+        status = tui.run(header)
+        _tell_seed(args, seed)
+        return status
     try:
         if args.script == "-":
             text = sys.stdin.read()
@@ -178,6 +199,7 @@ def cmd_sim(args):
         lines = simulate.run(header, records, args.interpreter)
     except simulate.SimError as e:
         return _fail(str(e))
+    _tell_seed(args, seed)
     out = sys.stdout
     if args.pretty:
         from tablebuzz.eventlog import describe

@@ -47,7 +47,7 @@ LOG_LINES = 500
 
 CONTROL_KEYS = (("a", "arm", "ARM"), ("y", "yes", "YES"), ("n", "no", "NO"), ("u", "undo", "UNDO"))
 
-PHASE_HINTS = {
+PHASE_HINTS = {  # the common phases; a game's own phases show their name
     "ready": "ready: [a] arms the buzzers",
     "racing": "ARMED: buzz!",
     "answering": "P%d answers: [y] correct  [n] wrong",
@@ -579,7 +579,7 @@ class SimulatorApp(App):
             self._widgets["scores"].update(text)
 
     def _paint_title(self):
-        hint = PHASE_HINTS.get(self.phase or "", "")
+        hint = PHASE_HINTS.get(self.phase or "", (self.phase or "").replace("_", " "))
         if self.phase == "answering":
             hint = hint % (self.answering or 0)
         elif self.phase == "menu":

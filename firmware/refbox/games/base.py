@@ -185,6 +185,11 @@ class Game:
         own inputs from the host. Raises GameError("unknown_action") by default."""
         raise GameError("unknown_action", "%s takes no act commands" % self.name)
 
+    def prompt_events(self):
+        """What the game asks for now, as protocol events (a question, whose turn): sent after the
+        game starts and after an undo, so a host always knows what the table is waiting for."""
+        return []
+
     def decorate(self, frame, now_ms, colours, station_pixels, marker_pixels):
         """Paint game-specific pixels over the default frame (refbox.leds), in place."""
         return None

@@ -422,18 +422,21 @@ class RedBlack(Game):
             )
             return
         self.cursor = 0
+        events += self.prompt_events()
+
+    def prompt_events(self):
+        """Part 1: the `ask` event of the question put now (player, round, question, the cards
+        they already hold); nothing in the other phases."""
+        if self.phase != GUESS:
+            return []
         hand = [card_text(c) for c in self.hands[self.seat]]
-        events.append(
-            (
-                "ask",
-                (
-                    ("player", self.seat + 1),
-                    ("round", self.round),
-                    ("question", QUESTIONS[self.round - 1]),
-                    ("hand", hand),
-                ),
-            )
+        fields = (
+            ("player", self.seat + 1),
+            ("round", self.round),
+            ("question", QUESTIONS[self.round - 1]),
+            ("hand", hand),
         )
+        return [("ask", fields)]
 
     def line(self, which):
         """The 8 cards of the "top" or "bottom" line (ints), dealt after Part 1: secret until
