@@ -16,6 +16,8 @@ help:
 	@echo "make monitor    print the board's protocol events (PORT=...)"
 	@echo "make bench      print the benchmarks' figures"
 	@echo "make pinmap     regenerate firmware/refbox/pinmap.py from hardware/pinmap.json"
+	@echo "make test-fast  the CPython lane only;  make lint / make typecheck: those checks alone"
+	@echo "make repl       mpremote's REPL on the board;  make clean: remove build and caches"
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (Python 3.11+ is needed)"; exit 1; }
