@@ -233,3 +233,19 @@ def test_script_replayed_live_gives_the_batch_runners_decisions():
             )
 
     run(scenario())
+
+
+def test_shifted_digit_holds_the_buzzer():
+    async def scenario():
+        app, clock = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("a")
+            await advance(pilot, clock, 0.3)
+            await pilot.press("#")  # shift+3: P3 holds the buzzer 1.5 s
+            await advance(pilot, clock, 1.0)
+            assert app.world.level(app.sim.players[2].gpio) == 0  # still closed after 1 s
+            await advance(pilot, clock, 1.0)
+            assert app.world.level(app.sim.players[2].gpio) == 1
+            assert races(app) and "P3" in races(app)[0]
+
+    run(scenario())

@@ -40,6 +40,8 @@ TICK_S = 0.005  # how often the world is advanced to the wall clock
 LAG_S = 0.020  # the world runs this far behind the wall clock: the margin for input to arrive
 HOLD_NS = 120_000_000  # a key press holds its contact this long (no key-up in terminals)
 LONG_HOLD_NS = 2_500_000_000  # shift + control key
+BUZZER_HOLD_NS = 1_500_000_000  # shift + digit: a held buzzer (Evidence's claim gesture)
+SHIFTED_DIGITS = "!@#$%^&*("  # shift + 1..9 on a US keyboard
 LOOP_NS = 1_000_000  # the firmware loop period
 MAX_BEHIND_NS = 5_000_000_000  # after a stall (a suspended terminal) simulated time skips the rest
 BLINK_WINDOW_NS = 600_000_000  # a pixel that alternated twice within this is shown as blinking
@@ -339,11 +341,12 @@ class SimulatorApp(App):
             self.exit(0)
             return
         at = self.sim_ns(self._key_time(event)) if self._origin is not None else 0
-        if len(char) == 1 and char in "123456789":
-            station = int(char) - 1
+        if len(char) == 1 and char in "123456789" + SHIFTED_DIGITS:
+            held = char in SHIFTED_DIGITS
+            station = SHIFTED_DIGITS.index(char) if held else int(char) - 1
             if station < self.players:
                 event.stop()
-                self.tap(self.sim.players[station], at, HOLD_NS)
+                self.tap(self.sim.players[station], at, BUZZER_HOLD_NS if held else HOLD_NS)
             return
         for letter, name, _ in CONTROL_KEYS:
             if char == letter or char == letter.upper():
@@ -613,7 +616,7 @@ class SimulatorApp(App):
         self._help_shown = self.players
         text = Text(" ")
         keys = [("1-%d" % self.players, "buzz")] + [(k, n) for k, n, _ in CONTROL_KEYS]
-        keys += [("A/Y/N/U", "hold 2.5s"), ("q", "quit")]
+        keys += [("A/Y/N/U", "hold 2.5s"), ("shift+1-6", "hold 1.5s"), ("q", "quit")]
         for key, what in keys:
             text.append(" %s " % key, style="bold black on #c0c8d0")
             text.append(" %s " % what)
