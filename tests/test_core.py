@@ -162,3 +162,12 @@ def test_release_needs_the_contact_open_for_release_us():
     assert out == [("press", 0, Stamp(0))]  # the 1 ms drop-out did not end the press
     deb.poll(Stamp(60000 + Debouncer.release_us), out)
     assert out[-1] == ("release", 0, Stamp(60000))
+
+
+def test_the_catalogue_agrees_with_the_game_classes():
+    from refbox.games import CATALOG, game_class, player_range
+
+    for name, _, _, low, high in CATALOG:
+        cls = game_class(name)
+        assert cls.name == name
+        assert (cls.min_players, cls.max_players) == (low, high) == player_range(name)

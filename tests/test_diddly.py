@@ -16,7 +16,7 @@ import pytest
 from helpers import events, run_raw, run_sim, timeline
 from hypothesis import given
 from hypothesis import strategies as st
-from refbox.games import GAMES
+from refbox.games import game_class
 from refbox.games.base import GameError, parse_options
 from refbox.games.diddly import Diddly
 from refbox.games.diddly_scoring import card_name, compare, rank, score_board
@@ -273,8 +273,10 @@ def test_dealer_moves_left_and_the_player_left_of_the_dealer_starts(players):
 
 
 def test_menu_offers_the_columns_option_and_the_player_range():
-    assert GAMES["diddly"] is Diddly and (Diddly.min_players, Diddly.max_players) == (2, 6)
+    assert game_class("diddly") is Diddly and (Diddly.min_players, Diddly.max_players) == (2, 6)
     menu = Menu(6, "diddly")
+    assert menu.steps() == ["game", "players"]  # its options appear once the game is chosen
+    menu.control("yes")
     assert menu.steps() == ["game", "players", "columns"]
     assert menu._values("columns") == [3, 4] and menu._values("players") == [2, 3, 4, 5, 6]
     for bad in (5, 2, True, "4", 3.0):

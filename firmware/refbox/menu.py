@@ -6,7 +6,7 @@ Every change is announced as a `menu` event; the marker bar shows the value's po
 Documented in README.md "At the table".
 """
 
-from refbox.games import GAME_ORDER, GAMES
+from refbox.games import GAME_ORDER, game_class, player_range
 
 
 def _show(value):
@@ -22,30 +22,41 @@ class Menu:
         self.stations = stations
         self.game = game
         self.players = stations
-        self.choice = {}
+        self._loaded = None  # type: str | None  # the game whose options are loaded
+        self._option_spec = ()  # type: tuple
         self._reset_options()
         self.step = 0
 
-    def _cls(self):
-        return GAMES[self.game]
+    def _options(self):
+        """The chosen game's options (its module is imported on first need, not while the game
+        step scrolls through the catalogue)."""
+        if self._loaded != self.game:
+            self._option_spec = game_class(self.game).OPTIONS
+            self._loaded = self.game
+            self.choice = {}
+            for name, default, _, _ in self._option_spec:
+                self.choice[name] = default
+        return self._option_spec
 
     def _reset_options(self):
-        cls = self._cls()
-        self.players = max(cls.min_players, min(self.players, cls.max_players, self.stations))
+        low, high = player_range(self.game)
+        self.players = max(low, min(self.players, high, self.stations))
+        self._loaded = None
+        self._option_spec = ()
         self.choice = {}
-        for name, default, _, _ in cls.OPTIONS:
-            self.choice[name] = default
 
     def steps(self):
-        return ["game", "players"] + [opt[0] for opt in self._cls().OPTIONS]
+        if self.step == 0:
+            return ["game", "players"]  # more steps follow once a game is chosen
+        return ["game", "players"] + [opt[0] for opt in self._options()]
 
     def _values(self, step):
-        cls = self._cls()
         if step == "game":
             return list(GAME_ORDER)
         if step == "players":
-            return list(range(cls.min_players, min(cls.max_players, self.stations) + 1))
-        for name, _, _, choices in cls.OPTIONS:
+            low, high = player_range(self.game)
+            return list(range(low, min(high, self.stations) + 1))
+        for name, _, _, choices in self._options():
             if name == step:
                 return list(choices)
         return []
@@ -82,7 +93,7 @@ class Menu:
             index = (index + (1 if name == "arm" else -1)) % count
             self._set(step, values[index])
         elif name == "yes":
-            if self.step + 1 < len(self.steps()):
+            if self.step == 0 or self.step + 1 < len(self.steps()):
                 self.step += 1
             else:
                 return self.game, self.players, dict(self.choice)

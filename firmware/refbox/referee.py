@@ -7,7 +7,7 @@ protocol events. The App (refbox.app) feeds it and passes `now` in; `emit(name, 
 """
 
 from refbox.arbiter import ARMED, DECIDED, READY, Arbiter
-from refbox.games import GAME_ORDER, GAMES
+from refbox.games import GAME_ORDER, game_class, is_game, release_others
 from refbox.games.base import Game, GameError, parse_options  # noqa: F401 (Game: type comment)
 from refbox.menu import Menu
 from refbox.prng import Prng, commitment, seed_hex
@@ -124,9 +124,9 @@ class Referee:
 
     def new_game(self, name, players, given_options):
         """Start game `name` for `players` with options from the wire. Raises GameError."""
-        if name not in GAMES:
+        if not is_game(name):
             raise GameError("unknown_game", "games: %s" % ", ".join(GAME_ORDER))
-        cls = GAMES[name]
+        cls = game_class(name)
         high = min(cls.max_players, self.stations)
         if not cls.min_players <= players <= high:
             raise GameError(
@@ -136,6 +136,7 @@ class Referee:
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
         self.menu = None
+        release_others(name)  # only this game's code stays in RAM
         self.seed = self.entropy()
         self.game = cls(players, options, self.seed)
         self.players = players

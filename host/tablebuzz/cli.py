@@ -143,17 +143,17 @@ def _tell_seed(args, seed):
 def cmd_sim(args):
     simulate._ensure_paths()
     from refbox import pinmap
-    from refbox.games import GAME_ORDER, GAMES
+    from refbox.games import GAME_ORDER, game_class, is_game
     from refbox.games.base import GameError, parse_options
 
     interactive = args.script is None
     if args.game is None and not interactive:
         args.game = "quiz"
-    if args.game is not None and args.game not in GAMES:
+    if args.game is not None and not is_game(args.game):
         return _fail("unknown game %r (games: %s)" % (args.game, ", ".join(GAME_ORDER)))
     high = pinmap.PLAYER_COUNT
     if args.game is not None:
-        cls = GAMES[args.game]
+        cls = game_class(args.game)
         high = min(cls.max_players, pinmap.PLAYER_COUNT)
         try:
             parse_options(cls.OPTIONS, args.options)

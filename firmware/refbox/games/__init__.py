@@ -1,18 +1,61 @@
-"""The registry of games the device can play: name -> class (see docs/games.md)."""
+"""The games the device can play, loaded on demand (see docs/games.md).
 
-from refbox.games.deglingo import Deglingo
-from refbox.games.diddly import Diddly
-from refbox.games.difference import Difference
-from refbox.games.evidence import Evidence
-from refbox.games.quiz import Quiz
-from refbox.games.redblack import RedBlack
+A Pico has about 200 KB of heap, and the six games' code would take a good part of it, so only the
+game being set up or played is imported: the catalogue knows names and player counts without
+loading anything, `game_class(name)` imports one game, and on the board `release_others(name)`
+lets the others' code be collected.
+"""
 
-GAMES = {
-    "quiz": Quiz,
-    "difference": Difference,
-    "deglingo": Deglingo,
-    "redblack": RedBlack,
-    "diddly": Diddly,
-    "evidence": Evidence,
-}
-GAME_ORDER = ("quiz", "difference", "deglingo", "redblack", "diddly", "evidence")  # menu order
+import sys
+
+# (name, module, class, fewest players, most players): the menu's order
+CATALOG = (
+    ("quiz", "refbox.games.quiz", "Quiz", 2, 8),
+    ("difference", "refbox.games.difference", "Difference", 2, 6),
+    ("deglingo", "refbox.games.deglingo", "Deglingo", 2, 6),
+    ("redblack", "refbox.games.redblack", "RedBlack", 2, 6),
+    ("diddly", "refbox.games.diddly", "Diddly", 2, 6),
+    ("evidence", "refbox.games.evidence", "Evidence", 2, 6),
+)
+GAME_ORDER = tuple([entry[0] for entry in CATALOG])
+
+
+def _entry(name):
+    for entry in CATALOG:
+        if entry[0] == name:
+            return entry
+    raise KeyError(name)
+
+
+def is_game(name):
+    return name in GAME_ORDER
+
+
+def player_range(name):
+    """(fewest, most) players of game `name`, without loading it. Raises KeyError."""
+    entry = _entry(name)
+    return entry[3], entry[4]
+
+
+def game_class(name):
+    """The class of game `name`, its module imported now. Raises KeyError for an unknown name."""
+    _, module, cls, _, _ = _entry(name)
+    return getattr(__import__(module, None, None, (cls,)), cls)
+
+
+def release_others(keep):
+    """On the board, forget every game module but `keep`'s so the GC can free its code.
+
+    Only under MicroPython: CPython's test runs keep their classes (the same class object for the
+    same game), and the event streams do not depend on it either way.
+    """
+    if sys.implementation.name != "micropython":
+        return
+    package = sys.modules.get("refbox.games")
+    for name, module, _, _, _ in CATALOG:
+        if name != keep and module in sys.modules:
+            del sys.modules[module]
+            try:
+                delattr(package, module.rsplit(".", 1)[1])
+            except (AttributeError, TypeError):
+                pass
