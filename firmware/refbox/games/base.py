@@ -48,6 +48,20 @@ def parse_options(spec, given):
     return options
 
 
+def rank_highest_first(scores):
+    """[(place, player 1-based, score)] for `scores` (P1 first): highest first, equal scores share
+    a place, the next place skipped (1, 1, 3: standard competition ranking)."""
+    order = sorted(range(len(scores)), key=lambda p: (-scores[p], p))
+    result = []  # type: list
+    for i, p in enumerate(order):
+        if i and scores[p] == scores[order[i - 1]]:
+            place = result[-1][0]
+        else:
+            place = i + 1
+        result.append((place, p + 1, scores[p]))
+    return result
+
+
 def false_start_option():
     """The false-start lockout every racing game offers (rules/README.md "Armed / not armed")."""
     return option("false_start", 250, lockout_rule, (250, 500, 1000, "race", "off"))

@@ -28,7 +28,14 @@ section "deglingo" (house reading). Table use: docs/games/deglingo.md.
   reveals it.
 """
 
-from refbox.games.base import Game, GameError, false_start_option, int_in, option
+from refbox.games.base import (
+    Game,
+    GameError,
+    false_start_option,
+    int_in,
+    option,
+    rank_highest_first,
+)
 from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 EYES_CLOSED = "eyes_closed"  # the active player changes the picture; nobody is armed
@@ -428,15 +435,7 @@ class Deglingo(Game):
     # ------------------------------------------------------------------ results and LEDs
     def ranking(self):
         """[(place, player, points)], 1-based, most points first; equal points share a place."""
-        order = sorted(range(self.players), key=lambda p: (-self.scores[p], p))
-        result = []  # type: list
-        for i, p in enumerate(order):
-            if i and self.scores[p] == self.scores[order[i - 1]]:
-                place = result[-1][0]
-            else:
-                place = i + 1
-            result.append((place, p + 1, self.scores[p]))
-        return result
+        return rank_highest_first(self.scores)
 
     def decorate(self, frame, now_ms, colours, station_pixels, marker_pixels):
         """While the observers race: the active player's station dim, an observer in a

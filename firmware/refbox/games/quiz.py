@@ -8,7 +8,7 @@ wins; otherwise the game ends with `end`. Source: issue "Foundation", item 6; ru
 "Common".
 """
 
-from refbox.games.base import RaceGame, false_start_option, int_in, option
+from refbox.games.base import RaceGame, false_start_option, int_in, option, rank_highest_first
 
 READY = "ready"  # question being read; buzzers not armed
 RACING = "racing"  # buzzers armed
@@ -65,14 +65,5 @@ class Quiz(RaceGame):
         self.phase = READY
 
     def ranking(self):
-        """[(place, player, points)], 1-based places and players, highest points first; equal
-        points share a place."""
-        order = sorted(range(self.players), key=lambda p: (-self.scores[p], p))
-        result = []  # type: list
-        for i, p in enumerate(order):
-            if i and self.scores[p] == self.scores[order[i - 1]]:
-                place = result[-1][0]
-            else:
-                place = i + 1
-            result.append((place, p + 1, self.scores[p]))
-        return result
+        """[(place, player, points)], 1-based, most points first; equal points share a place."""
+        return rank_highest_first(self.scores)

@@ -20,7 +20,7 @@ Cards are ints 0..51 inside (rank index * 4 + suit index) and short strings on t
 "C" (clubs), e.g. "QH", "10S".
 """
 
-from refbox.games.base import Game, GameError, option
+from refbox.games.base import Game, GameError, option, rank_highest_first
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")  # the order ARM cycles through: spades, hearts, diamonds, clubs
@@ -519,17 +519,7 @@ class RedBlack(Game):
     def ranking(self):
         """[(place, player 1-based, given - received)], highest difference first; equal
         differences share a place (shared/rules/README.md "redblack": highest difference wins)."""
-        order = list(range(self.players))
-        order.sort(key=lambda p: (self.received[p] - self.given[p], p))
-        result = []  # type: list
-        for i, p in enumerate(order):
-            score = self.given[p] - self.received[p]
-            if i and score == result[-1][2]:
-                place = result[-1][0]
-            else:
-                place = i + 1
-            result.append((place, p + 1, score))
-        return result
+        return rank_highest_first([self.given[p] - self.received[p] for p in range(self.players)])
 
     # ---------------------------------------------------------------- LEDs
     def decorate(self, frame, now_ms, colours, station_pixels, marker_pixels):
