@@ -83,6 +83,13 @@ def test_events_have_fixed_key_order_and_are_ascii_json():
         (b'{"cmd":"arm","extra":1}', "unknown_field"),
         (b'{"cmd":"new_game","game":"quiz","players":true}', "bad_field"),
         (b"\xff\xfe", "bad_encoding"),
+        (b'{"cmd":"new_game","game":"quiz","players":07}', "bad_json"),
+        (b'{"cmd":"arm",}', "bad_json"),
+        (b'{"cmd":"new_game","game":"quiz","players":Infinity}', "bad_json"),
+        (b'{"cmd":"new_game","game":"quiz","options":{"target":NaN}}', "bad_json"),
+        (b'{"cmd":"new_game","game":"quiz","players":4.0}', "bad_json"),
+        (b'{"cmd":"state"} trailing', "bad_json"),
+        (b"[" * 40 + b"]" * 40, "bad_json"),
     ],
 )
 def test_malformed_commands_raise_protocol_errors(line, code):

@@ -485,3 +485,22 @@ def test_timers_and_lockouts_across_the_tick_wrap():
     keep = ("round_over", "lockout", "unlock", "undo", "score")
     assert [e for _, e in wrapped if e["ev"] in keep] == [e for _, e in plain if e["ev"] in keep]
     assert any(e["ev"] == "round_over" and e["how"] == "time" for _, e in wrapped)
+
+
+def test_every_observer_out_for_the_race_ends_the_round_for_the_active_player():
+    # false_start "race": both observers press while eyes are closed, then P1 calls Déglingo
+    new = {"cmd": "new_game", "game": "deglingo", "players": 3, "options": {"false_start": "race"}}
+    result = run_sim(
+        timeline(
+            {"at_us": 1000, "send": new},
+            {"at_us": 200000, "press": 2},
+            {"at_us": 280000, "release": 2},
+            {"at_us": 300000, "press": 3},
+            {"at_us": 380000, "release": 3},
+            {"at_us": 500000, "press": 1},
+            {"at_us": 580000, "release": 1},
+        )
+    )
+    over = events(result, "round_over")
+    assert over and over[0]["how"] == "all_locked" and over[0]["points"] == [1, 0, 0]
+    assert all(ev["players"] for ev in events(result, "armed"))  # never a race with nobody in it

@@ -98,3 +98,27 @@ def test_capture_handlers_allocate_nothing():
     # pio: 4 pushed words + a resync record (RXSTALL was set), FDEBUG cleared; irq: one snapshot.
     # Any allocation inside a handler would have raised MemoryError under heap_lock().
     assert lines == ["pio", "5", "0", "irq", "1", "0"], proc.stdout
+
+
+LENIENT = timeline(
+    {"at_us": 1000, "send_raw": '{"cmd":"new_game","game":"quiz","players":04}'},
+    {"at_us": 2000, "send_raw": '{"cmd":"new_game","game":"quiz","players":3,}'},
+    {"at_us": 3000, "send_raw": '{"cmd":"new_game","game":"quiz","players":Infinity}'},
+    {"at_us": 4000, "send": {"cmd": "new_game", "game": "diddly", "players": 2}},
+    {
+        "at_us": 5000,
+        "send": {
+            "cmd": "act",
+            "action": "board",
+            "values": ["d\u0131ddly", "\u017fwap", "7\u00a0", "7", "PEEK", "RECYCLE"],
+        },
+    },
+    {"at_us": 6000, "send": {"cmd": "state"}},
+)
+
+
+def test_lenient_json_and_unicode_case_are_refused_alike():
+    cpython = run_raw(LENIENT, seed="5")
+    assert run_raw(LENIENT, seed="5", interpreter="micropython") == cpython
+    errors = [line for _, line in cpython if '"error"' in line]
+    assert len(errors) == 4 and all('"bad_json"' in e for e in errors[:3])

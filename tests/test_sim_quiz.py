@@ -241,11 +241,21 @@ def test_the_judgement_that_ended_the_game_can_be_undone():
             {"at_us": 150000, "release": 1},
             {"at_us": 300000, "control": "yes"},
             {"at_us": 600000, "control": "undo"},
+            {"at_us": 900000, "send": {"cmd": "end"}},
         )
     )
-    assert events(result, "game_over")[-1]["ranking"][0]["player"] == 1
+    import hashlib
+
+    first, final = events(result, "game_over")
+    assert first["ranking"][0]["player"] == 1
     assert events(result, "state")[-1]["phase"] == "answering"
     assert events(result, "score")[-1]["scores"] == [0, 0]
+    # the revealed seed no longer decides anything: tie-breaks re-seeded under a new commitment
+    (reseed,) = events(result, "reseed")
+    assert final["seed"] != first["seed"]
+    assert hashlib.sha256(b"tablebuzz-seed-v1:" + final["seed"].encode()).hexdigest() == (
+        reseed["commit"]
+    )
 
 
 def test_unlocks_come_in_player_order_on_both_interpreters():

@@ -149,24 +149,102 @@ def _kind_ok(value, kind):
     return isinstance(value, dict)
 
 
-def _has_non_json_constant(text):
-    """True if NaN or Infinity stand outside a string: CPython's json takes them, MicroPython's
-    does not, so the device refuses them itself and both interpreters answer alike."""
-    in_string = escaped = False
-    for i in range(len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == "N" and text[i : i + 3] == "NaN" or ch == "I" and text[i : i + 8] == "Infinity":
-            return True
-    return False
+# ------------------------------------------------------------------------------------ strict JSON
+# MicroPython's json.loads takes things CPython's refuses (07, [1,], {"a":1,}) and CPython's takes
+# NaN and Infinity: a command is checked against the JSON grammar first (RFC 8259), with integer
+# numbers only, so the board, the unix port and CPython answer every line alike.
+_MAX_DEPTH = const(16)
+
+
+def _skip_space(t, i):
+    while i < len(t) and t[i] in " \t\n\r":
+        i += 1
+    return i
+
+
+def _json_string(t, i):
+    i += 1  # the opening quote
+    while i < len(t):
+        ch = t[i]
+        if ch == '"':
+            return i + 1
+        if ch == "\\":
+            nxt = t[i + 1 : i + 2]
+            if nxt == "u":
+                digits = t[i + 2 : i + 6]
+                if len(digits) != 4 or [d for d in digits if d not in "0123456789abcdefABCDEF"]:
+                    raise ValueError("bad \\u escape")
+                i += 6
+                continue
+            if not nxt or nxt not in '"\\/bfnrt':
+                raise ValueError("bad escape")
+            i += 2
+            continue
+        if ord(ch) < 0x20:
+            raise ValueError("control character in a string")
+        i += 1
+    raise ValueError("unterminated string")
+
+
+def _json_number(t, i):
+    if t[i] == "-":
+        i += 1
+    if i >= len(t) or not "0" <= t[i] <= "9":
+        raise ValueError("bad number")
+    if t[i] == "0":
+        i += 1
+    else:
+        while i < len(t) and "0" <= t[i] <= "9":
+            i += 1
+    if i < len(t) and t[i] in ".eE0123456789":
+        raise ValueError("numbers are integers without leading zeros")
+    return i
+
+
+def _json_value(t, i, depth):
+    """Index after the JSON value starting at (or after spaces from) `i`. Raises ValueError."""
+    i = _skip_space(t, i)
+    if i >= len(t):
+        raise ValueError("a value is missing")
+    ch = t[i]
+    if ch == "{" or ch == "[":
+        if depth >= _MAX_DEPTH:
+            raise ValueError("nested too deep")
+        close = "}" if ch == "{" else "]"
+        i = _skip_space(t, i + 1)
+        if i < len(t) and t[i] == close:
+            return i + 1
+        while True:
+            if ch == "{":
+                i = _skip_space(t, i)
+                if i >= len(t) or t[i] != '"':
+                    raise ValueError("a key is a string")
+                i = _skip_space(t, _json_string(t, i))
+                if i >= len(t) or t[i] != ":":
+                    raise ValueError("a colon is missing")
+                i += 1
+            i = _skip_space(t, _json_value(t, i, depth + 1))
+            if i < len(t) and t[i] == ",":
+                i += 1
+                continue
+            if i < len(t) and t[i] == close:
+                return i + 1
+            raise ValueError("a comma or a closing bracket is missing")
+    if ch == '"':
+        return _json_string(t, i)
+    if ch == "-" or "0" <= ch <= "9":
+        return _json_number(t, i)
+    for word in ("true", "false", "null"):
+        if t[i : i + len(word)] == word:
+            return i + len(word)
+    raise ValueError("not a JSON value")
+
+
+def check_json(text):
+    """Raise ValueError unless `text` is one strict JSON value (integers only, depth <= 16)."""
+    end = _skip_space(text, _json_value(text, 0, 0))
+    if end != len(text):
+        raise ValueError("text after the value")
 
 
 def parse_command(line):
@@ -179,8 +257,10 @@ def parse_command(line):
         text = line.decode("utf-8")
     except (UnicodeError, ValueError):
         raise ProtocolError("bad_encoding", "lines are UTF-8 JSON") from None
-    if _has_non_json_constant(text):
-        raise ProtocolError("bad_json", "NaN and Infinity are not JSON")
+    try:
+        check_json(text)
+    except ValueError as e:
+        raise ProtocolError("bad_json", "not JSON: %s" % e.args[0]) from None
     try:
         obj = json.loads(text)
     except (ValueError, TypeError):  # MicroPython: ValueError; CPython: JSONDecodeError

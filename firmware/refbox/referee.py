@@ -207,9 +207,17 @@ class Referee:
     def undo(self):
         """Take back the last scoring decision (rules/README.md "Undo"), also the one that ended
         the game, unless the game keeps secrets its revealed seed would now give away."""
-        if self.game.phase == OVER and self.game.keeps_secrets:
-            raise GameError("not_now", "the seed is revealed: undoing would show the hidden cards")
+        reopened = self.game.phase == OVER
+        if reopened and self.game.keeps_secrets:
+            raise GameError("not_now", "the seed is revealed: undoing would show what is hidden")
         dropped = self.game.undo()
+        if reopened:
+            # the revealed seed must not decide what comes next: fresh tie-breaks, new commitment
+            self.seed = self.entropy()
+            false_start = self.arbiter.false_start
+            self.arbiter = Arbiter(Prng(self.seed))
+            self.arbiter.false_start = false_start
+            self.emit("reseed", (("commit", commitment(self.seed)),))
         self.emit("undo", (("dropped", dropped),))
         self.emit(*self.game.score_event())
         self._sync_arbiter()

@@ -165,7 +165,10 @@ class Game:
     # None, or raises GameError(code, detail) to refuse. Entries must carry every fact the fold
     # needs (times included), so that replaying the log gives the same state.
 
-    keeps_secrets = False  # True if the seed gives hidden things away (no undo after game over)
+    # True if the game's own draws (a deal, orientations) would be given away by its revealed
+    # seed: then no undo after game over. Otherwise undo after game over is allowed and the
+    # referee re-seeds the race tie-breaks under a new commitment.
+    keeps_secrets = False
     turn = None  # type: int | None  # the 0-based player whose turn it is, if the game has turns (shown on the LEDs)
 
     def control_entry(self, name):

@@ -301,6 +301,11 @@ class Deglingo(Game):
         call = Stamp(us, ns)
         for p in sorted(self.early):
             events += self._lock(p, call)
+        racing = [p for p in self.observers() if p not in self.out]
+        if racing and all([self.locks[p] == _RACE for p in racing]):
+            # every observer false-started with `false_start: "race"`: out for the whole race, so
+            # nobody can find it (rules/README.md "deglingo": nobody finds it -> the active player)
+            return events + self._end_round("all_locked")
         timer = self.options["timer"]
         if timer:
             self.deadline = ticks_add(us, timer * 1000000)
@@ -382,7 +387,7 @@ class Deglingo(Game):
             observer = 1 - active
             if how == "wrong":
                 points[active] = self.replaced
-            else:  # stop, all_found, time: a stop
+            else:  # stop, all_found, time, all_locked: a stop
                 points[observer] = self.found
                 points[active] = self.replaced - self.found
             found = self.found

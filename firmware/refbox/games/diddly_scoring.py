@@ -39,6 +39,15 @@ ALIASES = {
 COLUMN_MAX = 20  # the most one column can score (Peek + Recycle, or 10 + Peek / Recycle)
 
 
+def _ascii_upper(text):
+    out = []
+    for ch in text:
+        if ord(ch) > 126 or ord(ch) < 32:
+            return ""  # not a card name
+        out.append(chr(ord(ch) - 32) if "a" <= ch <= "z" else ch)
+    return "".join(out)
+
+
 def card_name(value, position=0):
     """The canonical name (str, one of CARDS) of a card given on the wire: a name (any case, or
     an alias such as "DH") or an int 1..10. `position` (1-based, 0 = none) only words the error.
@@ -50,7 +59,9 @@ def card_name(value, position=0):
         raise GameError("bad_value", "no number card %d%s: numbers are 1 to 10" % (value, where))
     if not isinstance(value, str):
         raise GameError("bad_value", "a card is a name or a number%s" % where)
-    name = value.strip().upper()
+    # ASCII only: CPython's upper()/strip() know Unicode, MicroPython's do not, and both
+    # interpreters must answer alike
+    name = _ascii_upper(value.strip(" \t"))
     if name in ALIASES:
         return ALIASES[name]
     if name in COPIES:

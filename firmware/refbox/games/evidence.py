@@ -104,6 +104,7 @@ class Evidence(Game):
     name = "evidence"
     min_players = 2
     max_players = 6
+    keeps_secrets = True  # the revealed seed would give away the next orientations and draws
     OPTIONS = (
         option("countdown", 3000, int_in(500, 60000), (3000, 5000, 10000, 2000)),
         option("commit", "hold", _commit_rule, ("hold", "pause")),
