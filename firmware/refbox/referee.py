@@ -41,9 +41,12 @@ class Referee:
     # ------------------------------------------------------------------ switches and races
     def press(self, station, stamp):
         """An accepted press of 0-based `station`, its contact closed at Stamp `stamp`."""
-        if self.game is None or station >= self.players:
+        in_menu = self.game is None  # in the menu every station reports presses: a wiring test
+        if station >= (self.stations if in_menu else self.players):
             return
         self.emit("press", (("player", station + 1), ("t_us", stamp.us), ("t_ns", stamp.ns)))
+        if in_menu:
+            return
         out = []
         self.arbiter.press(station, stamp, out)
         self.arbiter_events(out)
