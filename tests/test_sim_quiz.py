@@ -270,3 +270,16 @@ def test_unlocks_come_in_player_order_on_both_interpreters():
     lines = run_raw(text, bounce="none")
     unlocks = [line for _, line in lines if '"unlock"' in line]
     assert unlocks == ['{"ev":"unlock","player":1}', '{"ev":"unlock","player":2}']
+
+
+def test_in_the_menu_every_buzzer_reports_its_presses():
+    result = run_sim(
+        timeline(
+            {"at_us": 1000, "send": {"cmd": "menu"}},
+            {"at_us": 100000, "press": 6},
+            {"at_us": 200000, "release": 6},
+        ),
+        players=2,
+    )
+    assert [ev["player"] for ev in events(result, "press")] == [6]
+    assert events(result, "race") == [] and events(result, "lockout") == []
