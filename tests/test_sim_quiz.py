@@ -279,7 +279,6 @@ def test_in_the_menu_every_buzzer_reports_its_presses():
             {"at_us": 100000, "press": 6},
             {"at_us": 200000, "release": 6},
         ),
-        players=2,
     )
     assert [ev["player"] for ev in events(result, "press")] == [6]
     assert events(result, "race") == [] and events(result, "lockout") == []
