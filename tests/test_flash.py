@@ -5,6 +5,7 @@ The last test flashes into a temporary folder through the real MicroPython unix 
 mpremote over a pseudo-terminal, the closest thing to a board this machine has.
 """
 
+import contextlib
 import hashlib
 import os
 import subprocess
@@ -289,25 +290,23 @@ def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):
 
 
 # --------------------------------------------------------------------- end to end, unix port
-@pytest.fixture
+@contextlib.contextmanager
 def unix_port_board(tmp_path):
     """(Board, folder): the MicroPython unix port on a pseudo-terminal, as a board whose
     filesystem root is `folder`; mpremote opens the terminal's /dev/pts/N like a USB port.
 
     The interpreter gets the *master* side as stdin/stdout and mpremote the slave path, so
-    what one writes the other reads. A watchdog kills the interpreter after 60 s so a protocol
+    what one writes the other reads. A watchdog kills the interpreter after 30 s so a protocol
     stall fails the test instead of hanging it (the parent closes its master copy for that).
     """
-    if not MICROPYTHON.exists():
-        pytest.skip("no MicroPython unix port in this environment")
     folder = tmp_path / "board"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     master, slave = os.openpty()
     name = os.ttyname(slave)
     proc = subprocess.Popen([str(MICROPYTHON)], stdin=master, stdout=master, stderr=master,
                             cwd=folder, close_fds=True)
     os.close(master)
-    watchdog = threading.Timer(60, proc.kill)
+    watchdog = threading.Timer(30, proc.kill)
     watchdog.start()
     # The unix port ends its process on a soft reset, so no reset on entry here (see report).
     board = flash.Board.connect(name, soft_reset=False, root=str(folder))
@@ -322,8 +321,23 @@ def unix_port_board(tmp_path):
 
 
 @pytest.mark.micropython
-def test_flash_into_the_unix_port(unix_port_board, tmp_path):
-    board, folder = unix_port_board
+def test_flash_into_the_unix_port(tmp_path):
+    """Flash into the real unix port. The pty stand-in for a USB port very rarely loses a read
+    (seen once in ~20 suite runs: "device reports readiness to read but returned no data"), so a
+    lost link gets one fresh board; any other failure, or a second lost link, fails the test."""
+    if not MICROPYTHON.exists():
+        pytest.skip("no MicroPython unix port in this environment")
+    for attempt in (1, 2):
+        try:
+            with unix_port_board(tmp_path / ("try%d" % attempt)) as (board, folder):
+                _flash_scenario(board, folder, tmp_path / ("build%d" % attempt))
+            return
+        except flash.FlashError as e:
+            if attempt == 2 or "lost the board" not in str(e):
+                raise
+
+
+def _flash_scenario(board, folder, build_dir):
     (folder / "refbox").mkdir()
     (folder / "refbox" / "protocol.py").write_text("SHADOW = True\n")  # stale, would shadow
     (folder / "refbox" / "old").mkdir()
@@ -333,7 +347,7 @@ def test_flash_into_the_unix_port(unix_port_board, tmp_path):
     info = board.info()
     _, major = flash.mpy_cross_version()
     flash.check_mpy(info, major)
-    files = flash.build(out=tmp_path / "build")
+    files = flash.build(out=build_dir)
     summary = flash.flash(board, files, log=lambda line: None)
     # removed: the stale protocol.py, old/x.mpy and the old/ folder
     assert (summary.copied, summary.unchanged, summary.removed) == (len(files), 0, 3)

@@ -237,6 +237,11 @@ def cmd_monitor(args):
 
     Returns 0 after Ctrl-C, 2 after a LinkError (printed as one line on stderr).
     """
+    import signal
+
+    # Ctrl-C must stop the monitor even when started from a shell that ignores SIGINT
+    # (a background job): restore Python's own handler.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     ser = None
     try:
         port = choose_port(args.port)

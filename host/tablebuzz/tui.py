@@ -253,6 +253,9 @@ class SimulatorApp(App):
         self.phase = None
         self.answering = None
         self.menu = ""
+        self.turn = None
+        self.leaders = []
+        self.race_game = True
         self.unit = "points"
         self.log_lines = []  # plain text of every log line, oldest first (the screen shows them)
         self.late_keys = 0
@@ -563,17 +566,39 @@ class SimulatorApp(App):
         w["marker"].show(self.marker_pixels())
         for button in w["controls"]:
             button.show(self.sim.controls[button.control].closed)
+        self._read_device()
         self._paint_scores()
         self._paint_title()
         self._paint_help()
+
+    def _read_device(self):
+        """The game's status, read from the simulated device itself (as a debugger would): the
+        events only feed the log, so the screen is right for every game, after undo too."""
+        referee = self.sim.app.referee
+        if referee.menu is not None:
+            step, _, _ = referee.menu.position()
+            self.phase = "menu"
+            self.menu = "%s=%s" % (step, referee.menu.event()[1][1][1])
+            self.players = referee.menu.players
+            self.leaders = []
+            return
+        game = referee.game
+        self.game, self.players = game.name, referee.players
+        self.phase = game.phase
+        self.answering = None if game.answering is None else game.answering + 1
+        self.turn = None if game.turn is None else game.turn + 1
+        self.scores, self.unit = list(game.scores), game.unit
+        ranking = game.ranking()
+        self.leaders = [p for place, p, _ in ranking if place == 1] if any(self.scores) else []
+        self.race_game = hasattr(game, "judged")
 
     def _paint_scores(self):
         colours = self.pinmap.PLAYER_COLOURS
         text = Text()
         text.append(self.unit.upper() + " ", style="bold #ffd75f")
-        best = max(self.scores) if self.scores and self.unit == "points" else 0
+        best = tuple(self.leaders)
         for i, points in enumerate(self.scores):
-            style = "bold black on " + _hex(colours[i]) if points and points == best else "bold"
+            style = "bold black on " + _hex(colours[i]) if i + 1 in best else "bold"
             text.append(" P%d " % (i + 1), style="bold " + _hex(colours[i % len(colours)]))
             text.append("%d" % points, style=style)
             text.append("  ")
@@ -581,12 +606,22 @@ class SimulatorApp(App):
             self._scores_shown = (text.plain, best)
             self._widgets["scores"].update(text)
 
+    def _hint(self):
+        """What the table is asked now, in a few words."""
+        phase = self.phase or ""
+        if phase == "menu":
+            return PHASE_HINTS["menu"] % self.menu
+        if phase == "answering" and self.answering:
+            return PHASE_HINTS["answering"] % self.answering
+        if phase in ("racing", "over") or (phase == "ready" and self.race_game):
+            return PHASE_HINTS[phase]
+        hint = phase.replace("_", " ")
+        if self.turn:
+            hint += " · P%d's turn" % self.turn
+        return hint
+
     def _paint_title(self):
-        hint = PHASE_HINTS.get(self.phase or "", (self.phase or "").replace("_", " "))
-        if self.phase == "answering":
-            hint = hint % (self.answering or 0)
-        elif self.phase == "menu":
-            hint = hint % self.menu
+        hint = self._hint()
         tone = self.world.tones[-1][1] if self.world.tones else 0
         seconds = self.world.now // 100_000_000 / 10
         key = (self.game, self.players, hint, tone, seconds, self.late_keys)

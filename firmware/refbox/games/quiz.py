@@ -44,7 +44,7 @@ class Quiz(RaceGame):
         if correct:
             self.scores[player] += 1
             events.append(self.score_event())
-            self._next_question()
+            self._next_question(events)
             target = self.options["target"]
             if target and self.scores[player] >= target:
                 self.phase = OVER
@@ -55,10 +55,13 @@ class Quiz(RaceGame):
             if self.eligible():
                 self.phase = RACING
             else:
-                self._next_question()
+                self._next_question(events)
         return events
 
-    def _next_question(self):
+    def _next_question(self, events):
+        """The next question: everyone judged wrong on this one is back in (an `unlock` each)."""
+        for p in self.out:
+            events.append(("unlock", (("player", p + 1),)))
         self.question += 1
         self.out = []
         self.answering = None
