@@ -282,3 +282,17 @@ def test_in_the_menu_every_buzzer_reports_its_presses():
     )
     assert [ev["player"] for ev in events(result, "press")] == [6]
     assert events(result, "race") == [] and events(result, "lockout") == []
+
+
+def test_ctrl_c_on_the_console_stops_the_firmware_as_on_the_board():
+    from helpers import run_raw
+
+    lines = run_raw(
+        timeline(
+            {"at_us": 1000, "send": {"cmd": "arm"}},
+            {"at_us": 2000, "send_raw": "\u0003"},
+            {"at_us": 100000, "press": 1},
+        )
+    )
+    assert lines[-1][1] == "KeyboardInterrupt: "
+    assert not [line for _, line in lines if '"press"' in line]  # nothing runs after it

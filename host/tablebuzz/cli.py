@@ -205,7 +205,11 @@ def cmd_sim(args):
         from tablebuzz.eventlog import describe
 
         for ns, line in lines:
-            out.write("%12.3f ms  %s\n" % (ns / 1e6, describe(json.loads(line))))
+            try:
+                text = describe(json.loads(line))
+            except ValueError:
+                text = "console: " + line  # not a protocol line (e.g. the REPL after Ctrl-C)
+            out.write("%12.3f ms  %s\n" % (ns / 1e6, text))
     else:
         for ns, line in lines:
             out.write(("%d.%03d " % (ns // 1000, ns % 1000) if args.stamp else "") + line + "\n")

@@ -42,9 +42,13 @@ class FakeConsole:
         self.inbox += data
 
     def read(self):
-        """At most 64 bytes a loop pass, as the board's console reads."""
+        """At most 64 bytes a loop pass, as the board's console reads. A 0x03 byte is Ctrl-C: on
+        the board MicroPython raises KeyboardInterrupt in the loop, main.py ends, the REPL opens."""
         data = bytes(self.inbox[self._read : self._read + 64])
         self._read += len(data)
+        if 3 in data:
+            self._read = len(self.inbox)
+            raise KeyboardInterrupt
         return data
 
     def write_line(self, line):
@@ -68,6 +72,7 @@ class Simulation:
         self.console = FakeConsole(world, sink)
         self._step_at = None
         self._last_step = -LOOP_NS
+        self.stopped = False
         self.sink = sink
 
         from refbox.board import Board  # imports the fakes: machine, rp2, neopixel
@@ -143,8 +148,15 @@ class Simulation:
         if t < self.world.gc_until():
             self._request_step()
             return
+        if self.stopped:
+            return
         self._last_step = t
-        self.app.step()
+        try:
+            self.app.step()
+        except KeyboardInterrupt:  # Ctrl-C on the console: the firmware stops, as on the board
+            self.stopped = True
+            self.sink(self.world.now, "KeyboardInterrupt: ")
+            return
         if self.app.is_busy() or self.console.pending():
             self._request_step()
 
