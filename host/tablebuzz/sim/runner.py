@@ -42,8 +42,9 @@ class FakeConsole:
         self.inbox += data
 
     def read(self):
-        """At most 64 bytes a loop pass, as the board's console reads. A 0x03 byte is Ctrl-C: on
-        the board MicroPython raises KeyboardInterrupt in the loop, main.py ends, the REPL opens."""
+        """At most 64 bytes a loop pass, as the board's console reads. A 0x03 byte is Ctrl-C:
+        on the board MicroPython raises KeyboardInterrupt in the loop, main.py ends, the REPL
+        opens."""
         data = bytes(self.inbox[self._read : self._read + 64])
         self._read += len(data)
         if 3 in data:
