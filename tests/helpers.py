@@ -30,3 +30,35 @@ def run_raw(text, players=6, seed="1", interpreter="cpython", **header):
 
 def events(result, kind):
     return [ev for _, ev in result if ev["ev"] == kind]
+
+
+class TimedScript:
+    """A timeline written as a table plays: wait, then act. `records` are timeline dicts."""
+
+    def __init__(self, start_us=0):
+        self.records = []
+        self.t = start_us
+
+    def at(self, dt_us, **action):
+        """Wait dt_us, then do `action` (a timeline action such as control="yes"), if any."""
+        self.t += dt_us
+        if action:
+            rec = {"at_us": self.t}
+            rec.update(action)
+            self.records.append(rec)
+
+
+def run_cli(args, stdin=None):
+    """`tablebuzz sim ...` as a subprocess (the user's path): the events it printed, as dicts.
+    Fails the test with the CLI's stderr if it exits non-zero."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "tablebuzz.cli", "sim"] + list(args),
+        input=stdin,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines()]

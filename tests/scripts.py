@@ -6,23 +6,13 @@ locked out" rule. The expected ranking comes from the script's own bookkeeping o
 (shared/rules/README.md "difference"), independent of the firmware.
 """
 
+from helpers import TimedScript
+
 CARDS = {2: 12, 3: 8, 4: 6, 5: 4, 6: 4}
 ROUND_US = 600000
 
 
-class _Table:
-    def __init__(self):
-        self.records = []
-        self.t = 0
-
-    def at(self, dt_us, **action):
-        """Wait dt_us, then do `action` (a timeline action such as control="yes"), if any."""
-        self.t += dt_us
-        if action:
-            rec = {"at_us": self.t}
-            rec.update(action)
-            self.records.append(rec)
-
+class _Table(TimedScript):
     def buzz(self, *players, gap_us=0):
         """Players press (gap_us apart, 0 = same instant) and let go 100 ms later."""
         start = self.t

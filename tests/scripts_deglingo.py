@@ -12,6 +12,8 @@ expected per-round points). Run `python tests/scripts_deglingo.py` to rewrite th
 import json
 from pathlib import Path
 
+from helpers import TimedScript
+
 SPACES = 9  # rulebook "Components": the illustration is divided into 9 parts
 TIMER_S = 3  # the scripted games play with the `timer` option at 3 s
 TWO_PLAYER_TARGET = 12
@@ -72,19 +74,7 @@ def ranking(scores):
 
 
 # ------------------------------------------------------------------ timelines
-class Table:
-    def __init__(self, start_us=0):
-        self.records = []
-        self.t = start_us
-
-    def at(self, dt_us, **action):
-        """Wait dt_us, then do `action` (a timeline action such as control="yes"), if any."""
-        self.t += dt_us
-        if action:
-            rec = {"at_us": self.t}
-            rec.update(action)
-            self.records.append(rec)
-
+class Table(TimedScript):
     def buzz(self, player, dt_us=0, hold_us=80000):
         """Wait dt_us; `player` (1-based) presses and lets go hold_us later."""
         self.t += dt_us

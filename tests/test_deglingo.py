@@ -4,11 +4,9 @@ Rules: shared/rules/001_64e1c7829d61bb46.txt and shared/rules/README.md section 
 """
 
 import json
-import subprocess
-import sys
 
 import pytest
-from helpers import events, run_raw, run_sim, timeline
+from helpers import events, run_cli, run_raw, run_sim, timeline
 from hypothesis import given
 from hypothesis import strategies as st
 from refbox.games.base import GameError, parse_options
@@ -29,29 +27,8 @@ from scripts_deglingo import (
 
 
 def _cli(records, players, options):
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tablebuzz.cli",
-            "sim",
-            "--script",
-            "-",
-            "--seed",
-            "d61",
-            "--game",
-            "deglingo",
-            "--players",
-            str(players),
-            "--options",
-            json.dumps(options),
-        ],
-        input=timeline(*records),
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return [json.loads(line) for line in proc.stdout.splitlines()]
+    args = ["--script", "-", "--seed", "d61", "--game", "deglingo", "--players", str(players)]
+    return run_cli(args + ["--options", json.dumps(options)], stdin=timeline(*records))
 
 
 def _rounds(evs, *keys):

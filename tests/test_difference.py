@@ -3,12 +3,9 @@
 Rules: shared/rules/000_a67c491cd46e781e.txt and shared/rules/README.md section "difference".
 """
 
-import json
-import subprocess
-import sys
 
 import pytest
-from helpers import events, run_raw, run_sim, timeline
+from helpers import events, run_cli, run_raw, run_sim, timeline
 from scripts import CARDS, difference_game
 
 
@@ -24,26 +21,8 @@ def test_full_game_to_a_final_ranking(players, tmp_path):
     records, expected = difference_game(players)
     script = tmp_path / "difference.jsonl"
     script.write_text(timeline(*records))
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tablebuzz.cli",
-            "sim",
-            "--script",
-            str(script),
-            "--seed",
-            "d1ff",
-            "--game",
-            "difference",
-            "--players",
-            str(players),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr
-    evs = [json.loads(line) for line in proc.stdout.splitlines()]
+    args = ["--script", str(script), "--seed", "d1ff", "--game", "difference"]
+    evs = run_cli(args + ["--players", str(players)])
     game = [e for e in evs if e["ev"] == "game"][0]
     assert game["options"] == {
         "advanced": False,
