@@ -259,7 +259,7 @@ def test_ws2812_waveform_carries_the_grb_words():
     rng = random.Random(2812)
     frame = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (1, 2, 3), (128, 64, 32)]
     frame += [(rng.randrange(256), rng.randrange(256), rng.randrange(256)) for _ in range(21)]
-    pixels = board.PioPixels(1, machine.Pin(16), len(frame))
+    pixels = board.PioPixels(1, machine.Pin(16), len(frame), world.current.ticks_us)
     pixels.show(frame)  # the fake records the frame it decoded from the words
     ((_, _, fake_frame),) = world.current.pixel_frames
     grb = list(pixels._grb)

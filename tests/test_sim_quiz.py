@@ -296,3 +296,21 @@ def test_ctrl_c_on_the_console_stops_the_firmware_as_on_the_board():
     )
     assert lines[-1][1] == "KeyboardInterrupt: "
     assert not [line for _, line in lines if '"press"' in line]  # nothing runs after it
+
+
+def test_a_race_after_twenty_quiet_minutes_is_stamped_exactly():
+    # no pin changes for longer than ticks_diff's reach (2**29 µs = 8.9 min) before the race
+    quiet = 20 * 60 * 10**6
+    result = run_sim(
+        timeline(
+            {"at_us": quiet, "control": "arm"},
+            {"at_us": quiet + 500000, "press": 2},
+            {"at_us": quiet + 505000, "press": 1},
+        ),
+        bounce="none",
+    )
+    (race,) = events(result, "race")
+    (margin,) = events(result, "margin")  # P1 came after the settle window
+    assert race["winner"] == 2 and abs(margin["margin_ns"] - 5000000) < 112
+    presses = events(result, "press")
+    assert abs(presses[0]["t_us"] - (quiet + 500000) % (1 << 30)) <= 2

@@ -69,11 +69,20 @@ class App:
     # ------------------------------------------------------------------ the loop
     def run(self):  # pragma: no cover - the board's forever loop
         sleep_ms = self.clock.sleep_ms
+        ticks_us = self.clock.ticks_us
+        reported = None  # tick of the last `internal` error sent
+        hidden = 0
         while True:
             try:
                 self.step()
             except Exception as e:  # a bug must not kill the referee mid-game: report, go on
-                self._error("internal", "%s: %s" % (type(e).__name__, e))
+                now = ticks_us()
+                if reported is None or ticks_diff(now, reported) >= 1000000:
+                    more = " (+%d more)" % hidden if hidden else ""
+                    self._error("internal", "%s: %s%s" % (type(e).__name__, e, more))
+                    reported, hidden = now, 0
+                else:
+                    hidden += 1  # at most one report a second: a repeating fault must not flood
             sleep_ms(self.loop_ms)
 
     def step(self):
@@ -127,6 +136,7 @@ class App:
                         "capture_overflow", "PIO FIFO overflowed; levels re-read from GPIO_IN"
                     )
                 self.decoder.snapshot(value >> base, tick, edges)
+        self.decoder.keepalive(self.now)
         if ring.lost:
             ring.lost = 0
             self._error("capture_overflow", "capture ring overflowed; levels re-read from GPIO_IN")
@@ -157,6 +167,5 @@ class App:
         frame = render(
             self.referee, now // 1000, pm.PLAYER_COLOURS, pm.STATION_PIXELS, pm.MARKER_PIXELS
         )
-        if frame != self._frame:
+        if frame != self._frame and self.board.show(frame) is not False:
             self._frame = frame
-            self.board.show(frame)

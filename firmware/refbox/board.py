@@ -76,9 +76,16 @@ class CaptureRing:
         return record
 
 
+_EDGE_PROGRAMS = {}  # n_pins -> assembled program: one copy in PIO memory however often built
+
+
 def edge_timestamper(n_pins):
     """The PIO program for `n_pins` player pins (1..8): words of (30 - n_pins)-bit counter +
-    levels."""
+    levels. Assembled once per pin count: rp2 loads a program object into PIO instruction memory
+    once, so a second Board (after Ctrl-C and `import main` without a soft reset) reuses it
+    instead of running out of the 32 words."""
+    if n_pins in _EDGE_PROGRAMS:
+        return _EDGE_PROGRAMS[n_pins]
     counter_bits = 30 - n_pins
 
     @rp2.asm_pio(in_shiftdir=rp2.PIO.SHIFT_LEFT, fifo_join=rp2.PIO.JOIN_RX)
@@ -108,6 +115,7 @@ def edge_timestamper(n_pins):
         jmp(x_dec, "sample")
         wrap()
 
+    _EDGE_PROGRAMS[n_pins] = program
     return program
 
 
@@ -186,16 +194,26 @@ class PinIrqCapture:
 
 
 class PioPixels:
-    """WS2812 chain driven by a PIO state machine: writing a frame leaves interrupts enabled."""
+    """WS2812 chain driven by a PIO state machine: writing a frame leaves interrupts enabled.
+
+    `put` returns while up to 8 words are still going out, and the chain latches a frame only
+    after ~280 µs low: a frame offered before the last one is out and latched is refused
+    (`show` returns False) and the loop offers it again on its next pass.
+    """
 
     masks_irqs = False
 
-    def __init__(self, sm_id, pin, count):
+    def __init__(self, sm_id, pin, count, ticks_us):
+        self._ticks_us = ticks_us
+        self._ready = ticks_us()
         self._grb = array.array("I", [0] * count)
         self.sm = rp2.StateMachine(sm_id, ws2812, freq=8_000_000, sideset_base=pin)
         self.sm.active(1)
 
     def show(self, frame):
+        """Send `frame` ([(r, g, b)] 0..255); False if the previous frame is still going out."""
+        if ticks_diff(self._ready, self._ticks_us()) > 0:
+            return False
         grb = self._grb
         for i in range(len(grb)):
             r, g, b = frame[i]
@@ -205,6 +223,9 @@ class PioPixels:
                 | b * _BRIGHTNESS // 255
             )
         self.sm.put(grb, 8)
+        # at most 8 words (30 µs each) are still in the TX FIFO, then 300 µs low to latch
+        self._ready = ticks_add(self._ticks_us(), 8 * 30 + 300)
+        return True
 
 
 class CpuPixels:
@@ -223,6 +244,7 @@ class CpuPixels:
             r, g, b = frame[i]
             np[i] = (r * _BRIGHTNESS // 255, g * _BRIGHTNESS // 255, b * _BRIGHTNESS // 255)
         np.write()
+        return True
 
 
 class UsbConsole:  # pragma: no cover - the board's USB CDC
@@ -248,8 +270,9 @@ class UsbConsole:  # pragma: no cover - the board's USB CDC
         return data
 
     def write_line(self, line):
-        sys.stdout.write(line)
-        sys.stdout.write("\n")  # the console sends "\r\n"; the host strips the "\r"
+        # one write per line: a host that stops reading makes USB CDC time out, and a line cut
+        # between two writes would arrive torn (the console sends "\r\n"; hosts strip "\r")
+        sys.stdout.write(line + "\n")
 
 
 class Board:
@@ -277,7 +300,9 @@ class Board:
         pixel_pin = pin(pinmap.NEOPIXEL_GPIO, pin.OUT)
         count = pinmap.STATION_PIXELS + pinmap.MARKER_PIXELS
         self.pixels = (
-            PioPixels(1, pixel_pin, count) if pixels == "pio" else CpuPixels(pixel_pin, count)
+            PioPixels(1, pixel_pin, count, clock.ticks_us)
+            if pixels == "pio"
+            else CpuPixels(pixel_pin, count)
         )
         self.pixels_mask_irqs = self.pixels.masks_irqs
         self.piezo = machine.PWM(pin(pinmap.PIEZO_GPIO))
@@ -297,7 +322,8 @@ class Board:
         return levels
 
     def show(self, frame):
-        self.pixels.show(frame)
+        """Show `frame` on the pixels; False if it must be offered again later."""
+        return self.pixels.show(frame)
 
     def tone(self, freq):
         """Sound the piezo at `freq` Hz, or silence it with 0."""

@@ -15,7 +15,7 @@ Levels are raw pin levels: buttons are active low, so a 0 bit is a closed contac
 """
 
 from refbox.compat import const
-from refbox.ticks import Stamp, ticks_diff
+from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 # Kinds of capture record in the ring (refbox.board.CaptureRing).
 RECORD_PIO = const(0)  # a PIO word
@@ -72,6 +72,24 @@ class EdgeDecoder:
         self._count = count
         self._tick = tick
         self._edges(word & self.level_mask, self._stamp, out)
+
+    def keepalive(self, tick):
+        """Carry the chain forward over a long quiet spell (call it every loop pass with `tick`).
+
+        Words come only when a pin changes, and the wraps between two words are counted from
+        their µs ticks, which `ticks_diff` compares only within ±2**29 µs (8.9 min). After a
+        minute without a word the anchor moves on by whole counter wraps, keeping one wrap of
+        margin: the counter has the same value after a whole wrap, so the chain stays exact.
+        """
+        elapsed_us = ticks_diff(tick, self._tick)
+        if elapsed_us < 60000000:
+            return
+        wrap_num = (self.counter_mask + 1) * self.ns_num  # one wrap, in 1/ns_den ns
+        wraps = elapsed_us * 1000 * self.ns_den // wrap_num - 1
+        delta_num = wraps * wrap_num + self._frac
+        self._stamp = self._stamp.after_ns(delta_num // self.ns_den)
+        self._frac = delta_num % self.ns_den
+        self._tick = ticks_add(self._tick, wraps * wrap_num // (self.ns_den * 1000))
 
     def snapshot(self, levels, tick, out):
         """Decode a GPIO snapshot (player levels, bit 0 = station 0) taken at µs tick `tick`."""

@@ -20,6 +20,7 @@ from tablebuzz.sim.physics import Contact
 
 LOOP_NS = 1000000
 TAIL_NS = 2000000000  # keep running this long after the last record while timers run
+HEARTBEAT_NS = 30000000000  # 30 s: the longest the simulated loop sleeps
 
 
 class FakeConsole:
@@ -74,6 +75,7 @@ class Simulation:
         self._step_at = None
         self._last_step = -LOOP_NS
         self.stopped = False
+        self._heartbeat_at = None
         self.sink = sink
 
         from refbox.board import Board  # imports the fakes: machine, rp2, neopixel
@@ -160,6 +162,15 @@ class Simulation:
             return
         if self.app.is_busy() or self.console.pending():
             self._request_step()
+        elif self._heartbeat_at is None:
+            # the board's loop never sleeps for long: a pass at least every HEARTBEAT_NS keeps
+            # what the loop does with time alone (the capture chain's keepalive) as on the board
+            self._heartbeat_at = t + HEARTBEAT_NS
+            self.world.at(self._heartbeat_at, self._heartbeat)
+
+    def _heartbeat(self, _):
+        self._heartbeat_at = None
+        self._request_step()
 
     # ------------------------------------------------------------------ records
     def _record(self, rec):
