@@ -122,3 +122,18 @@ def test_lenient_json_and_unicode_case_are_refused_alike():
     assert run_raw(LENIENT, seed="5", interpreter="micropython") == cpython
     errors = [line for _, line in cpython if '"error"' in line]
     assert len(errors) == 4 and all('"bad_json"' in e for e in errors[:3])
+
+
+def test_surrogate_escapes_and_long_echoes_stay_alike_and_bounded():
+    emoji, accent = "\U0001f600", "\u00e9"
+    quiz = {"cmd": "new_game", "game": "quiz"}
+    text = timeline(
+        {"at_us": 1000, "send_raw": '{"cmd":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\\ud83d\\ude00"}'},
+        {"at_us": 2000, "send": dict(quiz, options={emoji * 110: 1})},
+        {"at_us": 3000, "send": dict(quiz, options={accent * 200: 1})},
+    )
+    cpython = run_raw(text, seed="5")
+    assert run_raw(text, seed="5", interpreter="micropython") == cpython
+    errors = [line for _, line in cpython if '"error"' in line]
+    assert len(errors) == 3 and "\"bad_json\"" in errors[0] and "unknown_option" in errors[1]
+    assert all(len(line.encode()) <= 512 for _, line in cpython)

@@ -174,6 +174,10 @@ def _json_string(t, i):
                 digits = t[i + 2 : i + 6]
                 if len(digits) != 4 or [d for d in digits if d not in "0123456789abcdefABCDEF"]:
                     raise ValueError("bad \\u escape")
+                if digits[0] in "dD" and digits[1] in "89abcdefABCDEF":
+                    # surrogate escapes decode differently on the two interpreters: send the
+                    # character itself (UTF-8) instead
+                    raise ValueError("surrogate \\u escapes are not taken")
                 i += 6
                 continue
             if not nxt or nxt not in '"\\/bfnrt':

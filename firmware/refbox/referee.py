@@ -33,10 +33,15 @@ class Referee:
         self.now = 0
 
     def error(self, code, detail):
-        """An `error` event; the detail is cut to 120 characters so the line stays bounded."""
-        if len(detail) > 120:
-            detail = detail[:117] + "..."
-        self.emit("error", (("code", code), ("detail", detail)))
+        """An `error` event. The detail keeps printable ASCII only (anything else becomes "?",
+        which may echo what a user sent) and at most 120 characters, so the line stays far
+        inside the protocol's 512 bytes."""
+        safe = []
+        for ch in detail[:121]:
+            safe.append(ch if " " <= ch <= "~" else "?")
+        if len(safe) > 120:
+            safe = safe[:117] + ["..."]
+        self.emit("error", (("code", code), ("detail", "".join(safe))))
 
     # ------------------------------------------------------------------ switches and races
     def press(self, station, stamp):
@@ -118,7 +123,10 @@ class Referee:
         """Back to the set-up menu (a game in progress ends, its seed revealed)."""
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
-        last = self.game.name if self.game is not None else GAME_ORDER[0]
+        if self.menu is not None:
+            last = self.menu.game  # already in the menu: start again at the game shown
+        else:
+            last = self.game.name if self.game is not None else GAME_ORDER[0]
         self.menu = Menu(self.stations, last)
         self.game = None  # type: ignore[assignment]
         self.arbiter = Arbiter(None)

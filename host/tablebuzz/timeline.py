@@ -18,6 +18,8 @@ import json
 from decimal import Decimal, InvalidOperation
 
 MAX_AT_US = 10**12
+MAX_MASK_US = 100000  # design notes: a 16-pixel CPU write masks 0.5 ms, a flash write a few ms
+MAX_GC_US = 1000000  # design notes: gc.collect() 0.5-12.7 ms
 ACTIONS = ("press", "release", "control", "send", "send_raw", "glitch", "mask_us", "gc_us")
 
 
@@ -51,6 +53,13 @@ def _player(value, players, line_no, key):
         raise TimelineError(line_no, '"%s" takes a player number' % key)
     if not 1 <= value <= players:
         raise TimelineError(line_no, "player %d is not in this %d-player game" % (value, players))
+    return value
+
+
+def _bounded(value, line_no, key, high):
+    value = _positive_int(value, line_no, key)
+    if value > high:
+        raise TimelineError(line_no, '"%s" is at most %d on a real board' % (key, high))
     return value
 
 
@@ -111,10 +120,11 @@ def parse(text, players, controls):
         elif kind == "send":
             if not isinstance(value, dict):
                 raise TimelineError(line_no, '"send" takes a protocol command object')
-            rec.update(
-                k="send",
-                line=json.dumps(value, separators=(",", ":"), default=_no_floats(line_no)),
+            # raw UTF-8, as a host would send it (surrogate \u escapes are refused by the device)
+            text = json.dumps(
+                value, separators=(",", ":"), ensure_ascii=False, default=_no_floats(line_no)
             )
+            rec.update(k="send", line=text)
         elif kind == "send_raw":
             if not isinstance(value, str):
                 raise TimelineError(line_no, '"send_raw" takes a string')
@@ -124,10 +134,10 @@ def parse(text, players, controls):
                 reason = '"send_raw" holds a lone surrogate (not UTF-8)'
                 raise TimelineError(line_no, reason) from None
             rec.update(k="send", line=value)
-        elif kind == "mask_us":
-            rec.update(k="mask", ns=_positive_int(value, line_no, kind) * 1000)
-        elif kind == "gc_us":
-            rec.update(k="gc", ns=_positive_int(value, line_no, kind) * 1000)
+        elif kind == "mask_us":  # a NeoPixel or flash write: milliseconds at most
+            rec.update(k="mask", ns=_bounded(value, line_no, kind, MAX_MASK_US) * 1000)
+        elif kind == "gc_us":  # a gc.collect(): ~13 ms with 60 KB live on the board
+            rec.update(k="gc", ns=_bounded(value, line_no, kind, MAX_GC_US) * 1000)
         records.append(rec)
     records.sort(key=lambda r: r["t"])  # stable: equal times keep file order
     _check_contacts(records)

@@ -242,6 +242,8 @@ class RaceGame(Game):
     other entries in `decide(player, entry)`) and set `phase` for what comes next."""
 
     def arm_entry(self):
+        if self.phase == "answering":
+            raise GameError("not_now", "a player has the floor: YES or NO first")
         if self.phase != "ready":
             raise GameError("not_now", "the buzzers are already armed")
         return ("arm",)
