@@ -54,10 +54,6 @@ class EdgeDecoder:
         self._frac = 0
         self._tick = tick
 
-    def period_ns(self):
-        """The sampling period in ns, rounded down (56 at 125 MHz)."""
-        return self.ns_num // self.ns_den
-
     def word(self, word, tick, out):
         """Decode one PIO word drained at µs tick `tick`; append its edges to `out`."""
         count = word >> self.n_pins

@@ -41,10 +41,6 @@ class Debouncer:
         released."""
         return self.state == _CANDIDATE or (self.state == _DOWN and not self.closed)
 
-    def is_down(self):
-        """True while a press is accepted or being accepted (the button is held)."""
-        return self.state != _UP
-
     def edge(self, closed, stamp, out):
         """Feed one edge (closed: contact closed) at `stamp`; may append ('press'|'release',
         station, Stamp)."""
@@ -80,7 +76,3 @@ class Debouncer:
             if now.diff_ns(self.since) >= self.release_us * 1000:
                 self.state = _UP
                 out.append(("release", self.station, self.since))
-
-    def resync(self, closed, stamp, out):
-        """Force the level after lost edges (capture overflow): treated as an edge at `stamp`."""
-        self.edge(closed, stamp, out)

@@ -84,10 +84,6 @@ class Prng:
             if x < limit:
                 return x % n
 
-    def choice(self, items):
-        """One element of a non-empty sequence, uniformly."""
-        return items[self.below(len(items))]
-
     def shuffle(self, items):
         """Fisher-Yates shuffle of a list in place."""
         for i in range(len(items) - 1, 0, -1):
