@@ -6,7 +6,7 @@ PORT ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help sim demo test lint typecheck test-fast flash repl monitor pinmap bench clean
+.PHONY: help sim demo test lint typecheck test-fast flash repl monitor pinmap schematic bench clean
 
 help:
 	@echo "make sim        the interactive simulator: the real firmware, your keyboard as the buzzers"
@@ -16,6 +16,7 @@ help:
 	@echo "make monitor    print the board's protocol events (PORT=...)"
 	@echo "make bench      print the benchmarks' figures"
 	@echo "make pinmap     regenerate firmware/refbox/pinmap.py from hardware/pinmap.json"
+	@echo "make schematic  redraw hardware/schematic.svg from hardware/pinmap.json"
 	@echo "make test-fast  the CPython lane only;  make lint / make typecheck: those checks alone"
 	@echo "make repl       mpremote's REPL on the board;  make clean: remove build and caches"
 
@@ -56,6 +57,9 @@ repl: $(STAMP)
 
 pinmap: $(STAMP)
 	$(BIN)/python -m tablebuzz.pinmap_gen
+
+schematic: $(STAMP)
+	$(BIN)/python -m tablebuzz.schematic
 
 bench: $(STAMP)
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

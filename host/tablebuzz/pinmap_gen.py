@@ -9,7 +9,14 @@ import sys
 
 from tablebuzz.paths import PINMAP_JSON, PINMAP_PY
 
-PICO_GPIOS = tuple(range(0, 23)) + (26, 27, 28)  # on the Pico / Pico 2 header (GP23-25: internal)
+# Physical header pin of every GPIO on the Pico / Pico 2 header (GP23-25: internal, GP29: ADC3/VSYS
+# sense). Pin 1 = GP0 next to the USB socket, down the left side to 20, then 21 = GP16 back up.
+PICO_PIN = {
+    0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16,
+    13: 17, 14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31,
+    27: 32, 28: 34,
+}  # fmt: skip
+PICO_GPIOS = tuple(sorted(PICO_PIN))
 
 
 class PinmapError(ValueError):
