@@ -20,8 +20,18 @@ help:
 	@echo "make test-fast  the CPython lane only;  make lint / make typecheck: those checks alone"
 	@echo "make repl       mpremote's REPL on the board;  make clean: remove build and caches"
 
+# Python 3.11+ (pyproject.toml). A .venv made by an older Python, or whose Python is gone (an
+# upgrade), is rebuilt: its stamp is remade whenever its interpreter fails this check.
+PY_OK := import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)
+ifneq ($(shell $(BIN)/python -c '$(PY_OK)' 2>/dev/null && echo ok),ok)
+$(STAMP): .venv-rebuild
+.PHONY: .venv-rebuild
+endif
+
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (Python 3.11+ is needed)"; exit 1; }
+	@$(PYTHON) -c '$(PY_OK)' || { echo "make: $(PYTHON) is Python $$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])'); tablebuzz needs 3.11+: make PYTHON=python3.12 (or another 3.11+)"; exit 1; }
+	@if [ -e $(VENV) ] && ! $(BIN)/python -c '$(PY_OK)' 2>/dev/null; then echo "make: $(VENV) was made by another Python: rebuilding it"; rm -rf $(VENV); fi
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'

@@ -9,8 +9,10 @@ CONTROLS = ["arm", "yes", "no", "undo"]
 
 
 def timeline(*records):
-    """JSON-lines text from dicts."""
-    return "\n".join(json.dumps(r) for r in records) + "\n"
+    """JSON-lines text from dicts, in time order (stable: equal times keep their order), as a
+    timeline must be."""
+    ordered = sorted(records, key=lambda r: r.get("at_us", 0))
+    return "\n".join(json.dumps(r) for r in ordered) + "\n"
 
 
 def run_sim(text, players=6, seed="1", interpreter="cpython", **header):

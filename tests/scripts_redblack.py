@@ -110,9 +110,10 @@ def write_examples():
         head = [
             "# Red or Black, %d players: a whole game, a few mistakes (docs/games/redblack.md)."
             % players,
-            "# The cards depend on the seed: .venv/bin/tablebuzz sim --script %s --seed %s"
-            " --game redblack --players %d --pretty"
-            % ("examples/" + example_path(players).name, seed, players),
+            "# The cards depend on the seed (set-up line). Play it:",
+            "#   .venv/bin/tablebuzz sim --script examples/%s --pretty"
+            % example_path(players).name,
+            json.dumps({"setup": {"game": "redblack", "players": players, "seed": seed}}),
         ]
         lines = head + [json.dumps(r) for r in plan.records]
         example_path(players).write_text("\n".join(lines) + "\n")

@@ -156,9 +156,9 @@ def test_full_game_to_the_final_table(players):
     plan = _plan(players)
     script = example_path(players)
     text = script.read_text()
-    records = [json.loads(x) for x in text.splitlines() if x.strip() and not x.startswith("#")]
-    assert records == plan.records, "stale example: see scripts_redblack.write_examples"
-    assert "--seed %s " % SEEDS[players] in text
+    lines = [json.loads(x) for x in text.splitlines() if x.strip() and not x.startswith("#")]
+    assert lines[0] == {"setup": {"game": "redblack", "players": players, "seed": SEEDS[players]}}
+    assert lines[1:] == plan.records, "stale example: see scripts_redblack.write_examples"
     lines = _cli(script, players, SEEDS[players])
     evs = [json.loads(line) for line in lines]
     game = _of(evs, "game")[0]

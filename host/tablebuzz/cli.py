@@ -8,11 +8,17 @@ import argparse
 import json
 import os
 import sys
+import unicodedata
+from importlib.metadata import PackageNotFoundError, version
 
 from tablebuzz import simulate
-from tablebuzz.timeline import TimelineError, parse
+from tablebuzz.timeline import TimelineError, parse, read_setup
 
 BOUNCE = ("typical", "none", "worn")
+try:
+    __version__ = version("tablebuzz")
+except PackageNotFoundError:  # pragma: no cover - run from a source tree without installing
+    __version__ = "unknown"
 
 
 def _seed(text):
@@ -38,10 +44,40 @@ def _options(text):
     return value
 
 
+def game_name(text):
+    """The firmware's name for a game as people write it: "Red or Black", "red-black", "Déglingo",
+    "DEGLINGO" -> "redblack", "deglingo" (case, accents, spaces and punctuation do not matter).
+    Returns None for no game."""
+    simulate._ensure_paths()
+    from refbox.games import TITLES
+
+    def key(value):
+        letters = unicodedata.normalize("NFKD", value.casefold())
+        return "".join(ch for ch in letters if ch.isalnum())
+
+    wanted = key(text)
+    for name, title in TITLES:
+        if wanted in (key(name), key(title)):
+            return name
+    return None
+
+
+def _version():
+    simulate._ensure_paths()
+    from refbox import FIRMWARE_VERSION, PROTOCOL_VERSION
+
+    return "tablebuzz %s (firmware %s, protocol %d)" % (
+        __version__,
+        FIRMWARE_VERSION,
+        PROTOCOL_VERSION,
+    )
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="tablebuzz", description="tablebuzz referee box: host tools"
     )
+    parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", required=True)
 
     sim = sub.add_parser("sim", help="run the firmware in the simulator")
@@ -54,11 +90,22 @@ def build_parser():
     sim.add_argument(
         "--game",
         default=None,
-        help="game to start: quiz, difference, deglingo, redblack, diddly, evidence "
-        "(default: quiz for --script; the set-up menu on screen)",
+        help="game to start: quiz, difference, deglingo (Déglingo), redblack (Red or Black), "
+        "diddly, evidence; any case, accents optional (default: the timeline's set-up line, "
+        "else quiz for --script; the set-up menu on screen)",
     )
-    sim.add_argument("--players", type=int, default=None, help="players (default: every station)")
-    sim.add_argument("--options", type=_options, default={}, help="game options as a JSON object")
+    sim.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="players (default: the timeline's set-up line, else every station)",
+    )
+    sim.add_argument(
+        "--options",
+        type=_options,
+        default=None,
+        help="game options as a JSON object (default: the timeline's set-up line, else none)",
+    )
     sim.add_argument("--interpreter", choices=simulate.INTERPRETERS, default="cpython")
     sim.add_argument("--capture", choices=("pio", "irq"), default="pio", help="press capture path")
     sim.add_argument("--pixels", choices=("pio", "cpu"), default="pio", help="NeoPixel driver")
@@ -127,7 +174,7 @@ def _header(args, players, seed):
         "seed": seed,
         "game": args.game,
         "players": players,
-        "options": args.options,
+        "options": args.options or {},
         "capture": args.capture,
         "pixels": args.pixels,
         "bounce": args.bounce,
@@ -147,16 +194,36 @@ def cmd_sim(args):
     from refbox.games.base import GameError, parse_options
 
     interactive = args.script is None
-    if args.game is None and not interactive:
-        args.game = "quiz"
-    if args.game is not None and not is_game(args.game):
-        return _fail("unknown game %r (games: %s)" % (args.game, ", ".join(GAME_ORDER)))
+    text = ""
+    setup = {}  # the timeline's set-up line: what the flags do not say
+    if not interactive:
+        try:
+            text = _read_script(args.script)
+            setup = read_setup(text)
+        except (OSError, UnicodeDecodeError, TimelineError) as e:
+            return _fail(_script_error(args.script, e))
+        if args.game is None:
+            args.game = setup.get("game", "quiz")
+        if args.players is None:
+            args.players = setup.get("players")
+        if args.options is None:
+            args.options = setup.get("options", {})
+        if args.seed is None and "seed" in setup:
+            try:
+                args.given_seed = _seed(setup["seed"])
+            except argparse.ArgumentTypeError as e:
+                return _fail("%s: set-up seed: %s" % (args.script, e))
+    if args.game is not None:
+        name = game_name(args.game)
+        if name is None or not is_game(name):
+            return _fail("unknown game %r (games: %s)" % (args.game, ", ".join(GAME_ORDER)))
+        args.game = name
     high = pinmap.PLAYER_COUNT
     if args.game is not None:
         cls = game_class(args.game)
         high = min(cls.max_players, pinmap.PLAYER_COUNT)
         try:
-            parse_options(cls.OPTIONS, args.options)
+            parse_options(cls.OPTIONS, args.options or {})
         except GameError as e:
             return _fail("--options: %s" % e.detail)
         low = cls.min_players
@@ -169,7 +236,9 @@ def cmd_sim(args):
         return _fail("--ticks-start must be 0..2**30-1")
     # The simulated chip's seed decides every game's seed: it is told only after the run, so a
     # dealer game in the simulator cannot be read ahead from it.
-    seed = args.seed or os.urandom(16).hex()
+    seed = args.seed or getattr(args, "given_seed", None) or os.urandom(16).hex()
+    if getattr(args, "given_seed", None):
+        args.seed = seed  # from the set-up line: nothing to tell
     header = _header(args, players, seed)
     if interactive:
         if args.interpreter != "cpython":
@@ -182,16 +251,6 @@ def cmd_sim(args):
         _tell_seed(args, seed)
         return status
     try:
-        if args.script == "-":
-            text = sys.stdin.read()
-        else:
-            with open(args.script, encoding="utf-8") as f:
-                text = f.read()
-    except OSError as e:
-        return _fail("cannot read %s: %s" % (args.script, e.strerror))
-    except UnicodeDecodeError:
-        return _fail("%s is not UTF-8 text" % args.script)
-    try:
         records = parse(text, players, [name for name, _ in pinmap.CONTROLS])
     except TimelineError as e:
         return _fail("%s: %s" % (args.script, e))
@@ -200,7 +259,16 @@ def cmd_sim(args):
     except simulate.SimError as e:
         return _fail(str(e))
     _tell_seed(args, seed)
-    out = sys.stdout
+    try:
+        _print_lines(args, lines, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `| head`: the reader has gone; stop quietly, as cat does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail too
+    return 0
+
+
+def _print_lines(args, lines, out):
     if args.pretty:
         from tablebuzz.eventlog import describe
 
@@ -213,7 +281,22 @@ def cmd_sim(args):
     else:
         for ns, line in lines:
             out.write(("%d.%03d " % (ns // 1000, ns % 1000) if args.stamp else "") + line + "\n")
-    return 0
+
+
+def _read_script(path):
+    """The timeline text of `path` ('-' = stdin). Raises OSError, UnicodeDecodeError."""
+    if path == "-":
+        return sys.stdin.read()
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _script_error(path, error):
+    if isinstance(error, OSError):
+        return "cannot read %s: %s" % (path, error.strerror)
+    if isinstance(error, UnicodeDecodeError):
+        return "%s is not UTF-8 text" % path
+    return "%s: %s" % (path, error)
 
 
 if __name__ == "__main__":

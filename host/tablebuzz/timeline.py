@@ -10,8 +10,13 @@ up to three decimals = ns; may exceed 2**30) and exactly one action:
   {"glitch": P, "width_ns": W}    a noise pulse on player P's open contact (default 500 ns)
   {"mask_us": N}                  interrupts masked N µs (as a CPU NeoPixel or flash write)
   {"gc_us": N}                    a gc.collect() pause of N µs
-Blank lines and lines starting with "#" are skipped. Records at the same time keep their file
-order. Errors raise TimelineError naming the line.
+Blank lines and lines starting with "#" are skipped. Lines go in time order (a line earlier than
+the one before it is an error); records at the same time keep their file order. Errors raise
+TimelineError naming the line.
+
+The first line (after comments) may be the set-up line, so that the file plays as is:
+  {"setup": {"game": "deglingo", "players": 2, "options": {"timer": 3}, "seed": "1"}}
+every key optional; `tablebuzz sim` flags given on the command line win over it.
 """
 
 import json
@@ -20,6 +25,7 @@ from decimal import Decimal, InvalidOperation
 MAX_AT_US = 10**12
 MAX_MASK_US = 100000  # design notes: a 16-pixel CPU write masks 0.5 ms, a flash write a few ms
 MAX_GC_US = 1000000  # design notes: gc.collect() 0.5-12.7 ms
+SETUP_KEYS = ("game", "players", "options", "seed")
 ACTIONS = ("press", "release", "control", "send", "send_raw", "glitch", "mask_us", "gc_us")
 
 
@@ -69,13 +75,8 @@ def _positive_int(value, line_no, key):
     return value
 
 
-def parse(text, players, controls):
-    """Records [{"t": ns, "k": kind, ...}] sorted by time, from timeline `text`.
-
-    `players` is the number of stations in play (1..N), `controls` the control names.
-    Raises TimelineError.
-    """
-    records = []
+def _lines(text):
+    """(line number, JSON object) for every line that is not blank or a comment."""
     for line_no, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -88,6 +89,57 @@ def parse(text, players, controls):
             ) from None
         if not isinstance(obj, dict):
             raise TimelineError(line_no, "each line is a JSON object")
+        yield line_no, obj
+
+
+def read_setup(text):
+    """The set-up line's dict ({} if the timeline has none): "game" (str), "players" (int),
+    "options" (object), "seed" (hex str), all optional. Raises TimelineError."""
+    for line_no, obj in _lines(text):
+        if "setup" not in obj:
+            return {}
+        setup = obj["setup"]
+        if len(obj) != 1 or not isinstance(setup, dict):
+            raise TimelineError(line_no, 'the set-up line is {"setup": {...}} alone')
+        extra = sorted(set(setup) - set(SETUP_KEYS))
+        if extra:
+            raise TimelineError(
+                line_no,
+                "unknown set-up key(s): %s (keys: %s)" % (", ".join(extra), ", ".join(SETUP_KEYS)),
+            )
+        for key, kind, what in (
+            ("game", str, "a game name"),
+            ("players", int, "a number of players"),
+            ("options", dict, "an object of game options"),
+            ("seed", str, "a hex string"),
+        ):
+            value = setup.get(key)
+            if key in setup and (isinstance(value, bool) or not isinstance(value, kind)):
+                raise TimelineError(line_no, 'set-up "%s" takes %s' % (key, what))
+        try:
+            return json.loads(json.dumps(setup, default=_no_floats(line_no)))
+        except TypeError:
+            raise TimelineError(line_no, "set-up options carry integers only") from None
+    return {}
+
+
+def parse(text, players, controls):
+    """Records [{"t": ns, "k": kind, ...}] in time order, from timeline `text` (its set-up
+    line, if any, is read by read_setup).
+
+    `players` is the number of stations in play (1..N), `controls` the control names.
+    Raises TimelineError.
+    """
+    records = []
+    first = True
+    for line_no, obj in _lines(text):
+        if "setup" in obj:
+            if not first:
+                raise TimelineError(line_no, "the set-up line must come before every action")
+            read_setup(text)  # checked there
+            first = False
+            continue
+        first = False
         if "at_us" not in obj:
             raise TimelineError(line_no, 'missing "at_us"')
         actions = [k for k in obj if k in ACTIONS]
@@ -138,10 +190,21 @@ def parse(text, players, controls):
             rec.update(k="mask", ns=_bounded(value, line_no, kind, MAX_MASK_US) * 1000)
         elif kind == "gc_us":  # a gc.collect(): ~13 ms with 60 KB live on the board
             rec.update(k="gc", ns=_bounded(value, line_no, kind, MAX_GC_US) * 1000)
+        if records and rec["t"] < records[-1]["t"]:
+            before = records[-1]
+            raise TimelineError(
+                line_no,
+                "at_us %s comes before line %d's %s: lines go in time order"
+                % (_us_text(rec["t"]), before["line_no"], _us_text(before["t"])),
+            )
         records.append(rec)
-    records.sort(key=lambda r: r["t"])  # stable: equal times keep file order
     _check_contacts(records)
     return records
+
+
+def _us_text(ns):
+    """ns as the µs a timeline writes: 690000 or 690000.840."""
+    return "%d" % (ns // 1000) if ns % 1000 == 0 else "%d.%03d" % (ns // 1000, ns % 1000)
 
 
 def _no_floats(line_no):

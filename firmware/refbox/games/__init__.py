@@ -18,6 +18,23 @@ CATALOG = (
     ("evidence", "refbox.games.evidence", "Evidence", 2, 6),
 )
 GAME_ORDER = tuple([entry[0] for entry in CATALOG])
+# the names people read (README's game table), ASCII for the display's 8x8 font
+TITLES = (
+    ("quiz", "Quiz"),
+    ("difference", "Difference"),
+    ("deglingo", "Deglingo"),
+    ("redblack", "Red or Black"),
+    ("diddly", "Diddly"),
+    ("evidence", "Evidence"),
+)
+
+
+def title(name):
+    """The name people read for game `name` ("Red or Black"); `name` itself if it has none."""
+    for key, text in TITLES:
+        if key == name:
+            return text
+    return name
 
 
 def _entry(name):
