@@ -10,7 +10,8 @@ Station pixel:  off = not in this game, out of this question (judged wrong) or o
 Marker bar:     dim white while armed; the floor-holder's colour while they answer; a point
                 tally (quiz) otherwise; a chase in the winner's colour at game over.
 Menu:           the bar lights as many pixels as the position of the value shown (1..10), the
-                stations light up to the chosen number of players.
+                stations light up to the chosen number of players (a quarter of their colour);
+                a buzzer pressed lights its station in full colour for 0.3 s (wiring test).
 Documented in README.md "LED language".
 """
 
@@ -38,6 +39,9 @@ def render(view, now_ms, colours, station_pixels, marker_pixels):
             frame[bar + i] = _MENU
         for p in range(min(view.menu.players, station_pixels)):
             frame[p] = _scale(colours[p], 1, 4)
+        for p in view.menu.lit_stations(view.now):  # the wiring test: a pressed buzzer lights
+            if p < station_pixels:
+                frame[p] = colours[p]
         return frame
     game = view.game
     arbiter = view.arbiter

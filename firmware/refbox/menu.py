@@ -3,10 +3,14 @@
 ARM shows the next value, NO the previous one, YES confirms and moves on (the last YES starts the
 game), UNDO goes back one step. Holding UNDO for 2 s in a game returns here (see refbox.controls).
 Every change is announced as a `menu` event; the marker bar shows the value's position.
+The menu opens on the last game played with its player count and options (the referee's
+`last_setup`), so a new game of the same kind is a row of YES presses. While it is open every
+buzzer press lights its station for WIRING_FLASH_US (and the referee beeps): a wiring test.
 Documented in README.md "At the table".
 """
 
 from refbox.games import GAME_ORDER, game_class, player_range
+from refbox.ticks import ticks_diff
 
 
 def _show(value):
@@ -17,15 +21,47 @@ def _show(value):
     return str(value)
 
 
+WIRING_FLASH_US = 300000  # a buzzer pressed in the menu lights its station this long
+
+
 class Menu:
-    def __init__(self, stations, game="quiz"):
+    def __init__(self, stations, game="quiz", players=None, options=None):
+        """The menu for `stations` stations, starting on `game` with `players` (default: every
+        station, clamped to the game's range) and `options` (a dict: the values it names are
+        preset, the others take their defaults)."""
         self.stations = stations
         self.game = game
-        self.players = stations
+        self.players = stations if players is None else players
         self._loaded = None  # type: str | None  # the game whose options are loaded
         self._option_spec = ()  # type: tuple
         self._reset_options()
+        self._preset = options or {}
         self.step = 0
+        self.lit = [None] * stations  # per station: the µs tick its wiring-test light began
+
+    def wiring_press(self, station, tick):
+        """Buzzer `station` (0-based) was pressed at µs tick `tick`: light it (refbox.leds)."""
+        self.lit[station] = tick
+
+    def lit_stations(self, now):
+        """0-based stations lit by a press within WIRING_FLASH_US before µs tick `now`; lights
+        that ran out are forgotten."""
+        shown = []
+        for p in range(self.stations):
+            tick = self.lit[p]
+            if tick is not None:
+                if ticks_diff(now, tick) < WIRING_FLASH_US:
+                    shown.append(p)
+                else:
+                    self.lit[p] = None
+        return shown
+
+    def is_busy(self):
+        """True while a wiring-test light is on (the simulator keeps stepping to turn it off)."""
+        for tick in self.lit:
+            if tick is not None:
+                return True
+        return False
 
     def _options(self):
         """The chosen game's options (its module is imported on first need, not while the game
@@ -34,8 +70,9 @@ class Menu:
             self._option_spec = game_class(self.game).OPTIONS
             self._loaded = self.game
             self.choice = {}
+            preset = self._preset
             for name, default, _, _ in self._option_spec:
-                self.choice[name] = default
+                self.choice[name] = preset.get(name, default)  # a value from the wire stays
         return self._option_spec
 
     def _reset_options(self):
@@ -44,6 +81,7 @@ class Menu:
         self._loaded = None
         self._option_spec = ()
         self.choice = {}
+        self._preset = {}  # another game: its options start from their defaults
 
     def steps(self):
         if self.step == 0:

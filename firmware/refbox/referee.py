@@ -31,6 +31,9 @@ class Referee:
         self.seed = b""
         self.tie_shown = False
         self.now = 0
+        # (game, players, options) of the last game started: the menu opens on it and YES at
+        # game over plays it again (a rematch); the journal keeps it across power cuts
+        self.last_setup = None  # type: tuple | None
 
     def error(self, code, detail):
         """An `error` event. The detail keeps printable ASCII only (anything else becomes "?",
@@ -51,6 +54,9 @@ class Referee:
             return
         self.emit("press", (("player", station + 1), ("t_us", stamp.us), ("t_ns", stamp.ns)))
         if in_menu:
+            if self.menu is not None:  # the wiring test: the station lights, the piezo beeps
+                self.menu.wiring_press(station, self.now)
+                self.tone(1175, 60)
             return
         out = []
         self.arbiter.press(station, stamp, out)
@@ -114,6 +120,8 @@ class Referee:
                 self._record(self.game.win_entry(winner))
 
     def is_busy(self):
+        if self.menu is not None and self.menu.is_busy():
+            return True
         if self.game is not None and self.game.phase != OVER and self.game.is_busy():
             return True
         return self.arbiter.is_busy()
@@ -123,11 +131,14 @@ class Referee:
         """Back to the set-up menu (a game in progress ends, its seed revealed)."""
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
-        if self.menu is not None:
-            last = self.menu.game  # already in the menu: start again at the game shown
+        menu = self.menu
+        if menu is not None:  # already in the menu: start again at the game shown
+            self.menu = Menu(self.stations, menu.game, menu.players, menu.choice)
+        elif self.last_setup is not None:  # the last game, players and options
+            game, players, options = self.last_setup
+            self.menu = Menu(self.stations, game, players, options)
         else:
-            last = self.game.name if self.game is not None else GAME_ORDER[0]
-        self.menu = Menu(self.stations, last)
+            self.menu = Menu(self.stations, GAME_ORDER[0])
         self.game = None  # type: ignore[assignment]
         self.arbiter = Arbiter(None)
         self.players = 0
@@ -149,6 +160,7 @@ class Referee:
         self.menu = None
         release_others(name)  # only this game's code stays in RAM
         self.seed = self.entropy()
+        self.last_setup = (name, players, dict(options))
         self.game = cls(players, options, self.seed)
         self.players = players
         self.arbiter = Arbiter(Prng(self.seed))
@@ -249,12 +261,14 @@ class Referee:
                 else:
                     self.new_game(*started)
             elif self.game.phase == OVER:
-                if name == "yes" or name == "arm":
-                    self.open_menu()  # after the ranking, any confirm goes back to the menu
+                if name == "yes" and self.last_setup is not None:
+                    self.new_game(*self.last_setup)  # a rematch: same game, players, options
+                elif name == "yes" or name == "arm":
+                    self.open_menu()  # the menu opens on the game just played
                 elif name == "undo":
                     self.undo()
                 else:
-                    raise GameError("not_now", "the game is over; YES for the menu")
+                    raise GameError("not_now", "the game is over: YES plays again, ARM the menu")
             elif name == "undo":
                 self.undo()
             else:
