@@ -250,7 +250,12 @@ class Referee:
 
     # ------------------------------------------------------------------ controls and commands
     def control(self, name):
-        """A control button (or the `control` command): arm, yes, no, undo, undo:hold."""
+        """A control button (or the `control` command): arm, yes, no, undo, undo:hold, and
+        arm:repeat / no:repeat while ARM / NO is held (refbox.controls)."""
+        if name.endswith(":repeat"):
+            name = name[: -len(":repeat")]
+            if self.menu is None and (self.game.phase == OVER or not self.game.repeats(name)):
+                return  # a held control steps only a value being entered
         try:
             if name == "undo:hold":
                 self.open_menu()

@@ -179,6 +179,11 @@ class Game:
             return self.judge_entry(name == "yes")
         raise GameError("bad_value", "unknown control %s" % name)
 
+    def repeats(self, name):
+        """True if control `name` ("arm" or "no"), held, should repeat now: while a number or a
+        value is being stepped (fast entry, refbox.controls). Nothing repeats by default."""
+        return False
+
     def press_entry(self, player, stamp):
         """An accepted press (0-based player, Stamp of its first edge) outside or beside the race:
         a gesture such as Difference's skip. None if it means nothing to the game."""

@@ -113,6 +113,10 @@ class Diddly(Game):
     def judge_entry(self, correct):
         raise GameError("not_now", "diddly has nothing to judge: enter scores with ARM/NO/YES")
 
+    def repeats(self, name):
+        """ARM / NO held step the number being entered (fast entry)."""
+        return self.phase == SCORING and self.turn is not None
+
     def control_entry(self, name):
         """ARM: the number being entered +1; NO: -1 (both wrap between 0 and the most a board can
         score: 20 a column); YES: that number is the round score of the player whose turn it is.

@@ -182,6 +182,12 @@ class Evidence(Game):
             return self._dial_entry(1)
         raise GameError("not_now", "round %d: claims are open" % self.round)
 
+    def repeats(self, name):
+        """ARM / NO held step the count being entered (fast entry), up to its bounds 0..30."""
+        if self.phase != COUNTING:
+            return False
+        return self.dial < MAX_COUNT if name == "arm" else self.dial > 0
+
     def control_entry(self, name):
         """ARM: next round / count +1; NO: count -1; YES: confirm the count (docs/games/evidence.md
         "Controls")."""

@@ -190,6 +190,10 @@ class RedBlack(Game):
         return self.to_give - sum([c for _, c in self.picks])
 
     # ---------------------------------------------------------------- hooks (raise GameError)
+    def repeats(self, name):
+        """ARM / NO held step the suit shown in round 4 (the cursor)."""
+        return self.phase == GUESS and self.round == 4
+
     def control_entry(self, name):
         """ARM / YES / NO, by phase (docs/games/redblack.md "Controls"): rounds 1-3 YES = red /
         higher / between, NO = black / lower / outside; round 4 ARM / NO = next / previous suit
