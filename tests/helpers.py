@@ -64,3 +64,122 @@ def run_cli(args, stdin=None):
     )
     assert proc.returncode == 0, proc.stderr
     return [json.loads(line) for line in proc.stdout.splitlines()]
+
+
+class PtyCable:
+    """A USB cable made of a pseudo-terminal: the host opens `path` (a symlink to the pty's
+    slave side, so that a replug on a new pty keeps the same name, as /dev/ttyACM0 does) and two
+    threads relay bytes between the pty's master side and a board process's pipes.
+
+    `unplug(partial=b"")` writes `partial` (half a line, say) to the host, then closes the master:
+    the host's next read fails as it does when a USB cable is pulled. `plug()` lays a new pty
+    under the same path. What the board writes while unplugged is lost, as on a real cable.
+    """
+
+    def __init__(self, proc, path):
+        import threading
+
+        self.proc = proc
+        self.path = path
+        self._lock = threading.Lock()
+        self.master = None
+        self._slave = None
+        threading.Thread(target=self._board_to_host, daemon=True).start()
+        self.plug()
+
+    def plug(self):
+        import os
+        import threading
+
+        master, slave = os.openpty()
+        name = os.ttyname(slave)
+        tmp = str(self.path) + ".new"
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        os.symlink(name, tmp)
+        os.replace(tmp, str(self.path))
+        with self._lock:
+            self.master, self._slave = master, slave
+        self._relay = threading.Thread(target=self._host_to_board, args=(master,), daemon=True)
+        self._relay.start()
+
+    def unplug(self, partial=b""):
+        import os
+
+        with self._lock:
+            master, slave = self.master, self._slave
+            self.master = self._slave = None
+        if master is None:
+            return
+        self._relay.join()  # no read may hold the master open: closing it must hang up
+        if partial:
+            import time
+
+            os.write(master, partial)
+            time.sleep(0.2)  # the half line reaches the host before the cable goes
+        os.close(slave)  # the host side is now the only opener: closing master hangs it up
+        os.close(master)
+
+    def _board_to_host(self):
+        import os
+
+        out = self.proc.stdout.fileno()
+        while True:
+            try:
+                data = os.read(out, 4096)
+            except OSError:
+                return
+            if not data:
+                return
+            with self._lock:
+                master = self.master
+                if master is not None:
+                    try:
+                        os.write(master, data)
+                    except OSError:
+                        pass  # unplugged meanwhile: lost, as on a cable
+
+    def _host_to_board(self, master):
+        import os
+        import select
+
+        while True:
+            ready, _, _ = select.select([master], [], [], 0.05)
+            if self.master != master:
+                return  # unplugged
+            if not ready:
+                continue
+            try:
+                data = os.read(master, 4096)
+            except OSError:
+                return  # unplugged
+            if not data:
+                return
+            try:
+                self.proc.stdin.write(data)
+                self.proc.stdin.flush()
+            except (OSError, ValueError):
+                return
+
+    def close(self):
+        self.unplug()
+        self.proc.kill()
+        self.proc.wait()
+
+
+def unix_port_board(path, header):
+    """A PtyCable to the firmware running in real time under the MicroPython unix port
+    (tablebuzz.sim.serve), reachable at `path`. The process is killed after 60 s at most."""
+    import json
+    import subprocess
+    import threading
+
+    code = "from tablebuzz.sim.serve import main; main(%r)" % json.dumps(header)
+    proc = subprocess.Popen(
+        simulate.micropython_command(code), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, env={"MICROPYPATH": ""},
+    )
+    watchdog = threading.Timer(60, proc.kill)
+    watchdog.daemon = True
+    watchdog.start()
+    return PtyCable(proc, path)

@@ -1,8 +1,8 @@
-"""The serial link: line framing (whatever the chunking), line parsing, port choice and the
-failure paths of `tablebuzz monitor` (one line on stderr, no traceback)."""
+"""The serial link: line framing (whatever the chunking), line parsing, port choice, and
+`tablebuzz monitor`: its failure paths (one line on stderr, no traceback), its readable mode and
+the commands typed into it."""
 
 import errno
-import io
 import json
 import os
 import signal
@@ -111,19 +111,6 @@ def test_loop_url_round_trip_in_odd_chunks():
     assert got[2] == b"MPY: soft reboot"
 
 
-def test_pump_prints_events_on_stdout_and_console_text_on_stderr():
-    port = serial.serial_for_url("loop://", timeout=0.05)
-    port.write(b'{"ev":"hello"}\r\nTraceback (most recent call last):\r\n' + b"x" * 600 + b"\r\n")
-    out, err = io.StringIO(), io.StringIO()
-    reads = iter(range(50))
-    serial_link.pump(port, LineReader(), out, err, stop=lambda: next(reads, None) is None)
-    assert out.getvalue() == '{"ev":"hello"}\n'
-    assert err.getvalue().splitlines() == [
-        "# Traceback (most recent call last):  [not JSON: Expecting value]",
-        "# dropped a line longer than 512 bytes",
-    ]
-
-
 # ------------------------------------------------------------------------------------ parse_line
 def test_parse_line_gives_a_dict():
     assert parse_line(b'{"ev":"score","p":[1,2]}') == {"ev": "score", "p": [1, 2]}
@@ -186,30 +173,15 @@ def test_choose_port_with_no_pico(monkeypatch):
         (serial.SerialException(errno.EACCES, "could not open port"), "dialout"),
         (serial.SerialException(errno.EBUSY, "could not open port"), "busy"),
         (serial.SerialException(errno.EAGAIN, "Could not exclusively lock port"), "ModemManager"),
-        (serial.SerialException(errno.EIO, "I/O error"), "cannot open /dev/ttyACM0: "),
+        (serial.SerialException(errno.EIO, "I/O error"), "cannot open /dev/ttyACM0: input/"),
+        (serial.SerialException(errno.ENOTTY, "ioctl"), "is not a serial port"),
+        (ValueError("bad"), "cannot use /dev/ttyACM0 as a serial port"),
     ],
 )
 def test_open_errors_become_one_clear_line(exc, words):
     text = str(serial_link.open_error("/dev/ttyACM0", exc))
     assert words in text and "\n" not in text
-
-
-class Unplugged:
-    port = "/dev/ttyACM0"
-    in_waiting = 0
-
-    def read(self, n):
-        raise serial.SerialException("device reports readiness to read but returned no data")
-
-    def close(self):
-        raise OSError(errno.EIO, "gone")
-
-
-def test_unplug_during_read_is_one_line(monkeypatch, capsys):
-    monkeypatch.setattr(serial_link, "open_port", lambda port: Unplugged())
-    assert serial_link.cmd_monitor(SimpleNamespace(port="/dev/ttyACM0")) == 2
-    err = capsys.readouterr().err.splitlines()
-    assert err[-1].startswith("tablebuzz: lost the board on /dev/ttyACM0 (unplugged?)")
+    assert "Errno" not in text and "[" not in text  # plain words, no exception text
 
 
 def test_monitor_on_a_missing_port_is_one_line():
@@ -245,3 +217,58 @@ def test_monitor_on_a_pty_prints_events_and_stops_quietly_on_ctrl_c():
         os.close(slave)
     assert proc.returncode == 0
     assert "Traceback" not in err
+
+
+def test_monitor_pretty_sends_typed_commands_and_explains_bad_ones():
+    master, slave = os.openpty()
+    name = os.ttyname(slave)
+    proc = subprocess.Popen([str(TABLEBUZZ), "monitor", "--port", name, "--pretty"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while not proc.stderr.readline().startswith("tablebuzz: monitoring"):
+            assert time.monotonic() < deadline and proc.poll() is None
+        proc.stdin.write("judge yes\nfly away\nact give player=2 value=3\n")
+        proc.stdin.flush()
+        assert "unknown command 'fly away'" in proc.stderr.readline()
+        sent = b""
+        while sent.count(b"\n") < 4:  # hello + state (the resync), then the two commands
+            sent += os.read(master, 1000)
+        assert sent.splitlines() == [
+            b'{"cmd":"hello"}', b'{"cmd":"state"}', b'{"cmd":"judge","correct":true}',
+            b'{"cmd":"act","action":"give","player":2,"value":3}',
+        ]
+        os.write(master, b'{"ev":"race","winner":3,"margin_ns":840000,"tie":false,"tied":[],'
+                         b'"t_us":1,"t_ns":0}\r\n')
+        assert proc.stdout.readline() == "race: P3 by 840.00 µs\n"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        os.close(master)
+        os.close(slave)
+    assert proc.returncode == 0 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("typed, cmd", [
+    ("arm", {"cmd": "arm"}),
+    ("judge no", {"cmd": "judge", "correct": False}),
+    ("new quiz 4 {\"false_start\": 500}",
+     {"cmd": "new_game", "game": "quiz", "players": 4, "options": {"false_start": 500}}),
+    ("control undo:hold", {"cmd": "control", "name": "undo:hold"}),
+    ('{"cmd":"act","action":"count","value":7}', {"cmd": "act", "action": "count", "value": 7}),
+    ("act hearts player=3", {"cmd": "act", "action": "hearts", "player": 3}),
+])
+def test_typed_commands(typed, cmd):
+    from tablebuzz.monitor import parse_command
+
+    assert parse_command(typed) == cmd
+
+
+@pytest.mark.parametrize("typed", ["", "judge maybe", "new quiz four", "act give 2", "{1"])
+def test_typed_mistakes_are_refused_with_a_reason(typed):
+    from tablebuzz.monitor import CommandError, parse_command
+
+    with pytest.raises(CommandError):
+        parse_command(typed)

@@ -132,10 +132,13 @@ def build_parser():
         "--dry-run", action="store_true", help="build only; show what would be copied"
     )
 
-    mon = sub.add_parser("monitor", help="print the protocol events of a connected board")
+    mon = sub.add_parser(
+        "monitor", help="print a connected board's events; commands typed on stdin are sent"
+    )
     mon.add_argument(
         "--port", default=os.environ.get("PORT") or None, help="serial port (default: auto)"
     )
+    mon.add_argument("--pretty", action="store_true", help="readable sentences instead of JSON")
 
     sub.add_parser("pinmap", help="regenerate firmware/refbox/pinmap.py from hardware/pinmap.json")
     return parser
@@ -151,7 +154,7 @@ def main(argv=None):
 
             return cmd_flash(args)
         if args.command == "monitor":
-            from tablebuzz.serial_link import cmd_monitor
+            from tablebuzz.monitor import cmd_monitor
 
             return cmd_monitor(args)
         if args.command == "pinmap":
@@ -270,11 +273,12 @@ def cmd_sim(args):
 
 def _print_lines(args, lines, out):
     if args.pretty:
-        from tablebuzz.eventlog import describe
+        from tablebuzz.eventlog import Narrator
 
+        narrator = Narrator()
         for ns, line in lines:
             try:
-                text = describe(json.loads(line))
+                text = narrator.line(json.loads(line))
             except ValueError:
                 text = "console: " + line  # not a protocol line (e.g. the REPL after Ctrl-C)
             out.write("%12.3f ms  %s\n" % (ns / 1e6, text))

@@ -1,66 +1,508 @@
-"""Human-readable lines for protocol events ("race: P3 by 0.84 ms", "tie P1/P4 -> draw P4")."""
+"""Readable text for people: protocol events as plain sentences.
+
+The one formatter of the host tools: `tablebuzz sim --pretty`, `tablebuzz monitor`, the TUI's log,
+`tablebuzz replay` and the scoreboard's log all print what this module writes. No Python reprs
+(`None`, `True`, dict text) ever reach a person: every field is put into words, and an event this
+module does not know is shown as `name: key value, key value` with JSON values.
+
+`Narrator` is stateful because some sentences need what came before: a `game_over` explains its
+tie-breaks with the Diddly round scores (`table`) or the Evidence green tokens (`tokens`) seen
+earlier, and names the game it ends. `describe(ev)` is the stateless short-cut for one event.
+
+Sources: docs/protocol.md (common events), docs/games/*.md (each game's own events).
+"""
+
+import json
+
+GAME_NAMES = {
+    "quiz": "quiz",
+    "difference": "Difference",
+    "deglingo": "Déglingo",
+    "redblack": "Red or Black",
+    "diddly": "Diddly",
+    "evidence": "Evidence",
+}
+
+# Units of the options whose value is a plain number (docs/protocol.md, docs/games/*.md).
+OPTION_UNITS = {
+    "false_start": "ms",
+    "countdown": "ms",
+    "timer": "s",
+    "target": "points",
+}
+# Options whose 0 means "none" rather than a number.
+ZERO_MEANS = {"target": "none", "timer": "off"}
+
+SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
+QUESTIONS = {
+    "red_black": "red or black?",
+    "higher_lower": "higher or lower?",
+    "between_outside": "between or outside?",
+    "suit": "which suit?",
+}
+DEGLINGO_HOW = {
+    "found": "an observer found it",
+    "all_wrong": "every observer was wrong",
+    "gave_up": "the table gave up",
+    "time": "time ran out",
+    "wrong": "the observer was wrong",
+    "stop": "the observer stopped",
+    "all_found": "the observer found them all",
+    "all_locked": "every observer false-started",
+}
+PLACE_WORDS = {1: "1st", 2: "2nd", 3: "3rd"}
 
 
-def _ms(ns):
+def game_name(name):
+    """The game's name as people write it ("Déglingo"); an unknown name as given."""
+    return GAME_NAMES.get(name, str(name))
+
+
+def duration(ns):
+    """A margin for people: ms at 1 ms and above, else µs ("840.00 µs", "0.336 µs", "1.25 ms").
+    `ns` is an int (ns) or None ("unknown")."""
     if ns is None:
-        return "?"
-    if abs(ns) < 1000:
-        return "%d ns" % ns
-    if abs(ns) < 1000000:
+        return "unknown"
+    if abs(ns) >= 1000000:
+        return "%.2f ms" % (ns / 1e6)
+    if abs(ns) >= 1000:
         return "%.2f µs" % (ns / 1000)
-    return "%.2f ms" % (ns / 1e6)
+    return "%.3f µs" % (ns / 1000)
 
 
-def _count(n, unit):
-    """'1 point', '3 cards'."""
-    return "%d %s" % (n, unit[:-1] if n == 1 and unit.endswith("s") else unit)
+def count(n, unit):
+    """'1 point', '3 cards', '0 points', '1 penalty'."""
+    if n == 1 and unit.endswith("ies"):
+        unit = unit[:-3] + "y"
+    elif n == 1 and unit.endswith("s"):
+        unit = unit[:-1]
+    return "%d %s" % (n, unit)
+
+
+def place(n):
+    return PLACE_WORDS.get(n, "%dth" % n)
+
+
+def value_text(value):
+    """A protocol value in words: true/false -> on/off, null -> none, lists and objects as JSON."""
+    if value is True:
+        return "on"
+    if value is False:
+        return "off"
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value, ensure_ascii=False)
+
+
+def option_text(name, value):
+    """One option for people: "false start: 250 ms", "target: none", "beginner: no"."""
+    label = name.replace("_", " ")
+    if value is True or value is False:
+        return "%s: %s" % (label, "yes" if value else "no")
+    if isinstance(value, int):
+        if value == 0 and name in ZERO_MEANS:
+            return "%s: %s" % (label, ZERO_MEANS[name])
+        if name in OPTION_UNITS:
+            return "%s: %d %s" % (label, value, OPTION_UNITS[name])
+    return "%s: %s" % (label, value_text(value))
+
+
+def card(text):
+    """A card from the wire ("10S", "QH") with its suit sign: "10♠", "Q♥"."""
+    if not isinstance(text, str) or not text:
+        return value_text(text)
+    return text[:-1] + SUITS.get(text[-1], text[-1])
+
+
+def players_text(players, empty="nobody"):
+    """"P1 P3" for [1, 3], `empty` for []."""
+    if not players:
+        return empty
+    return " ".join("P%s" % p for p in players)
+
+
+def _and(items):
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _spread(spread):
+    """[{player, penalties}] -> "P1 2, P3 1"."""
+    return ", ".join("P%s %s" % (d.get("player"), d.get("penalties")) for d in spread or [])
+
+
+def fields_text(ev):
+    """Fallback for an event this module does not know: its fields with JSON values."""
+    return ", ".join(
+        "%s %s" % (k, value_text(v)) for k, v in ev.items() if k != "ev"
+    )
+
+
+class Narrator:
+    """Turns a stream of protocol events into readable lines, remembering what tie-breaks need.
+
+    `line(ev)` -> str for one event dict (never raises for a malformed event: it falls back to
+    its fields). `names` (optional, {player number: name}) puts names next to player numbers.
+    """
+
+    def __init__(self, names=None):
+        self.names = dict(names or {})
+        self.game = None
+        self.rounds = None  # Diddly: per player, their round scores (from `table`)
+        self.greens = None  # Evidence: per player, green tokens so far (from `tokens`)
+        self.playoff = False
+
+    def p(self, number):
+        name = self.names.get(number)
+        return "P%s (%s)" % (number, name) if name else "P%s" % number
+
+    def line(self, ev):
+        kind = ev.get("ev")
+        handler = getattr(self, "_ev_" + str(kind), None)
+        if handler is not None:
+            try:
+                return handler(ev)
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                pass  # a malformed event: its fields say what it holds
+        fields = fields_text(ev)
+        return "%s: %s" % (kind, fields) if fields else str(kind)
+
+    # ---------------------------------------------------------------- common events
+    def _ev_hello(self, ev):
+        return "board: firmware %s, protocol %s, %s stations, capture %s" % (
+            ev["fw"], ev["proto"], ev["stations"], ev["capture"]
+        )
+
+    def _ev_game(self, ev):
+        self.game = ev["game"]
+        self.rounds = self.greens = None
+        self.playoff = False
+        options = ev.get("options") or {}
+        opts = "; ".join(option_text(k, v) for k, v in sorted(options.items()))
+        return "new game: %s, %d players%s; seed commitment %s" % (
+            game_name(ev["game"]), ev["players"], " (%s)" % opts if opts else "",
+            str(ev.get("commit", ""))[:16] + "…",
+        )
+
+    def _ev_score(self, ev):
+        unit = ev.get("unit", "points")
+        text = "%s: %s" % (unit, ", ".join(
+            "%s %d" % (self.p(i + 1), s) for i, s in enumerate(ev["scores"])
+        ))
+        extra = []
+        if "round" in ev:
+            extra.append("round %s" % ev["round"])
+        if ev.get("dealer"):
+            extra.append("dealer %s" % self.p(ev["dealer"]))
+        if "turn" in ev:
+            extra.append(
+                "%s to enter" % self.p(ev["turn"]) if ev["turn"] else "every score is in"
+            )
+        return text + (" · " + ", ".join(extra) if extra else "")
+
+    def _ev_press(self, ev):
+        return "press: %s at %d.%03d µs" % (self.p(ev["player"]), ev["t_us"], ev.get("t_ns", 0))
+
+    def _ev_armed(self, ev):
+        return "armed: %s" % players_text(ev["players"], "nobody may buzz")
+
+    def _ev_race(self, ev):
+        if ev.get("tie"):
+            tied = _and([self.p(p) for p in ev["tied"]])
+            return "race: tie %s, the draw gives the floor to %s" % (tied, self.p(ev["winner"]))
+        if ev.get("margin_ns") is None:
+            return "race: %s first (nobody else pressed within 2 ms)" % self.p(ev["winner"])
+        return "race: %s by %s" % (self.p(ev["winner"]), duration(ev["margin_ns"]))
+
+    def _ev_margin(self, ev):
+        return "margin: %s beat %s by %s" % (
+            self.p(ev["winner"]), self.p(ev["player"]), duration(ev["margin_ns"])
+        )
+
+    def _ev_lockout(self, ev):
+        why = {"false_start": "false start", "wrong": "wrong answer"}.get(
+            ev["reason"], str(ev["reason"]).replace("_", " ")
+        )
+        if ev.get("ms") is not None:
+            length = "out for %d ms" % ev["ms"]
+        elif ev["reason"] == "wrong":
+            length = "out until the game lets them back in"
+        else:
+            length = "out for this race"
+        return "lockout: %s (%s), %s" % (self.p(ev["player"]), why, length)
+
+    def _ev_unlock(self, ev):
+        return "unlock: %s may race again" % self.p(ev["player"])
+
+    def _ev_judge(self, ev):
+        return "judge: %s %s" % (self.p(ev["player"]), "correct" if ev["correct"] else "wrong")
+
+    def _ev_finished(self, ev):
+        return "finished: %s emptied their pile, %s place" % (
+            self.p(ev["player"]), place(ev["place"])
+        )
+
+    def _ev_skip(self, ev):
+        return "skip: %s puts the card under the pile (%s left)" % (
+            self.p(ev["player"]), count(ev["cards"], "cards")
+        )
+
+    def _ev_menu(self, ev):
+        value = ev["value"]
+        if ev["step"] == "game":
+            value = game_name(value)
+        return "menu: %s = %s  (%d of %d)" % (
+            str(ev["step"]).replace("_", " "), value, ev["index"], ev["of"]
+        )
+
+    def _ev_undo(self, ev):
+        n = ev["dropped"]
+        return "undo: %d log %s taken back" % (n, "entry" if n == 1 else "entries")
+
+    def _ev_reseed(self, ev):
+        return "reseed: the game goes on under a new seed commitment %s…" % str(ev["commit"])[:16]
+
+    def _ev_state(self, ev):
+        parts = ["%s, %s" % (game_name(ev["game"]), str(ev["phase"]).replace("_", " "))]
+        if ev.get("answering"):
+            parts.append("%s has the floor" % self.p(ev["answering"]))
+        if ev.get("turn"):
+            parts.append("%s's turn" % self.p(ev["turn"]))
+        if ev.get("locked"):
+            parts.append("locked out: %s" % players_text(ev["locked"]))
+        unit = ev.get("unit", "points")
+        parts.append("%s: %s" % (unit, ", ".join(
+            "%s %d" % (self.p(i + 1), s) for i, s in enumerate(ev["scores"])
+        )))
+        return "state: " + "; ".join(parts)
+
+    def _ev_error(self, ev):
+        return "refused (%s): %s" % (ev["code"], ev["detail"])
+
+    def _ev_game_over(self, ev):
+        unit = ev.get("unit", "points")
+        ranking = ev["ranking"]
+        standings = ", ".join(
+            "%s %s" % (self.p(r["player"]), count(r["score"], unit)) for r in ranking
+        )
+        seed = "seed %s" % ev["seed"]
+        if ev.get("abandoned"):
+            self.game = None
+            return "game abandoned (no winner): %s stopped with %s; %s" % (
+                game_name(ev.get("game")), standings, seed
+            )
+        ranks = ", ".join(
+            "%d. %s (%s)" % (r["place"], self.p(r["player"]), count(r["score"], unit))
+            for r in ranking
+        )
+        notes = self.tie_notes(ev.get("game"), ranking, unit)
+        self.game = None
+        return "game over: %s%s; %s" % (ranks, "".join(" · " + n for n in notes), seed)
+
+    def tie_notes(self, game, ranking, unit):
+        """Sentences explaining equal scores: a shared place, or the tie-break that split them
+        (Diddly: the lowest single round, docs/games/diddly.md "Ranking and tie-break";
+        Evidence: most green tokens, then the play-off, docs/games/evidence.md "End")."""
+        notes = []
+        groups = {}
+        for r in ranking:
+            groups.setdefault(r["score"], []).append(r)
+        for score, group in groups.items():
+            if len(group) < 2:
+                continue
+            who = _and([self.p(r["player"]) for r in group])
+            places = sorted({r["place"] for r in group})
+            if len(places) == 1:
+                notes.append("%s share %s place on %s" % (who, place(places[0]),
+                                                         count(score, unit)))
+                continue
+            first, second = group[0], group[1]
+            why = self._tie_break(game, first["player"], second["player"])
+            notes.append("%s tied on %s%s" % (who, count(score, unit), "; " + why if why else ""))
+        return notes
+
+    def _tie_break(self, game, a, b):
+        if game == "diddly" and self.rounds:
+            ra = sorted(self.rounds[a - 1])
+            rb = sorted(self.rounds[b - 1])
+            for x, y in zip(ra, rb, strict=False):
+                if x != y:
+                    return "%s has the lowest round score, %d vs %d" % (self.p(a), x, y)
+            return ""
+        if game == "evidence" and self.greens:
+            ga, gb = self.greens[a - 1], self.greens[b - 1]
+            if ga != gb:
+                return "%s has more green tokens, %d vs %d" % (self.p(a), ga, gb)
+            if self.playoff:
+                return "%s won the play-off" % self.p(a)
+        return ""
+
+    # ---------------------------------------------------------------- Déglingo
+    def _ev_deglingo(self, ev):
+        return "Déglingo! %s called it (round %d): the observers race" % (
+            self.p(ev["active"]), ev["round"]
+        )
+
+    def _ev_round_over(self, ev):
+        how = DEGLINGO_HOW.get(ev["how"], str(ev["how"]).replace("_", " "))
+        gains = [
+            "%s +%d" % (self.p(i + 1), n) for i, n in enumerate(ev.get("points") or []) if n
+        ]
+        text = "round %d over: %s; %s replaced, %d found; %s" % (
+            ev["round"], how, count(ev["replaced"], "cards"), ev["found"],
+            ", ".join(gains) if gains else "no points",
+        )
+        if ev.get("next"):
+            text += "; next active player %s" % self.p(ev["next"])
+        return text
+
+    # ---------------------------------------------------------------- Diddly (and round)
+    def _ev_enter(self, ev):
+        return "entering %s's round %d score: %d" % (
+            self.p(ev["player"]), ev["round"], ev["value"]
+        )
+
+    def _ev_board(self, ev):
+        return "board of %s, round %d: %s -> columns %s = %s" % (
+            self.p(ev["player"]), ev["round"], " ".join(str(c) for c in ev["cards"]),
+            " + ".join(str(c) for c in ev["columns"]), count(ev["value"], "points"),
+        )
+
+    def _ev_round_score(self, ev):
+        return "round %d: %s scores %s" % (
+            ev["round"], self.p(ev["player"]), count(ev["value"], "points")
+        )
+
+    def _ev_round(self, ev):
+        if "orientation" in ev:  # Evidence
+            text = "round %d%s: photos top edge %s; %s claim" % (
+                ev["round"], " (play-off)" if ev.get("playoff") else "", ev["orientation"],
+                players_text(ev.get("players")),
+            )
+            return text
+        return "round %d: dealer %s, %s enters first" % (
+            ev["round"], self.p(ev["dealer"]), self.p(ev["first"])
+        )
+
+    def _ev_table(self, ev):
+        if "rounds" in ev:  # Diddly
+            self.rounds = [list(r) for r in ev["rounds"]]
+            rows = [
+                "%s %s = %d" % (self.p(i + 1), " ".join(str(s) for s in r), ev["scores"][i])
+                for i, r in enumerate(ev["rounds"])
+            ]
+            return "table: " + "; ".join(rows)
+        rows = [  # Red or Black
+            "%s gave %d, took %d, %+d" % (self.p(i + 1), g, ev["received"][i],
+                                          ev["difference"][i])
+            for i, g in enumerate(ev["given"])
+        ]
+        return "table: " + "; ".join(rows)
+
+    # ---------------------------------------------------------------- Evidence
+    def _ev_claim(self, ev):
+        return "claim: %s takes marker %d" % (self.p(ev["player"]), ev["marker"])
+
+    def _ev_lost(self, ev):
+        if ev.get("tie"):
+            how = "a tie, drawn"
+        else:
+            how = "%s earlier" % duration(ev["margin_ns"])
+        return "lost: %s lost marker %d to %s (%s)" % (
+            self.p(ev["player"]), ev["marker"], self.p(ev["winner"]), how
+        )
+
+    def _ev_countdown(self, ev):
+        return "countdown: %s is the last without a marker, %d ms to claim" % (
+            self.p(ev["player"]), ev["ms"]
+        )
+
+    def _ev_sit_out(self, ev):
+        return "sit out: %s is out of round %d's scoring" % (self.p(ev["player"]), ev["round"])
+
+    def _ev_claims(self, ev):
+        taken = [
+            "%d %s" % (m + 1, self.p(p)) for m, p in enumerate(ev["markers"]) if p is not None
+        ]
+        return "claims closed, round %d: %s" % (
+            ev["round"], ", ".join(taken) if taken else "no marker taken"
+        )
+
+    def _ev_dial(self, ev):
+        return "count entered so far: %d" % ev["value"]
+
+    def _ev_tokens(self, ev):
+        self.greens = [t[0] for t in ev["tally"]]
+        colours = []
+        for colour in ("green", "yellow", "red"):
+            colours.append("%s %s" % (colour, self.p(ev[colour]) if ev[colour] else "nobody"))
+        return "round %d: %s; %s" % (
+            ev["round"], count(ev["differences"], "differences"), ", ".join(colours)
+        )
+
+    def _ev_playoff(self, ev):
+        self.playoff = True
+        return "play-off: %s still tied, round %d decides" % (
+            _and([self.p(p) for p in ev["players"]]), ev["round"]
+        )
+
+    # ---------------------------------------------------------------- Red or Black
+    def _ev_ask(self, ev):
+        hand = " ".join(card(c) for c in ev.get("hand") or []) or "no card yet"
+        return "%s, round %d: %s (holds %s)" % (
+            self.p(ev["player"]), ev["round"], QUESTIONS.get(ev["question"], ev["question"]), hand
+        )
+
+    def _ev_guess(self, ev):
+        answer = SUIT_NAMES.get(ev["answer"], ev["answer"])
+        return "%s said %s: %s, %s (%s)" % (
+            self.p(ev["player"]), answer, card(ev["card"]), "right" if ev["right"] else "wrong",
+            count(ev["penalties"], "penalties"),
+        )
+
+    def _ev_take(self, ev):
+        return "%s takes %s" % (self.p(ev["player"]), count(ev["penalties"], "penalties"))
+
+    def _ev_give(self, ev):
+        return "%s hands out %s" % (self.p(ev["player"]), count(ev["penalties"], "penalties"))
+
+    def _ev_pick(self, ev):
+        return "%s gives a penalty to %s (%d left)" % (
+            self.p(ev["giver"]), self.p(ev["player"]), ev["left"]
+        )
+
+    def _ev_unpick(self, ev):
+        return "%s takes back a penalty from %s (%d left)" % (
+            self.p(ev["giver"]), self.p(ev["player"]), ev["left"]
+        )
+
+    def _ev_given(self, ev):
+        return "%s gave %s" % (self.p(ev["player"]), _spread(ev["to"]) or "nothing")
+
+    def _ev_suit(self, ev):
+        return "%s: suit shown %s" % (self.p(ev["player"]), SUIT_NAMES.get(ev["suit"], ev["suit"]))
+
+    def _ev_lines(self, ev):
+        return "part 2: two lines of %d cards; the %s line gives" % (
+            ev["columns"], ev["give_line"]
+        )
+
+    def _ev_column(self, ev):
+        text = "column %d: give %s, take %s" % (ev["column"], card(ev["give"]), card(ev["take"]))
+        if ev.get("givers"):
+            text += "; gives: " + _spread(ev["givers"])
+        if ev.get("takers"):
+            text += "; takes: " + _spread(ev["takers"])
+        return text
 
 
 def describe(ev):
-    """One line for one event dict (unknown events are shown as their JSON fields)."""
-    kind = ev.get("ev")
-    if kind == "race":
-        if ev.get("tie"):
-            tied = "/".join("P%d" % p for p in ev["tied"])
-            return "race: tie %s -> draw P%d" % (tied, ev["winner"])
-        if ev.get("margin_ns") is None:
-            return "race: P%d first (nobody else yet)" % ev["winner"]
-        return "race: P%d by %s" % (ev["winner"], _ms(ev["margin_ns"]))
-    if kind == "margin":
-        return "margin: P%d beat P%d by %s" % (ev["winner"], ev["player"], _ms(ev["margin_ns"]))
-    if kind == "press":
-        return "press: P%d at t=%d.%03d µs" % (ev["player"], ev["t_us"], ev.get("t_ns", 0))
-    if kind == "lockout":
-        if ev.get("ms") is not None:
-            length = "%d ms" % ev["ms"]
-        elif ev["reason"] == "wrong":
-            length = "out until the game lets them back"
-        else:
-            length = "for this race"
-        return "lockout: P%d (%s, %s)" % (ev["player"], ev["reason"].replace("_", " "), length)
-    if kind == "unlock":
-        return "unlock: P%d may race again" % ev["player"]
-    if kind == "armed":
-        return "armed: " + " ".join("P%d" % p for p in ev["players"])
-    if kind == "score":
-        unit = ev.get("unit", "points")
-        return "%s: " % unit + "  ".join("P%d=%d" % (i + 1, s) for i, s in enumerate(ev["scores"]))
-    if kind == "finished":
-        return "finished: P%d takes place %d" % (ev["player"], ev["place"])
-    if kind == "skip":
-        return "skip: P%d puts the card under the pile (%d left)" % (ev["player"], ev["cards"])
-    if kind == "menu":
-        return "menu: %s = %s  (%d/%d)" % (ev["step"], ev["value"], ev["index"], ev["of"])
-    if kind == "judge":
-        return "judge: P%d %s" % (ev["player"], "correct" if ev["correct"] else "wrong")
-    if kind == "game_over":
-        unit = ev.get("unit", "points")
-        ranks = "  ".join(
-            "%d. P%d (%s)" % (r["place"], r["player"], _count(r["score"], unit))
-            for r in ev["ranking"]
-        )
-        return "game over: %s  seed %s" % (ranks, ev["seed"])
-    if kind == "error":
-        return "error %s: %s" % (ev["code"], ev["detail"])
-    fields = ", ".join("%s=%s" % (k, v) for k, v in ev.items() if k != "ev")
-    return "%s: %s" % (kind, fields)
+    """One readable line for one event dict, without context (see `Narrator`)."""
+    return Narrator().line(ev)

@@ -1,5 +1,5 @@
-"""The USB serial link to a board: finding its port, framing its byte stream into lines, and
-`tablebuzz monitor`, which prints the board's newline-delimited JSON protocol events.
+"""The USB serial link to a board: finding its port, opening it, and framing its byte stream into
+lines. The connection layer (tablebuzz.connection) builds the host tools' link on these pieces.
 
 The board's USB CDC console turns every "\\n" into "\\r\\n", may be interrupted mid-line (unplug,
 soft reset), and prints non-protocol text too (the boot banner, tracebacks, the ">>> " prompt).
@@ -7,12 +7,12 @@ So the host side never trusts the stream: `LineReader` frames bytes into bounded
 the chunking, and `parse_line` turns one line into a dict or a `LineError` with a clear reason.
 
 Errors a user can cause (no board, busy port, no permission, unplug) become a `LinkError` whose
-text is one line; `cmd_monitor` prints it and returns non-zero, never a traceback.
+text is one line in plain words (what happened, what to do), never a traceback.
 """
 
 import errno
 import json
-import sys
+import os
 
 import serial
 import serial.tools.list_ports
@@ -80,6 +80,8 @@ def open_error(port, exc):
     """
     code = getattr(exc, "errno", None)
     text = str(exc)
+    if isinstance(exc, ValueError):  # pyserial: a name or setting it cannot use
+        return LinkError("cannot use %s as a serial port (%s)" % (port, text or "bad name"))
     if code in (errno.ENOENT, errno.ENXIO, errno.ENODEV):
         return LinkError(
             "no MicroPython board found on %s — plug in a Pico running MicroPython (%s)"
@@ -95,7 +97,15 @@ def open_error(port, exc):
             "%s is busy — close the other program using it (mpremote, a terminal, Thonny; "
             "on Linux also ModemManager)" % port
         )
-    return LinkError("cannot open %s: %s" % (port, text.splitlines()[0] if text else code))
+    if code == errno.ENOTTY:
+        return LinkError("%s is not a serial port — give the board's port, e.g. --port "
+                         "/dev/ttyACM0 (list them: python -m serial.tools.list_ports)" % port)
+    if code == errno.EISDIR:
+        return LinkError("%s is a folder, not a serial port" % port)
+    if isinstance(code, int):
+        return LinkError("cannot open %s: %s" % (port, os.strerror(code).lower()))
+    first = text.splitlines()[0] if text else "unknown error"
+    return LinkError("cannot open %s: %s" % (port, first))
 
 
 def probe_open(port):
@@ -196,67 +206,3 @@ def parse_line(raw):
     if not isinstance(value, dict):
         raise LineError("not a JSON object (a %s)" % type(value).__name__, raw)
     return value
-
-
-# ------------------------------------------------------------------------------------ monitor
-def show(item, out, err):
-    """Print one `LineReader` item: protocol events to `out`, everything else to `err`.
-
-    Events are re-printed as compact JSON so the output is itself valid JSON lines; console
-    text (banner, tracebacks) goes to `err` prefixed "# " so it stays visible but apart.
-    """
-    if isinstance(item, LineTooLong):
-        err.write("# dropped a line longer than %d bytes\n" % item.limit)
-        return
-    try:
-        event = parse_line(item)
-    except LineError as e:
-        err.write("# %s  [%s]\n" % (item.decode("utf-8", "replace"), e.reason))
-        return
-    out.write(json.dumps(event, separators=(",", ":")) + "\n")
-    out.flush()
-
-
-def pump(ser, reader, out, err, stop=None):
-    """Read `ser` until `stop()` is true (never, if None) and print what `reader` frames.
-
-    Raises LinkError if the port goes away mid-read (board unplugged or reset into BOOTSEL).
-    """
-    port = getattr(ser, "port", None) or "the port"
-    while stop is None or not stop():
-        try:
-            data = ser.read(ser.in_waiting or 1)
-        except (OSError, serial.SerialException) as e:
-            raise LinkError("lost the board on %s (unplugged?): %s" % (port, e)) from None
-        for item in reader.feed(data):
-            show(item, out, err)
-
-
-def cmd_monitor(args):
-    """`tablebuzz monitor [--port P]`: print the board's protocol events until Ctrl-C.
-
-    Returns 0 after Ctrl-C, 2 after a LinkError (printed as one line on stderr).
-    """
-    import signal
-
-    # Ctrl-C must stop the monitor even when started from a shell that ignores SIGINT
-    # (a background job): restore Python's own handler.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    ser = None
-    try:
-        port = choose_port(args.port)
-        ser = open_port(port)
-        print("tablebuzz: monitoring %s (Ctrl-C to stop)" % port, file=sys.stderr)
-        pump(ser, LineReader(), sys.stdout, sys.stderr)
-    except LinkError as e:
-        print("tablebuzz: %s" % e, file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 0
-    finally:
-        if ser is not None:
-            try:
-                ser.close()
-            except OSError:
-                pass  # already gone (unplugged); nothing left to release
-    return 0

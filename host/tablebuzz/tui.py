@@ -4,23 +4,24 @@
 options, capture, pixels, bounce, ticks_origin_us). Keys 1..N are the player buzzers, a/y/n/u the
 ARM/YES/NO/UNDO controls (shifted: held 2.5 s), q quits.
 
-Timing. Simulated ns 0 is the wall-clock moment the screen starts; sim ns = wall seconds since then
-x 1e9. Every ~5 ms a timer runs the world up to `now - lag` (20 ms behind the wall clock), so a key
-is always handled before the simulator reaches its moment: the contact closes at the exact ns the
-key event was stamped (textual stamps `Message.time` with its monotonic clock when the input thread
-parses the key), and two keys hit together are ordered, or tied, by the firmware's own capture and
-arbitration, not by the order this app handled them. Terminals send no key-up: a key is a press
-held 120 ms (like the timeline's control presses). A key for a contact still held is ignored.
+The device is reached through the host's one connection layer (tablebuzz.connection
+.SimConnection): the same firmware in real time, which also runs the clock. Simulated ns 0 is the
+wall-clock moment the screen starts. Every ~5 ms a timer polls the connection, which runs the world
+up to `now - lag` (20 ms behind the wall clock), so a key is always handled before the simulator
+reaches its moment: the contact closes at the exact ns the key event was stamped (textual stamps
+`Message.time` with its monotonic clock when the input thread parses the key), and two keys hit
+together are ordered, or tied, by the firmware's own capture and arbitration, not by the order this
+app handled them. Terminals send no key-up: a key is a press held 120 ms (like the timeline's
+control presses). A key for a contact still held is ignored.
 
 The firmware's loop is stepped every simulated millisecond, as on the board (the batch runner
 steps only while the firmware reports a timer), so the LED patterns that run without a timer, such
-as the tie winner's colour/white alternation, show as they would on the table.
+as the tie winner's colour/white alternation, show as they would on the table. The log is written
+by the host's one formatter (tablebuzz.eventlog).
 
 Tests inject a clock (`SimulatorApp(header, clock=...)`): the simulation then moves only when the
 test moves that clock, and keys are stamped with its current time (or by `key_time(event)`).
 """
-
-import json
 
 from rich.text import Text
 from textual import events
@@ -29,7 +30,8 @@ from textual.containers import Horizontal
 from textual.widgets import RichLog, Static
 
 from tablebuzz import simulate
-from tablebuzz.eventlog import describe
+from tablebuzz.connection import SimConnection
+from tablebuzz.eventlog import Narrator
 
 try:  # the clock textual stamps events with (monotonic; perf_counter on Windows)
     from textual._time import get_time as _textual_time
@@ -37,13 +39,10 @@ except ImportError:  # pragma: no cover - a textual without it: same clock on PO
     from time import monotonic as _textual_time
 
 TICK_S = 0.005  # how often the world is advanced to the wall clock
-LAG_S = 0.020  # the world runs this far behind the wall clock: the margin for input to arrive
 HOLD_NS = 120_000_000  # a key press holds its contact this long (no key-up in terminals)
 LONG_HOLD_NS = 2_500_000_000  # shift + control key
 BUZZER_HOLD_NS = 1_500_000_000  # shift + digit: a held buzzer (Evidence's claim gesture)
 SHIFTED_DIGITS = "!@#$%^&*("  # shift + 1..9 on a US keyboard
-LOOP_NS = 1_000_000  # the firmware loop period
-MAX_BEHIND_NS = 5_000_000_000  # after a stall (a suspended terminal) simulated time skips the rest
 BLINK_WINDOW_NS = 600_000_000  # a pixel that alternated twice within this is shown as blinking
 LOG_LINES = 500
 
@@ -232,8 +231,6 @@ class SimulatorApp(App):
         simulate._ensure_paths()
         from refbox import pinmap
 
-        from tablebuzz.sim import runner
-
         self.header = dict(header)
         self.pinmap = pinmap
         self._clock = clock or _textual_time
@@ -241,11 +238,11 @@ class SimulatorApp(App):
             key_time = (lambda event: self._clock()) if clock else (lambda event: event.time)
         self._key_time = key_time
         self._tick_s = tick_s
-        self._lag_s = LAG_S
-        self._origin = None  # wall time of sim ns 0, set when the screen starts
-        self._inbox = []
-        self.sim = runner.Simulation(self.header, self._sink)
-        self.world = self.sim.world
+        self._started = False  # the clock runs from the moment the screen starts
+        self.link = SimConnection(self.header, records=records, clock=self._clock)
+        self.sim = self.link.sim
+        self.world = self.link.world
+        self.narrator = Narrator()
         self.stations = pinmap.PLAYER_COUNT
         self.players = self.header.get("players") or self.stations
         self.game = self.header.get("game") or "?"
@@ -267,9 +264,6 @@ class SimulatorApp(App):
         self._screen_up = False  # the widgets exist (compose ran)
         self._widgets = {}
         self._pending_log = []
-        self.world.at(LOOP_NS, self._heartbeat, LOOP_NS)
-        for rec in records or ():
-            self.world.at(rec["t"], self.sim._record, rec)
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -303,7 +297,8 @@ class SimulatorApp(App):
         self._pending_log = []
 
     def on_mount(self):
-        self._origin = self._clock()
+        self.link.start()
+        self._started = True
         self.pump()
         if self._tick_s:
             self.set_interval(self._tick_s, self.pump)
@@ -311,29 +306,19 @@ class SimulatorApp(App):
     # ------------------------------------------------------------------ the clock
     def sim_ns(self, wall):
         """Simulated ns for a wall-clock time (seconds on the app's clock)."""
-        return int(round((wall - self._origin) * 1e9))
+        return self.link.sim_ns(wall)
 
     def pump(self):
-        """Run the world up to the wall clock minus the input lag, then show what changed."""
-        if self._origin is None:
+        """Poll the connection (it runs the world up to the wall clock minus the input lag),
+        then show what changed."""
+        if not self._started:
             return
-        target = self.sim_ns(self._clock() - self._lag_s)
-        behind = target - self.world.now
-        if behind > MAX_BEHIND_NS:  # the process was stopped: skip, do not replay the gap
-            self._origin += (behind - MAX_BEHIND_NS) / 1e9
-            target = self.world.now + MAX_BEHIND_NS
-        if target > self.world.now:
-            self.world.run_until(target)
-        self._take_lines()
+        for item in self.link.poll():
+            if item.kind == "event":
+                self._event(item.ns, item.event)
+            else:
+                self._log(Text(item.text, style="italic #ff8700"), item.ns)
         self._paint()
-
-    def _heartbeat(self, t):
-        """The board's loop runs every millisecond; keep the simulated one doing the same."""
-        self.sim._request_step()
-        self.world.at(t + LOOP_NS, self._heartbeat, t + LOOP_NS)
-
-    def _sink(self, ns, line):
-        self._inbox.append((ns, line))
 
     # ------------------------------------------------------------------ keys
     def on_key(self, event: events.Key) -> None:
@@ -343,7 +328,7 @@ class SimulatorApp(App):
             event.stop()
             self.exit(0)
             return
-        at = self.sim_ns(self._key_time(event)) if self._origin is not None else 0
+        at = self.sim_ns(self._key_time(event)) if self._started else 0
         if len(char) == 1 and char in "123456789" + SHIFTED_DIGITS:
             held = char in SHIFTED_DIGITS
             station = SHIFTED_DIGITS.index(char) if held else int(char) - 1
@@ -361,39 +346,18 @@ class SimulatorApp(App):
     def tap(self, contact, at_ns, hold_ns=HOLD_NS):
         """Close `contact` at simulated ns `at_ns` and open it `hold_ns` later; False if it was
         still held (the key is ignored)."""
-        if at_ns < self._held_until.get(contact, -1):
-            return False
-        if at_ns < self.world.now:  # handled after the world passed its moment (a stall)
+        accepted, late = self.link.tap(contact, at_ns, hold_ns)
+        if late:  # handled after the world passed its moment (a stall)
             self.late_keys += 1
             self._log(
                 Text(
-                    "input %.1f ms late: pressed at the simulator's now"
-                    % ((self.world.now - at_ns) / 1e6),
+                    "input %.1f ms late: pressed at the simulator's now" % (late / 1e6),
                     style="italic #888888",
                 )
             )
-            at_ns = self.world.now
-        self._held_until[contact] = at_ns + hold_ns
-        self.world.at(at_ns, self._close, contact)
-        self.world.at(at_ns + hold_ns, self._open, contact)
-        return True
-
-    def _close(self, contact):
-        contact.press()
-
-    def _open(self, contact):
-        contact.release()
+        return accepted
 
     # ------------------------------------------------------------------ device events
-    def _take_lines(self):
-        lines, self._inbox = self._inbox, []
-        for ns, line in lines:
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                self._log(Text("?? " + line, style="red"), ns)
-                continue
-            self._event(ns, ev)
 
     def _event(self, ns, ev):
         kind = ev.get("ev")
@@ -402,23 +366,10 @@ class SimulatorApp(App):
             self.players = ev.get("players", self.players)
             self.scores = [0] * self.players
             self.phase, self.answering = "ready", None
-            opts = " ".join("%s=%s" % kv for kv in sorted((ev.get("options") or {}).items()))
-            self._log(
-                Text(
-                    "new game: %s, %d players  %s" % (self.game, self.players, opts),
-                    style="bold #87d7ff",
-                ),
-                ns,
-            )
+            self._log(Text(self.narrator.line(ev), style="bold #87d7ff"), ns)
             return
         if kind == "hello":
-            self._log(
-                Text(
-                    "device: firmware %s, capture %s" % (ev.get("fw"), ev.get("capture")),
-                    style="#8899aa",
-                ),
-                ns,
-            )
+            self._log(Text(self.narrator.line(ev), style="#8899aa"), ns)
             return
         if kind == "armed":
             self.phase, self.answering = "racing", None
@@ -442,10 +393,7 @@ class SimulatorApp(App):
             self.players = ev.get("players", self.players)
         elif kind == "undo":
             self.phase = None  # unknown until the next event says
-        try:
-            line = describe(ev)
-        except (KeyError, TypeError, ValueError):
-            line = "%s: %s" % (kind, json.dumps({k: v for k, v in ev.items() if k != "ev"}))
+        line = self.narrator.line(ev)
         self._log(self._styled(kind, ev, line), ns, line)
 
     def _styled(self, kind, ev, line):

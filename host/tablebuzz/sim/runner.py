@@ -172,6 +172,16 @@ class Simulation:
         self._heartbeat_at = None
         self._request_step()
 
+    def step_every_loop(self):
+        """From now on step the loop every LOOP_NS whatever happens, as the board's loop runs
+        (the batch run steps only while something can happen). The real-time runs use it: the
+        LED patterns without a timer (a tie winner's colour/white) then show as on the table."""
+        self.world.at(self.world.now + LOOP_NS, self._every_loop, self.world.now + LOOP_NS)
+
+    def _every_loop(self, t):
+        self._request_step()
+        self.world.at(t + LOOP_NS, self._every_loop, t + LOOP_NS)
+
     # ------------------------------------------------------------------ records
     def _record(self, rec):
         kind = rec["k"]

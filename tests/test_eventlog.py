@@ -1,0 +1,98 @@
+"""The readable formatter (tablebuzz.eventlog): every event of every example game in plain words,
+abandoned games marked abandoned, tie-breaks explained."""
+
+import json
+import re
+
+import pytest
+from tablebuzz import simulate
+from tablebuzz.eventlog import Narrator, describe, duration, option_text
+from tablebuzz.paths import REPO
+from tablebuzz.timeline import parse
+
+EXAMPLES = [  # (timeline, game, players, options, seed): as the game pages play them
+    ("quiz_demo.jsonl", "quiz", 6, {}, "1"),
+    ("deglingo_2p.jsonl", "deglingo", 2, {}, "1"),
+    ("deglingo_4p.jsonl", "deglingo", 4, {"timer": 3}, "1"),
+    ("diddly_2p.jsonl", "diddly", 2, {}, "1"),
+    ("evidence_4p.jsonl", "evidence", 4, {}, "1"),
+    ("redblack_2p.jsonl", "redblack", 2, {}, "2b"),
+]
+REPR = re.compile(r"\b(None|True|False)\b|\{'|': |\[\]|\{\}")
+
+
+def example_events(name, game, players, options, seed):
+    text = (REPO / "examples" / name).read_text()
+    header = {"seed": seed, "game": game, "players": players, "options": options}
+    records = parse(text, players, ["arm", "yes", "no", "undo"])
+    return [json.loads(line) for _, line in simulate.run(header, records)]
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e[0] for e in EXAMPLES])
+def test_every_event_of_the_examples_reads_as_words(example):
+    narrator = Narrator()
+    for ev in example_events(*example):
+        text = narrator.line(ev)
+        assert not REPR.search(text), text
+        assert hasattr(narrator, "_ev_" + ev["ev"]), "no sentence for %s" % ev["ev"]
+
+
+def test_an_abandoned_game_is_marked_abandoned_not_won():
+    ev = {"ev": "game_over", "game": "quiz", "ranking": [
+        {"place": 1, "player": 1, "score": 0}, {"place": 1, "player": 2, "score": 0},
+        {"place": 1, "player": 3, "score": 0}], "unit": "points", "abandoned": True,
+        "seed": "ab" * 16}
+    text = describe(ev)
+    assert text.startswith("game abandoned (no winner): quiz stopped with P1 0 points")
+    assert "1." not in text and "share" not in text
+
+
+def test_diddly_tie_break_is_explained():
+    n = Narrator()
+    n.line({"ev": "game", "game": "diddly", "players": 2, "options": {"columns": 3},
+            "commit": "0" * 64})
+    n.line({"ev": "table", "rounds": [[12, 3, 20, 7, 8], [10, 10, 10, 10, 10]],
+            "scores": [50, 50]})
+    text = n.line({"ev": "game_over", "game": "diddly", "ranking": [
+        {"place": 1, "player": 1, "score": 50}, {"place": 2, "player": 2, "score": 50}],
+        "unit": "points", "abandoned": False, "seed": "0" * 32})
+    assert "P1 and P2 tied on 50 points; P1 has the lowest round score, 3 vs 10" in text
+
+
+def test_evidence_tie_break_by_green_tokens_and_by_play_off():
+    n = Narrator()
+    n.line({"ev": "tokens", "round": 10, "differences": 4, "green": 1, "yellow": None,
+            "red": 2, "tally": [[3, 0, 1], [2, 1, 1], [0, 0, 0]]})
+    over = {"ev": "game_over", "game": "evidence", "ranking": [
+        {"place": 1, "player": 1, "score": 12}, {"place": 2, "player": 2, "score": 12},
+        {"place": 3, "player": 3, "score": 0}], "unit": "points", "abandoned": False,
+        "seed": "0" * 32}
+    assert "P1 has more green tokens, 3 vs 2" in n.line(over)
+    n.line({"ev": "tokens", "round": 11, "differences": 4, "green": 1, "yellow": None,
+            "red": None, "tally": [[3, 0, 1], [3, 0, 1], [0, 0, 0]]})
+    n.line({"ev": "playoff", "round": 11, "players": [1, 2]})
+    assert "P1 won the play-off" in n.line(over)
+
+
+def test_shared_places_are_said_as_shared():
+    text = describe({"ev": "game_over", "game": "quiz", "ranking": [
+        {"place": 1, "player": 2, "score": 3}, {"place": 1, "player": 4, "score": 3}],
+        "unit": "points", "abandoned": False, "seed": "0" * 32})
+    assert "P2 and P4 share 1st place on 3 points" in text
+
+
+def test_margins_in_ms_or_us_and_options_with_units():
+    assert duration(840000) == "840.00 µs"
+    assert duration(336) == "0.336 µs"
+    assert duration(1250000) == "1.25 ms"
+    assert duration(None) == "unknown"
+    assert option_text("false_start", 250) == "false start: 250 ms"
+    assert option_text("target", 0) == "target: none"
+    assert option_text("play_on", True) == "play on: yes"
+    assert option_text("false_start", "race") == "false start: race"
+
+
+def test_unknown_and_malformed_events_show_fields_as_json_words():
+    assert describe({"ev": "future", "a": None, "b": [1, 2], "c": False}) == (
+        "future: a none, b [1, 2], c off")
+    assert describe({"ev": "race"}) == "race"  # missing fields: no traceback
