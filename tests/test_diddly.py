@@ -478,7 +478,7 @@ def test_playable_in_the_interactive_simulator():
 
     asyncio.run(scenario())
     log = "\n".join(app.log_lines)
-    assert "enter: player=2, round=1, value=3" in log and "value=2" in log
-    assert "round_score: player=2, round=1, value=2" in log and "undo" in log
-    assert "round_score: player=2, round=1, value=3" in log
-    assert "error" not in log and app.scores == [0, 3, 0]
+    assert "entering P2's round 1 score: 3" in log and "entering P2's round 1 score: 2" in log
+    assert "round 1: P2 scores 2 points" in log and "undo" in log
+    assert "round 1: P2 scores 3 points" in log
+    assert "refused" not in log and app.scores == [0, 3, 0]
