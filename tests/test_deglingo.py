@@ -214,10 +214,10 @@ def test_leds_tones_and_state_do_not_depend_on_the_count(timer):
         for _ in range(count):
             ref.control("yes")
         frames += [render(ref, ms, colours, 6, 10) for ms in (0, 125, 250, 600)]
-        ref.tick(t, Stamp(t))
+        ref.tick(t, Stamp(t), Stamp(t))
         ref.press(0, Stamp(t))  # Déglingo!
         for dt in (1000, 300000, 2000000):
-            ref.tick(t + dt, Stamp(t + dt))
+            ref.tick(t + dt, Stamp(t + dt), Stamp(t + dt))
             frames += [render(ref, ms, colours, 6, 10) for ms in (0, 125, 250, 600)]
         ref.command("state", {})
         seen.append((frames, out, tones, len(ref.game.log)))
@@ -230,19 +230,19 @@ def test_the_timer_counts_down_on_the_marker_bar_and_pauses_on_the_floor():
 
     colours = pinmap.PLAYER_COLOURS
     ref, out, _ = _referee(3, {"timer": 10})
-    ref.tick(1000, Stamp(1000))
+    ref.tick(1000, Stamp(1000), Stamp(1000))
     ref.press(0, Stamp(1000))
 
     def lit(t):
-        ref.tick(t, Stamp(t))
+        ref.tick(t, Stamp(t), Stamp(t))
         return sum(1 for px in render(ref, 250, colours, 6, 10)[6:] if px != (0, 0, 0))
 
     assert lit(2000) == 10
     assert lit(3001000) == 7
     ref.press(1, Stamp(3001000))  # P2 has the floor at 3 s: paused
-    ref.tick(3004000, Stamp(3003000))
+    ref.tick(3004000, Stamp(3003000), Stamp(3003000))
     assert [dict(f)["winner"] for n, f in out if n == "race"] == [2]
-    ref.tick(20000000, Stamp(20000000))
+    ref.tick(20000000, Stamp(20000000), Stamp(20000000))
     ref.control("no")  # P2 wrong, at 20 s: 7 s left
     assert lit(20001000) == 7
     assert lit(26002000) == 1
@@ -276,7 +276,8 @@ class Driver:
 
     def tick(self, dt):
         self.t += dt
-        entry = self.game.tick_entry(self.t)
+        self.game.now = self.t
+        entry = self.game.tick_entry(Stamp(self.t))
         if entry is not None:
             self.rec(entry)
 
@@ -305,7 +306,7 @@ def test_multi_player_scoring_matches_the_rules(players, rounds, target):
         claims = [(o, space) for o, space in claims if o < players]
         points, how, judged = multi_round(players, active, replaced, claims, ending)
         for observer, correct in judged:
-            d.rec(d.game.win_entry(observer))
+            d.rec(d.game.win_entry(observer, Stamp(d.t)))
             d.control("yes" if correct else "no")
         if d.game.phase == "racing":
             if ending == "time":
@@ -345,7 +346,7 @@ def test_stop_or_encore_scoring_matches_the_rules(rounds):
         d.press(active)
         obs, act, how, judged = stop_or_encore(replaced, pointed, ending)
         for correct in judged:
-            d.rec(d.game.win_entry(observer))
+            d.rec(d.game.win_entry(observer, Stamp(d.t)))
             d.control("yes" if correct else "no")
         if d.game.phase == "racing":
             if ending == "time":
@@ -376,7 +377,7 @@ def test_refold_and_undo_give_back_the_same_state(rounds, back):
         d.press(d.game.active)
         _, _, _, judged = stop_or_encore(replaced, pointed)
         for correct in judged:
-            d.rec(d.game.win_entry(1 - d.game.active))
+            d.rec(d.game.win_entry(1 - d.game.active, Stamp(d.t)))
             snapshots.append((list(d.game.scores), d.game.phase, d.game.round))
             d.control("yes" if correct else "no")
         if d.game.phase == "racing":

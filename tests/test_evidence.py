@@ -212,18 +212,18 @@ def test_gesture_claims_after_a_1_s_hold_in_stamp_order():
     a = _claim_by_gesture(game, 0, 4, 100000, ns=700)
     b = _claim_by_gesture(game, 1, 4, 100000, ns=100)  # same µs, 600 ns earlier
     assert game.is_busy()
-    assert game.tick_entry(a.us + 1000000) is None  # 1 s, but not settled yet
-    entry = game.tick_entry(a.us + 1011000)
+    assert game.tick_entry(Stamp(a.us + 999999)) is None  # not 1 s yet
+    entry = game.tick_entry(Stamp(a.us + 1000000, 100))
     assert entry[:3] == ("claim", 1, 4)  # the earlier stamp is decided first
     evs = game.record(entry)
     assert _names(evs) == ["claim"]
-    evs = game.record(game.tick_entry(a.us + 1012000))
+    evs = game.record(game.tick_entry(Stamp(a.us + 1000000, 700)))
     assert _names(evs) == ["lost"]  # P1 and P3 still have no marker: no countdown yet
     lost = dict(evs[0][1])
     assert lost == {"player": 1, "marker": 4, "winner": 2, "margin_ns": 600, "tie": False}
     assert b.us == a.us and game.eligible() == [0, 2] and not game.is_busy()
     stamp = _claim_by_gesture(game, 0, 5, 2000000)  # P1 claims another marker
-    evs = game.record(game.tick_entry(stamp.us + 1011000))
+    evs = game.record(game.tick_entry(Stamp(stamp.us + 1000000)))
     assert _names(evs) == ["claim", "countdown"] and _field(evs[1], "player") == 3
 
 
@@ -233,14 +233,14 @@ def test_released_before_a_second_is_a_tap_and_a_pause_restarts_the_count():
     game.press_entry(0, Stamp(100000))
     game.release_entry(0, Stamp(1099000))  # 999 ms: a tap
     game.press_entry(0, Stamp(1200000))
-    assert game.tick_entry(2211000)[:3] == ("claim", 0, 2)
+    assert game.tick_entry(Stamp(2200000))[:3] == ("claim", 0, 2)
     game = _game(2)
     _record(game, game.control_entry("arm"))
     _claim_by_gesture(game, 0, 3, 100000)
     game.release_entry(0, Stamp(500000))  # the third press was a tap too
     stamp = Stamp(2600000)  # more than 2 s after the last release: counting restarts
     game.press_entry(0, stamp)
-    assert game.tick_entry(stamp.us + 1011000)[:3] == ("claim", 0, 1)
+    assert game.tick_entry(Stamp(stamp.us + 1000000))[:3] == ("claim", 0, 1)
 
 
 def test_a_hold_released_after_a_second_still_commits_in_order():
@@ -248,8 +248,8 @@ def test_a_hold_released_after_a_second_still_commits_in_order():
     _record(game, game.control_entry("arm"))
     game.press_entry(0, Stamp(100000))
     game.release_entry(0, Stamp(1105000))  # let go 5 ms after the hold time
-    assert game.tick_entry(1108000) is None  # still settling
-    assert game.tick_entry(1111000)[:3] == ("claim", 0, 1)
+    assert game.tick_entry(Stamp(1099999, 999)) is None
+    assert game.tick_entry(Stamp(1100000))[:3] == ("claim", 0, 1)
 
 
 def test_mistakes_are_errors_and_the_player_may_claim_again():
@@ -257,14 +257,14 @@ def test_mistakes_are_errors_and_the_player_may_claim_again():
     _record(game, game.control_entry("arm"))
     stamp = _claim_by_gesture(game, 0, 11, 0)
     with pytest.raises(GameError) as e:
-        game.tick_entry(stamp.us + 1011000)
+        game.tick_entry(Stamp(stamp.us + 1000000))
     assert e.value.code == "bad_value" and "11 presses" in e.value.detail
     assert not game.is_busy()
     stamp = _claim_by_gesture(game, 0, 2, 3000000)
-    _record(game, game.tick_entry(stamp.us + 1011000))  # P1 takes 2
+    _record(game, game.tick_entry(Stamp(stamp.us + 1000000)))  # P1 takes 2
     late = _claim_by_gesture(game, 1, 2, 5000000)  # P2 starts after that was decided
     with pytest.raises(GameError) as e:
-        game.tick_entry(late.us + 1011000)
+        game.tick_entry(Stamp(late.us + 1000000))
     assert "already P1's" in e.value.detail
     assert game.press_entry(0, Stamp(7000000)) is None  # P1 holds a marker: presses do nothing
     with pytest.raises(GameError) as e:
@@ -310,10 +310,10 @@ def test_countdown_waits_for_a_hold_begun_in_time_else_the_player_sits_out():
         assert _names(evs) == ["claim", "countdown"] and dict(evs[1][1])["ms"] == 3000
         if start_ms < 3000:
             game.press_entry(1, Stamp(1000000 + start_ms * 1000))
-        assert game.tick_entry(1000000 + 2999000) is None
+        assert game.tick_entry(Stamp(1000000 + 2999000)) is None
         entry = None
         for t in range(3000, 4200, 1):
-            entry = game.tick_entry(1000000 + t * 1000)
+            entry = game.tick_entry(Stamp(1000000 + t * 1000))
             if entry is not None:
                 break
         assert entry[0] == expect
@@ -325,8 +325,8 @@ def test_countdown_option():
     game = _game(2, countdown=5000)
     _record(game, game.control_entry("arm"))
     game.record(("claim", 0, 5, 0, 0, 0))
-    assert game.tick_entry(4999000) is None
-    assert game.tick_entry(5000000) == ("sit_out", 1, 5000000)
+    assert game.tick_entry(Stamp(4999999, 999)) is None
+    assert game.tick_entry(Stamp(5000000)) == ("sit_out", 1, 5000000)
     for bad in ({"countdown": "long"}, {"countdown": 100}, {"commit": "release"}):
         with pytest.raises(GameError):
             parse_options(Evidence.OPTIONS, bad)

@@ -99,16 +99,37 @@ class App:
             self.referee.control(name)
         data = self.board.read_input()
         if data:
+            self.referee.now = self.board.input_tick  # commands run at their line's arrival
             for item in self.assembler.feed(data):
                 if isinstance(item, ProtocolError):
                     self._error(item.code, item.detail)
                 else:
                     self.referee.command_line(item)
-        self.referee.tick(now, settled)
+        horizon, press_horizon = self.horizons(settled)
+        self.referee.tick(now, horizon, press_horizon)
         if self._tone_until is not None and ticks_diff(now, self._tone_until) >= 0:
             self.board.tone(0)
             self._tone_until = None
         self._show(now)
+
+    def horizons(self, settled):
+        """(horizon, press_horizon), two Stamps no later than `settled`: every press stamped at
+        or before `press_horizon` has been delivered (accepted or refused as noise), and every
+        press or release stamped at or before `horizon` too. A closure still being debounced
+        holds them just before its first edge; a press that may be ending holds `horizon` just
+        before the contact opened. `settled` = now - capture_lag_us: every edge up to it is in
+        the ring. Timed decisions are taken against these (docs/architecture.md "Deadlines")."""
+        horizon = press_horizon = settled
+        for deb in self.debouncers:
+            first = deb.press_pending()
+            if first is not None and press_horizon.diff_ns(first) >= 0:
+                press_horizon = first.after_ns(-1)
+            since = deb.pending()
+            if since is not None and horizon.diff_ns(since) >= 0:
+                horizon = since.after_ns(-1)
+        if horizon.diff_ns(press_horizon) > 0:
+            horizon = press_horizon
+        return horizon, press_horizon
 
     def is_busy(self):
         """True while something is timed: the simulator keeps stepping every loop period until

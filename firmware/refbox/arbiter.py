@@ -70,6 +70,17 @@ class Arbiter:
                 return True
         return False
 
+    def deciding(self):
+        """Stamp of the first press of the race being decided (its settle window is open), else
+        None. The referee holds the game's timers before it, so the race is decided first."""
+        if self.phase != ARMED or not self._entries:
+            return None
+        first = self._entries[0][0]
+        for stamp, _ in self._entries:
+            if stamp.diff_ns(first) < 0:
+                first = stamp
+        return first
+
     def is_locked(self, player):
         return player in self.locked
 
@@ -90,20 +101,17 @@ class Arbiter:
                 out.append(("margin", self.winner, player, stamp.diff_ns(self._winner_stamp)))
 
     def tick(self, now, out):
-        """Advance to Stamp `now` (the latest time by which every press has been captured)."""
+        """Advance to Stamp `now`, the press horizon: every press stamped at or before it has been
+        given to press() (refbox.app.App.horizons)."""
         if self.locked:
             for player in sorted(self.locked):  # sorted: dict order differs between interpreters
                 until = self.locked[player]
                 if until != _RACE_LONG and now.diff_ns(until) >= 0:
                     del self.locked[player]
                     out.append(("unlock", player))
-        if self.phase == ARMED and self._entries:
-            first = self._entries[0][0]
-            for stamp, _ in self._entries:
-                if stamp.diff_ns(first) < 0:
-                    first = stamp
-            if now.diff_ns(first) >= self.settle_us * 1000:
-                self._decide(first, out)
+        first = self.deciding()
+        if first is not None and now.diff_ns(first) >= self.settle_us * 1000:
+            self._decide(first, out)
 
     # ---------------------------------------------------------------- internals
     def _false_start(self, player, stamp, out):

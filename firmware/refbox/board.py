@@ -308,6 +308,8 @@ class Board:
         self.piezo = machine.PWM(pin(pinmap.PIEZO_GPIO))
         self.piezo.duty_u16(0)
         self.console = console if console is not None else UsbConsole()
+        self._ticks_us = clock.ticks_us
+        self.input_tick = clock.ticks_us()
         self._entropy = entropy
 
     def player_levels(self):
@@ -334,7 +336,12 @@ class Board:
             self.piezo.duty_u16(0)
 
     def read_input(self):
-        return self.console.read()
+        """Bytes waiting on the console (b"" if none); `input_tick` is then the µs tick at which
+        they were read: the arrival tick of every line they end (a host command runs at it)."""
+        data = self.console.read()
+        if data:
+            self.input_tick = self._ticks_us()
+        return data
 
     def write_line(self, line):
         self.console.write_line(line)

@@ -41,6 +41,20 @@ class Debouncer:
         released."""
         return self.state == _CANDIDATE or (self.state == _DOWN and not self.closed)
 
+    def press_pending(self):
+        """Stamp of the first edge of a closure not yet decided (a press or noise), else None.
+        No press of this station stamped before it can still be reported."""
+        return self.first if self.state == _CANDIDATE else None
+
+    def pending(self):
+        """Stamp of the earliest edge whose meaning is still open (a candidate's first edge, or
+        the opening edge of a press that may be ending), else None."""
+        if self.state == _CANDIDATE:
+            return self.first
+        if self.state == _DOWN and not self.closed:
+            return self.since
+        return None
+
     def edge(self, closed, stamp, out):
         """Feed one edge (closed: contact closed) at `stamp`; may append ('press'|'release',
         station, Stamp)."""

@@ -2,8 +2,13 @@
 
 It holds the set-up menu or the game being played, the arbiter of its races, and the game's seed;
 it turns accepted presses, race decisions, controls and protocol commands into game log entries and
-protocol events. The App (refbox.app) feeds it and passes `now` in; `emit(name, fields)` and
+protocol events. The App (refbox.app) feeds it and sets `now`; `emit(name, fields)` and
 `tone(freq_hz, ms)` go back out.
+
+Time (docs/architecture.md "Deadlines"): `now` is the µs tick of the input being handled: the
+loop pass for switches, controls and timers, the arrival tick of its line for a host command. The
+game sees the same value as `game.now` in every hook. Timers are not decided against `now` but
+against the decision horizon given to `tick`.
 """
 
 from refbox.arbiter import ARMED, DECIDED, READY, Arbiter
@@ -30,7 +35,7 @@ class Referee:
         self.players = 0
         self.seed = b""
         self.tie_shown = False
-        self.now = 0
+        self.now = 0  # µs tick of the input being handled (set by the App)
         # (game, players, options) of the last game started: the menu opens on it and YES at
         # game over plays it again (a rematch); the journal keeps it across power cuts
         self.last_setup = None  # type: tuple | None
@@ -58,6 +63,7 @@ class Referee:
                 self.menu.wiring_press(station, self.now)
                 self.tone(1175, 60)
             return
+        self.game.now = self.now
         out = []
         self.arbiter.press(station, stamp, out)
         self.arbiter_events(out)
@@ -67,6 +73,7 @@ class Referee:
     def release(self, station, stamp):
         """A press of 0-based `station` ended; the contact opened at Stamp `stamp`."""
         if self.game is not None and station < self.players and self.game.phase != OVER:
+            self.game.now = self.now
             self._offer(self.game.release_entry, station, stamp)
 
     def _offer(self, hook, *args):
@@ -79,14 +86,23 @@ class Referee:
         if entry is not None:
             self._record(entry)
 
-    def tick(self, now, settled):
-        """Advance to µs tick `now`; `settled` (a Stamp) is when every press has been captured."""
+    def tick(self, now, horizon, press_horizon):
+        """The timers, at loop tick `now` (µs). `press_horizon` (a Stamp): every press stamped at
+        or before it has been delivered (refbox.app.App.horizons); `horizon`: every press and
+        release. The arbiter decides its races and lockout ends against `press_horizon`; the
+        game's timers get `horizon`, held just before the first press of a race still being
+        decided, so a press stamped before a deadline always beats it."""
         self.now = now
+        if self.game is not None:
+            self.game.now = now
         out = []
-        self.arbiter.tick(settled, out)
+        self.arbiter.tick(press_horizon, out)
         self.arbiter_events(out)
         if self.game is not None and self.game.phase != OVER:
-            self._offer(self.game.tick_entry, now)
+            deciding = self.arbiter.deciding()
+            if deciding is not None and horizon.diff_ns(deciding) >= 0:
+                horizon = deciding.after_ns(-1)
+            self._offer(self.game.tick_entry, horizon)
 
     def arbiter_events(self, out):
         for item in out:
@@ -117,7 +133,7 @@ class Referee:
                     ),
                 )
                 self.tone(1760, 150)
-                self._record(self.game.win_entry(winner))
+                self._record(self.game.win_entry(winner, first))
 
     def is_busy(self):
         if self.menu is not None and self.menu.is_busy():
@@ -162,6 +178,7 @@ class Referee:
         self.seed = self.entropy()
         self.last_setup = (name, players, dict(options))
         self.game = cls(players, options, self.seed)
+        self.game.now = self.now
         self.players = players
         self.arbiter = Arbiter(Prng(self.seed))
         self.arbiter.false_start = options.get("false_start", 250)
@@ -231,6 +248,7 @@ class Referee:
         """Take back the last scoring decision (rules/README.md "Undo"), also the one that ended
         the game, unless the game keeps secrets its revealed seed would now give away."""
         reopened = self.game.phase == OVER
+        self.game.now = self.now
         if reopened and self.game.keeps_secrets:
             raise GameError("not_now", "the seed is revealed: undoing would show what is hidden")
         dropped = self.game.undo()
@@ -277,6 +295,7 @@ class Referee:
             elif name == "undo":
                 self.undo()
             else:
+                self.game.now = self.now
                 self._record(self.game.control_entry(name))
         except GameError as e:
             self.error(e.code, e.detail)
@@ -293,23 +312,29 @@ class Referee:
         """Run one parsed command (docs/protocol.md). Raises ProtocolError or GameError."""
         if name == "hello":
             self.emit("hello", self.hello_fields())
-        elif name == "state":
+            return
+        if name == "state":
             if self.menu is not None:
                 self.emit(*self.menu.event())
             else:
                 self.emit("state", self._state_fields())
-        elif name == "new_game":
+            return
+        if name == "new_game":
             players = args.get("players", self.stations)
             self.new_game(args["game"], players, args.get("options", {}))
-        elif name == "control":
+            return
+        if name == "control":
             self.control(args["name"])
-        elif name == "menu":
+            return
+        if name == "menu":
             self.open_menu()
-        elif self.menu is not None:
+            return
+        if self.menu is not None:
             raise GameError("not_now", "no game is running: choose one in the menu or new_game")
-        elif self.game.phase == OVER and name != "undo":
+        if self.game.phase == OVER and name != "undo":
             raise GameError("not_now", "the game is over; start a new one")
-        elif name == "arm":
+        self.game.now = self.now  # the tick at which this command's line arrived
+        if name == "arm":
             self._record(self.game.arm_entry())
         elif name == "judge":
             self._record(self.game.judge_entry(args["correct"]))

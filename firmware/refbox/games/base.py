@@ -130,6 +130,10 @@ class Game:
         raise NotImplementedError
 
     # The interface the App drives (refbox.app); each game implements what it uses.
+    # `now`: the µs tick of the input being handled, set by the referee before every hook: the
+    # arrival tick of a host command's line, the loop tick for a switch, a control or tick_entry.
+    # An entry made from a command or a control records it (so a refold needs no clock).
+    now = 0
     phase = "ready"
     scores = []  # type: list
     answering = None  # type: int | None  # the 0-based player who has the floor, if any
@@ -146,8 +150,9 @@ class Game:
         """The log entry of the table's judgement. Raises GameError("not_now")."""
         raise GameError("not_now", "nothing to judge")
 
-    def win_entry(self, player):
-        """The log entry of a race won by 0-based `player`."""
+    def win_entry(self, player, stamp):
+        """The log entry of a race won by 0-based `player`, whose press closed at Stamp
+        `stamp` (the race's first press: a timer the win stops, stops there)."""
         return ("win", player)
 
     def ranking(self):
@@ -193,9 +198,20 @@ class Game:
         """A release (0-based player, Stamp when the contact opened for good), or None."""
         return None
 
-    def tick_entry(self, now):
-        """Called every loop pass with the µs tick `now`: a timer's entry when it runs out, or
-        None. Compare ticks with refbox.ticks.ticks_diff only."""
+    def tick_entry(self, horizon):
+        """Called every loop pass with the decision horizon, a refbox.ticks.Stamp: every press
+        and release stamped at or before `horizon` has already been given to press_entry /
+        release_entry, and every race with a press stamped at or before it has been decided
+        (win_entry). It trails the loop's tick by the capture lag and the debounce (a few ms;
+        longer while a race is being decided) and never moves backwards. Its value at a pass
+        depends on when the pass runs, so an entry must never record it: return a timer's entry
+        when it has run out, else None (one entry per call: the next pass asks again).
+
+        The rule for every timer (docs/architecture.md "Deadlines"): its deadline is a Stamp
+        computed from a time stored in the log entry that started it (a press stamp, a
+        command's arrival tick), it fires when `horizon.diff_ns(deadline) >= 0`, a press
+        stamped before the deadline beats it, and the expiry entry records the deadline, not
+        `now`. Compare with Stamp.diff_ns or refbox.ticks.ticks_diff only."""
         return None
 
     def is_busy(self):

@@ -45,7 +45,6 @@ OVER = "over"
 
 TWO_PLAYER_TARGET = 12  # rulebook "2-Player Variant": "As soon as a player has won 12 cards"
 MAX_REPLACED = 3  # rulebook "2-Player Variant": "replace 1 to 3 cards"
-QUIET_NS = 5000000  # no re-arm or time-out within 5 ms of an observer's press: let the race end
 _RACE = "race"
 
 
@@ -59,19 +58,16 @@ class Deglingo(Game):
         option("timer", 0, int_in(0, 300), (0, 30, 60, 15)),
     )
 
-    # Input still being typed or gated, never folded (a refold does not need it):
-    _now = 0  # the µs tick of the latest loop pass (tick_entry), for the times entries carry
+    # Input still being typed, never folded (a refold does not need it):
     _draft = 0  # 2 players: the replaced count being entered (0 = nothing yet); secret
-    _call_pending = False  # `act` deglingo: the call is recorded at the next tick, at its `now`
-    _last_press = None  # Stamp of the latest press of an armed observer (QUIET_NS gate)
 
     def reset(self):
         self.scores = [0] * self.players
         self.round = 1
         self.active = 0  # 0-based active player
         self._draft = 0
-        self._call_pending = False
         self._new_round()
+        self.opened = None  # the first round opens with the game
 
     def _new_round(self):
         """The eyes-closed phase of round `self.round` for `self.active`."""
@@ -85,9 +81,10 @@ class Deglingo(Game):
         self.found = 0  # 2 players: cards found this round
         self.deadline = None  # µs tick when the timer runs out, while it runs
         self.left_us = None  # µs left on the timer while an observer has the floor
+        # Stamp at which this eyes-closed phase began (the tick of the input that ended the last
+        # round): a press stamped before it was meant for the last round, not this one
+        self.opened = Stamp(self.now)
         self._draft = 0
-        self._call_pending = False
-        self._last_press = None
 
     # ------------------------------------------------------------------ what the referee reads
     def two_players(self):
@@ -114,7 +111,7 @@ class Deglingo(Game):
     def is_busy(self):
         """True while the timer runs (or waits, paused) or a timed false-start lockout runs."""
         if self.phase != RACING and self.phase != ANSWERING:
-            return self._call_pending
+            return False
         if self.deadline is not None or self.left_us is not None:
             return True
         for lock in self.locks:
@@ -164,17 +161,19 @@ class Deglingo(Game):
             if self.phase == RACING:
                 raise GameError("not_now", "nobody has the floor (ARM: stop / give up)")
             raise GameError("not_now", "nothing to judge")
-        return ("judge", correct is True, self._now)
+        return ("judge", correct is True, self.now)  # the timer resumes from here
 
-    def win_entry(self, player):
-        """The race winner takes the floor; the entry carries the time that pauses the timer."""
-        return ("win", player, self._now)
+    def win_entry(self, player, stamp):
+        """The race winner takes the floor; the timer pauses at the race's first press."""
+        return ("win", player, stamp.us)
 
     def press_entry(self, player, stamp):
         """The active player's press in the eyes-closed phase calls Déglingo; an observer's is a
         false start (recorded once, shown at the call); a locked observer's press while racing
         restarts their lockout."""
         if self.phase == EYES_CLOSED:
+            if self.opened is not None and stamp.diff_ns(self.opened) < 0:
+                return None  # pressed before this round began: a late buzz for the last one
             if player == self.active:
                 self._check_call()
                 return ("call", self._draft, stamp.us, stamp.ns)
@@ -184,8 +183,7 @@ class Deglingo(Game):
         if self.phase == RACING and player != self.active and player not in self.out:
             lock = self.locks[player]
             if lock is None:
-                self._last_press = stamp
-                return None
+                return None  # a press in the race: the arbiter's
             if lock != _RACE:
                 return ("relock", player, stamp.us, stamp.ns)
         return None
@@ -219,32 +217,30 @@ class Deglingo(Game):
             if self.phase != EYES_CLOSED:
                 raise GameError("not_now", "Deglingo was already called")
             self._check_call()
-            self._call_pending = True  # recorded by tick_entry in this loop pass, at its `now`
-            return None
+            return ("call", self._draft, self.now, 0)  # at the tick the command arrived
         if action == "stop" or action == "give_up":
             return self.stop_entry()
         raise GameError("unknown_action", "deglingo actions: replaced, deglingo, stop, give_up")
 
-    def tick_entry(self, now):
-        """A host call at this tick; a false-start lockout ending; the timer running out."""
-        self._now = now
-        if self.phase == EYES_CLOSED:
-            if self._call_pending:
-                self._call_pending = False
-                return ("call", self._draft, now, 0)
+    def tick_entry(self, horizon):
+        """The earliest timer that has run out at the decision horizon (Stamp; Game.tick_entry):
+        a false-start lockout ending (the entry records its end) or the round's timer (the
+        entry records the deadline). A press stamped before the deadline is a race the referee
+        decides first: its winner takes the floor and the timer pauses at that press."""
+        if self.phase != RACING and self.phase != ANSWERING:
             return None
-        if (self.phase != RACING and self.phase != ANSWERING) or not self.is_busy():
-            return None
-        stamp = Stamp(now)
-        last = self._last_press
-        if self.phase == RACING and last is not None and stamp.diff_ns(last) < QUIET_NS:
-            return None  # a race may be deciding: re-arming or timing out now would lose it
+        due = None
         for lock in self.locks:
-            if lock is not None and lock != _RACE and stamp.diff_ns(Stamp(lock[0], lock[1])) >= 0:
-                return ("unlock", now)
+            if lock is not None and lock != _RACE:
+                until = Stamp(lock[0], lock[1])
+                if horizon.diff_ns(until) >= 0 and (due is None or until.diff_ns(due) < 0):
+                    due = until
         if self.phase == RACING and self.deadline is not None:
-            if ticks_diff(now, self.deadline) >= 0:
-                return ("timeout", now)
+            deadline = Stamp(self.deadline)
+            if horizon.diff_ns(deadline) >= 0 and (due is None or deadline.diff_ns(due) <= 0):
+                return ("timeout", self.deadline)
+        if due is not None:
+            return ("unlock", due.us, due.ns)
         return None
 
     def record(self, entry):
@@ -278,7 +274,7 @@ class Deglingo(Game):
         if kind == "relock":
             return self._lock(entry[1], Stamp(entry[2], entry[3]))
         if kind == "unlock":
-            return self._unlock(Stamp(entry[1]))
+            return self._unlock(Stamp(entry[1], entry[2]))
         if kind == "untimed":
             self.deadline = None
             self.left_us = None
@@ -456,7 +452,7 @@ class Deglingo(Game):
                 frame[p] = colours[p] if blink_fast else (0, 0, 0)
         if self.deadline is not None:
             total_ms = self.options["timer"] * 1000
-            left_ms = ticks_diff(self.deadline, self._now) // 1000
+            left_ms = ticks_diff(self.deadline, self.now) // 1000
             if left_ms < 0:
                 left_ms = 0
             lit = (left_ms * marker_pixels + total_ms - 1) // total_ms

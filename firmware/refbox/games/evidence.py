@@ -22,7 +22,7 @@ Rules: shared/rules/004_27c25bf53213cc59.txt (the French rulebook: "Déroulement
 """
 
 from refbox.games.base import Game, GameError, int_in, option
-from refbox.ticks import Stamp, ticks_diff
+from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 MARKERS = 10  # evidence markers 1..10 (rulebook "CONTENU")
 ROUNDS = 10  # rulebook "Fin de partie": the game ends after 10 rounds
@@ -38,7 +38,6 @@ ORIENTATIONS = ("up", "right", "down", "left")
 HOLD_MS = 1000  # commit "hold": the last press of a claim is held this long
 TAP_GAP_MS = 2000  # commit "hold": a pause longer than this between presses restarts the count
 PAUSE_MS = 1500  # commit "pause": no press for this long after the last one commits
-SETTLE_MS = 10  # a claim is decided this long after its time is up (every release is known)
 FLASH_MS = 80  # a counted press flashes the station white this long
 
 NEXT = "next"  # between rounds: ARM starts the next one
@@ -133,7 +132,6 @@ class Evidence(Game):
         self.answering = None
         self.turn = None
         self._clear_gestures()
-        self.now = getattr(self, "now", 0)  # the latest loop tick (act claims are stamped with it)
 
     def _clear_gestures(self):
         # Gesture decoding: input buffering like the debouncer, not game state (UNDO clears it).
@@ -209,6 +207,10 @@ class Evidence(Game):
         if self.phase == CLAIMING:
             free = " ".join(["P%d" % (p + 1) for p in self._free()])
             return "round %d: still claiming: %s" % (self.round, free)
+        if self.phase == COUNTING:
+            return "round %d: counting: enter the number of differences (ARM +1, NO -1, YES)" % (
+                self.round
+            )
         return "the game is over"
 
     def _dial_entry(self, delta):
@@ -237,19 +239,25 @@ class Evidence(Game):
                 raise GameError("bad_value", "the number of differences is 0 to %d" % MAX_COUNT)
             return ("count", value)
         if action == "claim" or action == "sit_out":
+            # stamped with the tick at which the command's line arrived (self.now); every check
+            # comes before the gesture in progress is forgotten: a refused act changes nothing
             p = self._act_player(args)
             if self.phase != CLAIMING:
                 raise GameError("not_now", self._phase_hint())
             if p not in self._free():
                 raise GameError("not_now", self._why_not_free(p))
-            self._forget(p)
             if action == "sit_out":
+                self._forget(p)
                 return ("sit_out", p, self.now)
             marker = args.get("value")
             if not isinstance(marker, int) or marker is True or marker is False:
                 raise GameError("bad_value", "claim takes value: a marker 1 to %d" % MARKERS)
             stamp = Stamp(self.now, 0)
+            deadline = self._deadline(p)
+            if deadline is not None and stamp.diff_ns(deadline) >= 0:
+                raise GameError("not_now", "P%d: the countdown ran out" % (p + 1))
             self._check_marker(p, marker, stamp, "claim value")
+            self._forget(p)
             return ("claim", p, marker, stamp.us, stamp.ns, self.now)
         raise GameError("unknown_action", "evidence actions: count, claim, sit_out")
 
@@ -317,18 +325,26 @@ class Evidence(Game):
             self.g_last[player] = stamp
         return None
 
-    def tick_entry(self, now):
-        """Decide the earliest claim whose time is up: a hold that has lasted HOLD_MS, or (commit
-        "pause") a last press PAUSE_MS old, + SETTLE_MS so that every release and every earlier
-        press is known. Otherwise end the last player's countdown."""
-        self.now = now
+    def _deadline(self, p):
+        """Stamp at which `p`'s countdown runs out, if `p` is the last player's countdown."""
+        if self.countdown is None or self.countdown[0] != p:
+            return None
+        return Stamp(ticks_add(self.countdown[1], self.options["countdown"] * 1000))
+
+    def tick_entry(self, horizon):
+        """Decide the earliest claim whose time is up against the decision horizon (Stamp; see
+        Game.tick_entry): a hold that has lasted HOLD_MS, or (commit "pause") a last press
+        PAUSE_MS old. At the horizon every release and press up to it is known, so a tap is
+        never taken for a hold. The claim records its commit moment (press + HOLD_MS or
+        PAUSE_MS), which starts the last player's countdown. Otherwise end that countdown: a
+        press stamped before its deadline is waited for; the sit_out records the deadline."""
         if self.phase != CLAIMING:
             return None
-        wait = HOLD_MS if self.options["commit"] == "hold" else PAUSE_MS
+        wait_ns = (HOLD_MS if self.options["commit"] == "hold" else PAUSE_MS) * 1000000
         due = None
         for p in self._free():
             down = self.g_down[p]
-            if down is not None and ticks_diff(now, down.us) >= (wait + SETTLE_MS) * 1000:
+            if down is not None and horizon.diff_ns(down) >= wait_ns:
                 if due is None or down.diff_ns(self.g_down[due]) < 0:
                     due = p
         if due is not None:
@@ -336,16 +352,16 @@ class Evidence(Game):
             marker = self.g_count[due]
             self._forget(due)
             self._check_marker(due, marker, stamp, "presses")
-            return ("claim", due, marker, stamp.us, stamp.ns, now)
+            return ("claim", due, marker, stamp.us, stamp.ns, stamp.after_ns(wait_ns).us)
         if self.countdown is not None:
-            p, start = self.countdown
-            deadline_us = self.options["countdown"] * 1000
-            if ticks_diff(now, start) >= deadline_us:
+            p = self.countdown[0]
+            deadline = self._deadline(p)
+            if horizon.diff_ns(deadline) >= 0:
                 down = self.g_down[p]
-                if down is not None and ticks_diff(down.us, start) < deadline_us:
-                    return None  # their hold began in time: wait for it
+                if down is not None and down.diff_ns(deadline) < 0:
+                    return None  # their claim's press came in time: wait for it
                 self._forget(p)
-                return ("sit_out", p, now)
+                return ("sit_out", p, deadline.us)
         return None
 
     def is_busy(self):
@@ -357,7 +373,7 @@ class Evidence(Game):
             if self.g_down[p] is not None:
                 return True
             flash = self.g_flash[p]
-            if flash is not None and ticks_diff(self.now, flash) < FLASH_MS * 1000:
+            if flash is not None and 0 <= ticks_diff(self.now, flash) < FLASH_MS * 1000:
                 return True
         return False
 

@@ -7,6 +7,9 @@ Output: (ns, line) for every line the device wrote, in order.
 
 The loop steps on a 1 ms grid like the board's loop, but only while something can happen: after an
 interrupt handler, a control edge or a command, and for as long as the App reports a running timer.
+That idle skipping changes no decision and no stamp (timers decide against the decision horizon,
+commands count from their line's arrival): the header's "every_ms": true steps the loop on every
+grid point instead, and the tests compare the two.
 """
 
 import sys
@@ -75,8 +78,10 @@ class Simulation:
         self._step_at = None
         self._last_step = -LOOP_NS
         self.stopped = False
+        self._every_ms = header.get("every_ms") is True  # never skip idle time (tests)
         self._heartbeat_at = None
         self.sink = sink
+        self._every_ms = header.get("every_ms") is True  # never skip idle time (tests)
 
         from refbox.board import Board  # imports the fakes: machine, rp2, neopixel
 
@@ -160,7 +165,7 @@ class Simulation:
             self.stopped = True
             self.sink(self.world.now, "KeyboardInterrupt: ")
             return
-        if self.app.is_busy() or self.console.pending():
+        if self._every_ms or self.app.is_busy() or self.console.pending():
             self._request_step()
         elif self._heartbeat_at is None:
             # the board's loop never sleeps for long: a pass at least every HEARTBEAT_NS keeps
@@ -195,13 +200,18 @@ class Simulation:
             contact.press()
             world.at(world.now + rec.get("hold_ns", 120000000), self._release_control, contact)
         elif kind == "send":
-            self.console.feed(rec["line"].encode() + b"\n")
+            # queued like a pin edge: a loop pass already due at this ns runs before it arrives
+            world.at(world.now, self._feed, rec["line"].encode() + b"\n")
         elif kind == "glitch":
             self.players[rec["p"] - 1].glitch(rec["ns"])
         elif kind == "mask":
             world.mask_interrupts(rec["ns"])
         elif kind == "gc":
             world.gc_pause(rec["ns"])
+        self._request_step()
+
+    def _feed(self, data):
+        self.console.feed(data)
         self._request_step()
 
     def _release_control(self, contact):
