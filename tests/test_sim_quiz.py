@@ -228,7 +228,8 @@ def test_undo_while_another_player_has_the_floor_gives_it_back():
     state = events(result, "state")[-1]
     assert state["answering"] == 2 and state["phase"] == "answering"
     assert events(result, "margin") == []  # P3's race was taken back with the undo
-    assert events(result, "judge")[-1] == {"ev": "judge", "player": 2, "correct": False}
+    last = events(result, "judge")[-1]
+    assert last == {"ev": "judge", "player": 2, "correct": False, "points": 0}
 
 
 def test_the_judgement_that_ended_the_game_can_be_undone():

@@ -86,7 +86,9 @@ class Arbiter:
 
     # ---------------------------------------------------------------- inputs
     def press(self, player, stamp, out):
-        """An accepted press of 0-based `player` whose contact closed at Stamp `stamp`."""
+        """An accepted press of 0-based `player` whose contact closed at Stamp `stamp`. True if it
+        counts in the race: after the cue, by an eligible player not locked out, before or after
+        the decision (a quiz's next in line is taken from these)."""
         phase = self.phase
         if phase == READY or (phase == ARMED and stamp.diff_ns(self.armed_at) < 0):
             self._false_start(player, stamp, out)
@@ -95,10 +97,20 @@ class Arbiter:
                 self._false_start(player, stamp, out)  # mashing through a lockout restarts it
             elif player in self.eligible:
                 self._entries.append((stamp, player))
-        elif phase == DECIDED and not self._margin_known:
+                return True
+        elif phase == DECIDED:
             if player != self.winner and player in self.eligible and player not in self.locked:
-                self._margin_known = True
-                out.append(("margin", self.winner, player, stamp.diff_ns(self._winner_stamp)))
+                if not self._margin_known:
+                    self._margin_known = True
+                    out.append(("margin", self.winner, player, stamp.diff_ns(self._winner_stamp)))
+                return True
+        return False
+
+    def hand_over(self, player):
+        """The game passed the floor of this decided race to 0-based `player` (next in line):
+        later presses still count in the race; no further `margin` is announced."""
+        self.winner = player
+        self._margin_known = True
 
     def tick(self, now, out):
         """Advance to Stamp `now`, the press horizon: every press stamped at or before it has been

@@ -47,14 +47,16 @@ def render(view, now_ms, colours, station_pixels, marker_pixels):
     arbiter = view.arbiter
     if game is None:
         return frame
+    colours = game.station_colours(colours)  # a team shares one colour
     if game.phase == "over":
-        ranking = game.ranking()
-        champion = ranking[0][1] - 1 if ranking else 0
+        champions = game.champions()
         for p in range(min(view.players, station_pixels)):
             frame[p] = _scale(colours[p], 1, 10)
         if (now_ms // 250) & 1:
-            frame[champion] = colours[champion]
-        frame[bar + (now_ms // 100) % marker_pixels] = colours[champion]
+            for champion in champions:
+                if champion < station_pixels:
+                    frame[champion] = colours[champion]
+        frame[bar + (now_ms // 100) % marker_pixels] = colours[champions[0]]
         return frame
     blink_fast = (now_ms // 125) & 1
     blink_slow = (now_ms // 250) & 1

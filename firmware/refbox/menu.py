@@ -86,7 +86,8 @@ class Menu:
     def steps(self):
         if self.step == 0:
             return ["game", "players"]  # more steps follow once a game is chosen
-        return ["game", "players"] + [opt[0] for opt in self._options()]
+        # options without menu choices (a list of teams) are set from the host only
+        return ["game", "players"] + [opt[0] for opt in self._options() if opt[3]]
 
     def _values(self, step):
         if step == "game":

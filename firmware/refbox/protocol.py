@@ -121,7 +121,7 @@ COMMANDS = {
     "hello": (),
     "state": (),
     "new_game": (("game", "str", True), ("players", "int", False), ("options", "obj", False)),
-    "arm": (),
+    "arm": (("points", "int", False),),
     "judge": (("correct", "bool", True),),
     "undo": (),
     "end": (),
@@ -129,6 +129,7 @@ COMMANDS = {
     "act": (
         ("action", "str", True),
         ("player", "int", False),
+        ("team", "int", False),
         ("value", "int", False),
         ("values", "list", False),
         ("text", "str", False),

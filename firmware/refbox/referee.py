@@ -20,6 +20,8 @@ from refbox.protocol import ProtocolError, parse_command
 from refbox.ticks import Stamp
 
 OVER = "over"
+# game events with a sound: (Hz, ms)
+TONES = {"dead": (392, 500)}
 
 
 class Referee:
@@ -65,10 +67,12 @@ class Referee:
             return
         self.game.now = self.now
         out = []
-        self.arbiter.press(station, stamp, out)
+        counted = self.arbiter.press(station, stamp, out)
         self.arbiter_events(out)
         if self.game.phase != OVER:
             self._offer(self.game.press_entry, station, stamp)
+        if counted and self.game.phase != OVER:
+            self._offer(self.game.buzz_entry, station, stamp)
 
     def release(self, station, stamp):
         """A press of 0-based `station` ended; the contact opened at Stamp `stamp`."""
@@ -171,6 +175,7 @@ class Referee:
                 "bad_players", "%s takes %d to %d players" % (name, cls.min_players, high)
             )
         options = parse_options(cls.OPTIONS, given_options)
+        cls.check_options(players, options)
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
         self.menu = None
@@ -182,6 +187,7 @@ class Referee:
         self.players = players
         self.arbiter = Arbiter(Prng(self.seed))
         self.arbiter.false_start = options.get("false_start", 250)
+        self.game.race_prng = self.arbiter.prng
         self.tie_shown = False
         self.emit(
             "game",
@@ -202,9 +208,13 @@ class Referee:
             return  # the hook had nothing to record
         for name, fields in self.game.record(entry):
             self.emit(name, fields)
-        self._sync_arbiter()
+            if name in TONES:
+                self.tone(*TONES[name])
+        self._sync_arbiter(handover=True)
 
-    def _sync_arbiter(self):
+    def _sync_arbiter(self, handover=False):
+        """Bring the arbiter in line with the game's phase; `handover`: the entry just recorded
+        may have passed the floor of the decided race to the next in line."""
         game = self.game
         phase = game.phase
         arbiter = self.arbiter
@@ -223,13 +233,19 @@ class Referee:
                 self.tie_shown = False
                 self.emit("armed", (("players", [p + 1 for p in eligible]),))
                 self.tone(988, 80)
-        elif arbiter.phase != DECIDED or arbiter.winner != game.answering:
+        elif arbiter.phase == DECIDED and arbiter.winner == game.answering:
+            pass  # the race's winner has the floor
+        elif arbiter.phase == DECIDED and handover and game.answering is not None:
+            arbiter.hand_over(game.answering)
+        else:
             out = []
             arbiter.idle(out)  # e.g. an undo gave the floor back to an earlier player
             self.arbiter_events(out)
 
     def _game_over(self, abandoned):
         game = self.game
+        for name, fields in game.final_events():
+            self.emit(name, fields)
         ranking = [{"place": pl, "player": p, "score": sc} for pl, p, sc in game.ranking()]
         self.emit(
             "game_over",
@@ -258,11 +274,12 @@ class Referee:
             false_start = self.arbiter.false_start
             self.arbiter = Arbiter(Prng(self.seed))
             self.arbiter.false_start = false_start
+            self.game.race_prng = self.arbiter.prng
             self.emit("reseed", (("commit", commitment(self.seed)),))
         self.emit("undo", (("dropped", dropped),))
         self.emit(*self.game.score_event())
         self._sync_arbiter()
-        self.emit("state", self._state_fields())  # who has the floor, who may race, after undo
+        self._emit_state()  # who has the floor, who may race, after undo
         for name, fields in self.game.prompt_events():
             self.emit(name, fields)
 
@@ -317,7 +334,7 @@ class Referee:
             if self.menu is not None:
                 self.emit(*self.menu.event())
             else:
-                self.emit("state", self._state_fields())
+                self._emit_state()
             return
         if name == "new_game":
             players = args.get("players", self.stations)
@@ -335,7 +352,7 @@ class Referee:
             raise GameError("not_now", "the game is over; start a new one")
         self.game.now = self.now  # the tick at which this command's line arrived
         if name == "arm":
-            self._record(self.game.arm_entry())
+            self._record(self.game.arm_command(args))
         elif name == "judge":
             self._record(self.game.judge_entry(args["correct"]))
         elif name == "undo":
@@ -344,6 +361,11 @@ class Referee:
             self._record(("end",))
         elif name == "act":
             self._record(self.game.act_entry(args))
+
+    def _emit_state(self):
+        self.emit("state", self._state_fields())
+        for name, fields in self.game.state_events():
+            self.emit(name, fields)
 
     def _state_fields(self):
         game = self.game
@@ -358,4 +380,4 @@ class Referee:
             ("answering", None if game.answering is None else game.answering + 1),
             ("turn", None if game.turn is None else game.turn + 1),
             ("log", len(game.log)),
-        )
+        ) + tuple(game.state_fields())

@@ -21,7 +21,8 @@ class GameError(Exception):
 
 def option(name, default, check, choices):
     """One game option: its name, default, check(value) -> value (raises ValueError with the
-    reason) and the values the control-button menu cycles through (the default among them)."""
+    reason) and the values the control-button menu cycles through (the default among them; empty
+    for an option only a host sets, such as a list of teams: the menu leaves it at its default)."""
     return (name, default, check, choices)
 
 
@@ -146,6 +147,19 @@ class Game:
         """The log entry that opens a race. Raises GameError("not_now")."""
         raise GameError("not_now", "%s has no buzzer race now" % self.name)
 
+    def arm_command(self, args):
+        """The `arm` command's entry; `args` may hold `points` (a question's value), which only
+        games with point values take. Raises GameError."""
+        if "points" in args:
+            raise GameError("bad_value", "%s has no point values" % self.name)
+        return self.arm_entry()
+
+    @staticmethod
+    def check_options(players, options):
+        """Check options that depend on the player count, before the game starts. Raises
+        GameError("bad_option")."""
+        return None
+
     def judge_entry(self, correct):
         """The log entry of the table's judgement. Raises GameError("not_now")."""
         raise GameError("not_now", "nothing to judge")
@@ -158,6 +172,27 @@ class Game:
     def ranking(self):
         """[(place, player, score)], 1-based."""
         return []
+
+    def champions(self):
+        """0-based players the LEDs show as winners at game over (the first-placed)."""
+        ranking = self.ranking()
+        return [ranking[0][1] - 1] if ranking else [0]
+
+    def final_events(self):
+        """Protocol events sent just before `game_over` (e.g. a team ranking)."""
+        return []
+
+    def state_fields(self):
+        """The game's own fields, appended to the `state` event ((key, value) pairs)."""
+        return ()
+
+    def state_events(self):
+        """Protocol events sent after `state` (e.g. names): what a newly connected host needs."""
+        return []
+
+    def station_colours(self, colours):
+        """The colour of each station's pixel (default: each player's own; teams share one)."""
+        return colours
 
     unit = "points"  # what `scores` counts
 
@@ -174,6 +209,9 @@ class Game:
     # seed: then no undo after game over. Otherwise undo after game over is allowed and the
     # referee re-seeds the race tie-breaks under a new commitment.
     keeps_secrets = False
+    # The referee's race tie-break PRNG (re-seeded with the race's after an undo past game over):
+    # a game that orders equal stamps itself draws from it in a hook and logs the result.
+    race_prng = None  # type: Prng | None
     turn = None  # type: int | None  # the 0-based player whose turn it is, if the game has turns (shown on the LEDs)
 
     def control_entry(self, name):
@@ -192,6 +230,11 @@ class Game:
     def press_entry(self, player, stamp):
         """An accepted press (0-based player, Stamp of its first edge) outside or beside the race:
         a gesture such as Difference's skip. None if it means nothing to the game."""
+        return None
+
+    def buzz_entry(self, player, stamp):
+        """A press the arbiter counted in the current race (after the cue, by an eligible player
+        not locked out; also after the race was decided), or None."""
         return None
 
     def release_entry(self, player, stamp):

@@ -1,72 +1,482 @@
 """Quiz: a lockout buzzer for quiz night, and the first client of the arbiter.
 
-Someone reads a question, then arms the buzzers (ARM control or `arm`). The first player in wins
-the right to answer; the table judges. Correct: +1 point and on to the next question. Wrong: that
-player is out until the next question and the race reopens among the others; if nobody is left the
-question is dropped. Undo takes back the last judgement. With `target` > 0 the first to reach it
-wins; otherwise the game ends with `end`. Source: issue "Foundation", item 6; rules/README.md
-"Common".
+Someone reads a question, then arms the buzzers (ARM control or `arm`, optionally with the
+question's own point value). The first player in wins the floor; the table judges.
+- Correct: the player scores `points` (or the question's value) and the next question follows.
+- Wrong: the player scores `wrong_points` (0 or negative) and their whole team is out until the
+  next question (NAQT "one player per team"). With `next_in_line` the floor passes to the next team
+  that had already pressed, in stamp order (commercial "Who's next"); otherwise, or when nobody is
+  left in line, the race reopens among the teams still in. With no team left the question is dead.
+- NO while the buzzers are armed (or `act cancel`) cancels the question: nobody scores, and it does
+  not count as a question played.
+- A host `act adjust` changes a player's score by hand (logged, undoable).
+- Ends: `target` points reached by a team, `questions` played, or `end`. At the `questions` limit a
+  tie at the top goes to sudden death among the tied teams with `sudden_death`.
+Teams default to every player alone; with `teams` the scores are per player and per team (a team
+scores the sum of its players). Names (`act name`) are log entries too, so undo, replay and resume
+keep them; an undo never takes a name back.
+Source: issue "Quiz mode to tournament grade"; README.md "Quiz"; rules/README.md "Common".
 """
 
-from refbox.games.base import RaceGame, false_start_option, int_in, option, rank_highest_first
+from refbox.games.base import (
+    GameError,
+    RaceGame,
+    false_start_option,
+    flag,
+    int_in,
+    option,
+    rank_highest_first,
+)
+from refbox.ticks import Stamp
 
 READY = "ready"  # question being read; buzzers not armed
 RACING = "racing"  # buzzers armed
 ANSWERING = "answering"  # a player answers; the table judges
 OVER = "over"
 
+MAX_NAME = 16  # characters in a player or team name (the `name` event stays far below 512 bytes)
+MAX_POINTS = 1000  # the largest point value of a question, a wrong answer or a hand adjustment
+
+
+def team_list(value):
+    """A check for the `teams` option: a list of teams, each a non-empty list of 1-based players,
+    no player twice (the referee checks it against the player count: Quiz.check_options)."""
+    if not isinstance(value, list) or len(value) > 8:
+        raise ValueError("a list of up to 8 teams, each a list of players")
+    seen = []
+    for team in value:
+        if not isinstance(team, list) or not team:
+            raise ValueError("each team is a non-empty list of players")
+        for p in team:
+            if not isinstance(p, int) or p is True or p is False or not 1 <= p <= 8:
+                raise ValueError("players are numbers from 1 to 8")
+            if p in seen:
+                raise ValueError("player %d is in two teams" % p)
+            seen.append(p)
+    return value
+
+
+def clean_name(text):
+    """A name as the device keeps it: spaces trimmed, at most MAX_NAME characters, no control
+    characters (C0, DEL, C1); "" clears the name. Raises GameError("bad_value")."""
+    text = text.strip()
+    if len(text) > MAX_NAME:
+        raise GameError("bad_value", "a name is at most %d characters" % MAX_NAME)
+    for ch in text:
+        o = ord(ch)
+        if o < 0x20 or 0x7F <= o < 0xA0:
+            raise GameError("bad_value", "a name has no control characters")
+    return text
+
+
+def _int_value(value, low, high, what):
+    if not isinstance(value, int) or value is True or value is False or not low <= value <= high:
+        raise GameError("bad_value", "%s: an integer from %d to %d" % (what, low, high))
+    return value
+
 
 class Quiz(RaceGame):
     name = "quiz"
     OPTIONS = (
         false_start_option(),
-        option("target", 0, int_in(0, 999), (0, 3, 5, 10, 15, 20)),
+        option("target", 0, int_in(0, 9999), (0, 3, 5, 10, 15, 20)),
+        option("questions", 0, int_in(0, 999), (0, 10, 20, 30, 50)),
+        option("points", 1, int_in(1, MAX_POINTS), (1, 2, 5, 10, 20)),
+        option("wrong_points", 0, int_in(-MAX_POINTS, 0), (0, -1, -5, -10)),
+        option("next_in_line", False, flag, (False, True)),
+        option("sudden_death", False, flag, (False, True)),
+        option("teams", [], team_list, ()),  # a list: set from the host, not the menu
     )
 
-    def reset(self):
-        self.scores = [0] * self.players
-        self.phase = READY
-        self.question = 1
-        self.out = []  # players judged wrong on this question
-        self.answering = None
+    @staticmethod
+    def check_options(players, options):
+        """Raise GameError("bad_option") unless `teams` (if given) holds every player 1..players
+        exactly once, in at least two teams."""
+        teams = options["teams"]
+        if not teams:
+            return
+        members = []
+        for team in teams:
+            members += team
+        if len(teams) < 2 or sorted(members) != list(range(1, players + 1)):
+            raise GameError(
+                "bad_option",
+                "teams: at least 2 teams holding every player 1..%d exactly once" % players,
+            )
 
+    def reset(self):
+        n = self.players
+        given = self.options["teams"]
+        self.teamed = bool(given)
+        if given:
+            self.teams = [sorted([p - 1 for p in team]) for team in given]
+        else:
+            self.teams = [[p] for p in range(n)]
+        self.team_of = [0] * n
+        for t in range(len(self.teams)):
+            for p in self.teams[t]:
+                self.team_of[p] = t
+        self.scores = [0] * n
+        self.names = [None] * n  # type: list
+        self.team_names = [None] * len(self.teams)  # type: list
+        self.phase = READY
+        self.question = 1  # the number of the question being asked (cancelled ones do not count)
+        self.value = self.options["points"]  # what the current question is worth
+        self.out = []  # teams judged wrong on this question
+        self.answering = None
+        self.queue = []  # [(Stamp, player)]: this race's presses, for next_in_line
+        self.sudden = None  # type: list | None  # teams in the sudden-death play-off
+
+    # ------------------------------------------------------------------ what the referee reads
     def eligible(self):
-        """0-based players who may race now."""
-        return [p for p in range(self.players) if p not in self.out]
+        """0-based players who may race now: their team is neither out of this question nor out
+        of the sudden-death play-off."""
+        result = []
+        for p in range(self.players):
+            team = self.team_of[p]
+            if team not in self.out and (self.sudden is None or team in self.sudden):
+                result.append(p)
+        return result
+
+    def team_scores(self):
+        """Points per team (team 1 first): the sum of its players' points."""
+        totals = []
+        for members in self.teams:
+            total = 0
+            for p in members:
+                total += self.scores[p]
+            totals.append(total)
+        return totals
 
     def is_scoring(self, entry):
-        return entry[0] == "judge"
+        return entry[0] in ("judge", "dead", "adjust")
 
-    # ------------------------------------------------------------------ fold
-    def judged(self, player, correct):
-        events = []  # type: list
-        events.append(("judge", (("player", player + 1), ("correct", correct))))
-        if correct:
-            self.scores[player] += 1
-            events.append(self.score_event())
-            self._next_question(events)
-            target = self.options["target"]
-            if target and self.scores[player] >= target:
-                self.phase = OVER
-        else:
-            self.out.append(player)
-            events.append(("lockout", (("player", player + 1), ("reason", "wrong"), ("ms", None))))
-            self.answering = None
-            if self.eligible():
-                self.phase = RACING
-            else:
-                self._next_question(events)
-        return events
-
-    def _next_question(self, events):
-        """The next question: everyone judged wrong on this one is back in (an `unlock` each)."""
-        for p in self.out:
-            events.append(("unlock", (("player", p + 1),)))
-        self.question += 1
-        self.out = []
-        self.answering = None
-        self.phase = READY
+    def score_event(self):
+        fields = [("scores", list(self.scores)), ("unit", self.unit)]
+        if self.teamed:
+            fields.append(("teams", self.team_scores()))
+        return ("score", tuple(fields))
 
     def ranking(self):
         """[(place, player, points)], 1-based, most points first; equal points share a place."""
         return rank_highest_first(self.scores)
+
+    def team_ranking(self):
+        """[(place, team, points)], 1-based, as ranking() but per team."""
+        return rank_highest_first(self.team_scores())
+
+    def final_events(self):
+        """With teams, the team ranking, sent just before `game_over` (whose ranking is per
+        player): two lists of up to 8 would not fit one 512-byte line."""
+        if not self.teamed:
+            return []
+        ranking = [{"place": pl, "team": t, "score": sc} for pl, t, sc in self.team_ranking()]
+        return [("team_ranking", (("ranking", ranking), ("unit", self.unit)))]
+
+    def champions(self):
+        """0-based players shown as winners at game over: the first-placed team(s)."""
+        if not self.teamed:
+            return RaceGame.champions(self)
+        result = []
+        for place, team, _ in self.team_ranking():
+            if place == 1:
+                result += self.teams[team - 1]
+        return sorted(result)
+
+    def station_colours(self, colours):
+        """Each station in its team's colour: team k takes the colour of station k."""
+        if not self.teamed:
+            return colours
+        result = list(colours)
+        for p in range(self.players):
+            result[p] = colours[self.team_of[p]]
+        return result
+
+    def in_line(self):
+        """0-based players waiting in line (next_in_line), best first: the earliest press of each
+        team still in, other than the team with the floor. [(Stamp, player)]."""
+        best = {}  # team -> (Stamp, player)
+        skip = -1 if self.answering is None else self.team_of[self.answering]
+        for stamp, p in self.queue:
+            team = self.team_of[p]
+            if team == skip or team in self.out:
+                continue
+            if team not in best or stamp.diff_ns(best[team][0]) < 0:
+                best[team] = (stamp, p)
+        line = [best[t] for t in sorted(best)]  # sorted: dict order differs between interpreters
+        first = line[0][0] if line else None
+        # by stamp, then by player for the order of equal stamps (the pass draws among those)
+        line.sort(key=lambda item: (item[0].diff_ns(first), item[1]))
+        return line
+
+    def state_fields(self):
+        """The quiz's own `state` fields (docs/protocol.md)."""
+        return (
+            ("question", self.question),
+            ("points", self.value),
+            ("teams", self.team_scores() if self.teamed else None),
+            ("queue", [p + 1 for _, p in self.in_line()]),
+            ("sudden_death", None if self.sudden is None else self._members(self.sudden)),
+        )
+
+    def state_events(self):
+        """One `name` event per named player and team, after `state`."""
+        events = []
+        for p in range(self.players):
+            if self.names[p] is not None:
+                events.append(self._name_event("player", p))
+        for t in range(len(self.teams)):
+            if self.team_names[t] is not None:
+                events.append(self._name_event("team", t))
+        return events
+
+    # ------------------------------------------------------------------ inputs (hooks)
+    def control_entry(self, name):
+        """ARM arms; YES / NO judge; NO while armed cancels the question."""
+        if name == "no" and self.phase == RACING:
+            return ("dead", "cancel")
+        return RaceGame.control_entry(self, name)
+
+    def arm_entry(self):
+        RaceGame.arm_entry(self)
+        return ("arm", self.options["points"])
+
+    def arm_command(self, args):
+        """The `arm` command: `points` (optional, 1..1000) is this question's value."""
+        entry = self.arm_entry()
+        if "points" in args:
+            return ("arm", _int_value(args["points"], 1, MAX_POINTS, "points"))
+        return entry
+
+    def judge_entry(self, correct):
+        RaceGame.judge_entry(self, correct)
+        if correct or not self.options["next_in_line"]:
+            return ("judge", correct)
+        return ("judge", False, self._pick_next())
+
+    def _pick_next(self):
+        """The 0-based player the floor passes to after a wrong answer, or -1: the earliest in
+        line; equal stamps (one capture sample) are drawn by the race PRNG, as race ties are."""
+        line = self.in_line()  # the team with the floor is not in it
+        if not line:
+            return -1
+        tied = [p for s, p in line if s.diff_ns(line[0][0]) == 0]
+        if len(tied) > 1 and self.race_prng is not None:
+            return tied[self.race_prng.below(len(tied))]
+        return tied[0]
+
+    def buzz_entry(self, player, stamp):
+        """A press the arbiter counted in this race (after the cue, eligible, not locked out):
+        with next_in_line it joins the line (each player's first press only)."""
+        if not self.options["next_in_line"] or self.phase not in (RACING, ANSWERING):
+            return None
+        if self.team_of[player] in self.out:
+            return None
+        for _, p in self.queue:
+            if p == player:
+                return None
+        return ("buzz", player, stamp.us, stamp.ns)
+
+    def act_entry(self, args):
+        """`act` actions: "cancel" (a dead question, while armed or answering), "adjust"
+        (`player`, `value` -1000..1000 points, by hand), "name" (`player` or `team`, `text`:
+        up to 16 characters, "" clears)."""
+        action = args.get("action")
+        if action == "cancel":
+            if self.phase != RACING and self.phase != ANSWERING:
+                raise GameError("not_now", "no question is open: nothing to cancel")
+            return ("dead", "cancel")
+        if action == "adjust":
+            player = self._player(args)
+            value = _int_value(args.get("value"), -MAX_POINTS, MAX_POINTS, "adjust value")
+            if value == 0:
+                raise GameError("bad_value", "adjust value: not 0")
+            return ("adjust", player, value)
+        if action == "name":
+            text = args.get("text")
+            if not isinstance(text, str):
+                raise GameError("bad_value", "name needs text (\"\" clears the name)")
+            if "team" in args:
+                if "player" in args:
+                    raise GameError("bad_value", "name a player or a team, not both")
+                team = _int_value(args["team"], 1, len(self.teams), "team") - 1
+                return ("name", "team", team, clean_name(text))
+            return ("name", "player", self._player(args), clean_name(text))
+        raise GameError("unknown_action", "quiz actions: cancel, adjust, name")
+
+    def _player(self, args):
+        if "player" not in args:
+            raise GameError("bad_value", "%s needs player" % args.get("action"))
+        return _int_value(args["player"], 1, self.players, "player") - 1
+
+    # ------------------------------------------------------------------ fold
+    def step(self, entry):
+        kind = entry[0]
+        if kind == "arm":
+            self.phase = RACING
+            self.value = entry[1]
+            self.queue = []
+            return [("question", self._question_fields())]
+        if kind == "buzz":
+            self.queue.append((Stamp(entry[2], entry[3]), entry[1]))
+            return []
+        if kind == "dead":
+            return self._dead(entry[1])
+        if kind == "adjust":
+            return self._adjust(entry[1], entry[2])
+        if kind == "name":
+            names = self.team_names if entry[1] == "team" else self.names
+            names[entry[2]] = entry[3] or None  # "" in the log: no name
+            return [self._name_event(entry[1], entry[2])]
+        if kind == "judge":
+            if self.answering is None:
+                raise ValueError("a judgement with nobody answering")
+            return self._judged(entry)
+        return RaceGame.step(self, entry)
+
+    def decide(self, player, entry):
+        raise ValueError("unknown quiz entry %s" % entry[0])
+
+    def judged(self, player, correct):
+        """RaceGame's judgement hook (the quiz's step folds the whole entry: _judged)."""
+        return self._judged(("judge", correct))
+
+    def _judged(self, entry):
+        player = self.answering
+        if player is None:
+            raise ValueError("a judgement with nobody answering")
+        correct = entry[1]
+        team = self.team_of[player]
+        delta = self.value if correct else self.options["wrong_points"]
+        self.scores[player] += delta
+        events = []  # type: list
+        events.append(
+            ("judge", (("player", player + 1), ("correct", correct), ("points", delta)))
+        )
+        if delta or correct:
+            events.append(self.score_event())
+        if correct:
+            self._question_done(events, team, True)
+            return events
+        self.out.append(team)
+        for p in self.teams[team]:
+            events.append(("lockout", (("player", p + 1), ("reason", "wrong"), ("ms", None))))
+        passed = entry[2] if len(entry) > 2 else -1
+        self.answering = None
+        if passed >= 0:
+            events.append(self._pass_floor(passed))
+        elif self.eligible():
+            self.phase = RACING  # the race reopens among the teams still in
+            self.queue = []
+        else:
+            events.append(("dead", (("question", self.question), ("reason", "wrong"))))
+            self._question_done(events, None, True)
+        return events
+
+    def _pass_floor(self, player):
+        """Give the floor to 0-based `player`, next in line; the `next_in_line` event."""
+        line = self.in_line()  # the wrong team is out: those still waiting, the new holder first
+        stamp = None
+        for s, p in line:
+            if p == player:
+                stamp = s
+        if stamp is None:
+            raise ValueError("P%d is not in line" % (player + 1))
+        tie = len([s for s, _ in line if s.diff_ns(stamp) == 0]) > 1
+        self.answering = player
+        self.phase = ANSWERING
+        fields = (
+            ("player", player + 1),
+            ("behind_ns", stamp.diff_ns(self.queue_first())),
+            ("tie", tie),
+            ("waiting", len(line) - 1),
+        )
+        return ("next_in_line", fields)
+
+    def queue_first(self):
+        """The Stamp of this race's first press (the margins in line are behind it), or None."""
+        first = None
+        for stamp, _ in self.queue:
+            if first is None or stamp.diff_ns(first) < 0:
+                first = stamp
+        return first
+
+    def _dead(self, reason):
+        """A question nobody scores: cancelled (not counted) or timed out (counted)."""
+        events = [("dead", (("question", self.question), ("reason", reason)))]  # type: list
+        self._question_done(events, None, reason != "cancel")
+        return events
+
+    def _adjust(self, player, value):
+        self.scores[player] += value
+        events = [("adjust", (("player", player + 1), ("points", value))), self.score_event()]
+        target = self.options["target"]
+        if target and self.team_scores()[self.team_of[player]] >= target:
+            self.phase = OVER
+        return events
+
+    def _question_done(self, events, scorer, counts):
+        """The question is over: everyone judged wrong on it is back in (an `unlock` each); the
+        next one follows unless the game ends here."""
+        for team in self.out:
+            for p in self.teams[team]:
+                events.append(("unlock", (("player", p + 1),)))
+        self.out = []
+        self.answering = None
+        self.queue = []
+        self.phase = READY
+        self.value = self.options["points"]  # what the next ARM gives
+        if not counts:
+            return
+        played = self.question
+        self.question += 1
+        totals = self.team_scores()
+        target = self.options["target"]
+        if target and scorer is not None and totals[scorer] >= target:
+            self.phase = OVER
+            return
+        limit = self.options["questions"]
+        if self.sudden is None and not (limit and played >= limit):
+            return
+        high = max(totals)
+        top = [t for t in range(len(totals)) if totals[t] == high]
+        if len(top) == 1 or not self.options["sudden_death"]:
+            self.phase = OVER
+        elif top != self.sudden:
+            self.sudden = top
+            events.append(("sudden_death", (("players", self._members(top)),)))
+
+    # ------------------------------------------------------------------ helpers
+    def _members(self, teams):
+        result = []
+        for t in teams:
+            result += [p + 1 for p in self.teams[t]]
+        return sorted(result)
+
+    def _question_fields(self):
+        return (
+            ("question", self.question),
+            ("points", self.value),
+            ("sudden_death", self.sudden is not None),
+        )
+
+    def _name_event(self, kind, index):
+        if kind == "team":
+            who = (("player", None), ("team", index + 1), ("name", self.team_names[index]))
+        else:
+            who = (("player", index + 1), ("team", None), ("name", self.names[index]))
+        return ("name", who)
+
+    def undo(self):
+        """Game.undo, but names given after the decision taken back stay given."""
+        cut = len(self.log)
+        for i in range(len(self.log) - 1, -1, -1):
+            if self.is_scoring(self.log[i]):
+                cut = i
+                break
+        kept = [e for e in self.log[cut:] if e[0] == "name"]
+        dropped = RaceGame.undo(self)
+        for entry in kept:
+            self.log.append(entry)
+            self.step(entry)
+        return dropped - len(kept)
