@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 SCRIPTS = {
     "demo": ((REPO / "examples" / "quiz_demo.jsonl").read_text(), {}),
+    "quiz_tournament": ((REPO / "examples" / "quiz_tournament.jsonl").read_text(), {}),
     "irq_capture_cpu_pixels": (
         (REPO / "examples" / "quiz_demo.jsonl").read_text(),
         {"capture": "irq", "pixels": "cpu"},

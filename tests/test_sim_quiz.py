@@ -315,3 +315,28 @@ def test_a_race_after_twenty_quiet_minutes_is_stamped_exactly():
     assert race["winner"] == 2 and abs(margin["margin_ns"] - 5000000) < 112
     presses = events(result, "press")
     assert abs(presses[0]["t_us"] - (quiet + 500000) % (1 << 30)) <= 2
+
+
+def test_a_tournament_quiz_with_teams_names_next_in_line_and_sudden_death():
+    # examples/quiz_tournament.jsonl, scored by hand from its comments: teams (P1 P2) (P3 P4)
+    # (P5 P6), 10 a question, -5 a wrong answer
+    result = run_sim((REPO / "examples" / "quiz_tournament.jsonl").read_text())
+    names = [(ev["player"], ev["team"], ev["name"]) for ev in events(result, "name")[:4]]
+    assert names == [
+        (None, 1, "Owls"), (None, 2, "Foxes"), (None, 3, "Hares"), (3, None, "Zo\u00eb")
+    ]
+    passes = events(result, "next_in_line")
+    assert [ev["player"] for ev in passes] == [5, 2]
+    assert abs(passes[0]["behind_ns"] - 1_200_000) <= 112 and passes[0]["waiting"] == 1
+    assert abs(passes[1]["behind_ns"] - 30_000_000) <= 112 and passes[1]["waiting"] == 0
+    assert [ev["reason"] for ev in events(result, "dead")] == ["cancel"]
+    assert [ev["points"] for ev in events(result, "question")] == [10, 10, 10, 20, 10, 10]
+    assert events(result, "sudden_death") == [{"ev": "sudden_death", "players": [1, 2, 3, 4]}]
+    state = events(result, "state")[-1]
+    assert state["teams"] == [25, 25, 5] and state["question"] == 5
+    (team_ranking,) = events(result, "team_ranking")
+    assert [(r["team"], r["score"]) for r in team_ranking["ranking"]] == [(1, 35), (2, 25), (3, 5)]
+    over = events(result, "game_over")[-1]
+    assert [(r["player"], r["score"]) for r in over["ranking"]] == [
+        (1, 40), (4, 20), (5, 10), (3, 5), (2, -5), (6, -5)
+    ]

@@ -418,8 +418,8 @@ class Quiz(RaceGame):
     def _question_done(self, events, scorer, counts):
         """The question is over: everyone judged wrong on it is back in (an `unlock` each); the
         next one follows unless the game ends here."""
-        for team in self.out:
-            for p in self.teams[team]:
+        for p in range(self.players):
+            if self.team_of[p] in self.out:
                 events.append(("unlock", (("player", p + 1),)))
         self.out = []
         self.answering = None
