@@ -437,3 +437,40 @@ def test_any_quiz_game_refolds_to_the_same_state(actions):
         same_state(table.game, refolded(table.game))
     game = table.game
     assert sum(game.team_scores()) == sum(game.scores)
+
+
+def test_leds_one_colour_a_team_and_the_winning_team_blinks():
+    from refbox.leds import render
+
+    colours = [(200, 0, 0), (0, 200, 0), (0, 0, 200), (200, 200, 0), (0, 200, 200),
+               (200, 0, 200), (90, 90, 90), (30, 60, 90)]
+    table = Table(4, teams=[[1, 3], [2, 4]], target=1)
+    table.control("arm")
+    frame = render(table.ref, 0, colours, 8, 10)
+    assert frame[0] == frame[2] == colours[0] and frame[1] == frame[3] == colours[1]
+    table.ref.press(3, Stamp(table.t + 100))
+    table.advance(SETTLE_US)
+    table.control("yes")
+    assert table.game.phase == "over"
+    lit = render(table.ref, 250, colours, 8, 10)  # the blink's on phase
+    assert lit[1] == lit[3] == colours[1] and lit[0] == lit[2] != colours[0]
+    assert lit[8 + 2] == colours[1]  # the chase in the winning team's colour
+
+
+def test_the_menu_sets_the_quiz_options_but_not_the_teams():
+    table = Table(4)
+    table.send("menu")
+    steps = []
+    table.control("yes")  # game: quiz
+    table.control("yes")  # players
+    while table.ref.menu is not None:
+        step = table.ref.menu.position()[0]
+        steps.append(step)
+        if step in ("wrong_points", "next_in_line"):
+            table.control("arm")  # the next value: -1, on
+        table.control("yes")
+    assert steps == ["false_start", "target", "questions", "points", "wrong_points",
+                     "next_in_line", "sudden_death"]
+    options = table.events("game")[-1]["options"]
+    assert options["wrong_points"] == -1 and options["next_in_line"] is True
+    assert options["teams"] == []

@@ -250,3 +250,48 @@ def test_shifted_digit_holds_the_buzzer():
             assert races(app) and "P3" in races(app)[0]
 
     run(scenario())
+
+
+def test_quiz_teams_names_question_and_line_on_screen():
+    from tablebuzz.timeline import parse
+
+    options = {"teams": [[1, 2], [3, 4], [5, 6]], "points": 10, "next_in_line": True}
+    records = parse(
+        "\n".join(
+            json.dumps(r)
+            for r in (
+                {"at_us": 1000, "send": {"cmd": "act", "action": "name", "team": 2,
+                                         "text": "Owls"}},
+                {"at_us": 2000, "send": {"cmd": "act", "action": "name", "player": 5,
+                                         "text": "Ada"}},
+                {"at_us": 100000, "send": {"cmd": "arm", "points": 20}},
+                {"at_us": 200000, "press": 3},
+                {"at_us": 201000, "press": 5},
+                {"at_us": 300000, "release": 3},
+                {"at_us": 300000, "release": 5},
+            )
+        ),
+        6,
+        ["arm", "yes", "no", "undo"],
+    )
+
+    async def scenario():
+        clock = FakeClock()
+        app = SimulatorApp(dict(HEADER, options=options), clock=clock, records=records)
+        async with app.run_test(size=(120, 24)) as pilot:
+            await advance(pilot, clock, 0.5)
+            text = screen_text(app)
+            assert "Q1 (20 pts)" in text and "P3 answers" in text and "next: P5" in text
+            assert "Owls 0" in text and "Ada (P5) 0" in text
+            # one colour a team: P3 and P4 show team 2's colour, lit only for the floor holder
+            assert levels(app)[2] == "full"
+            assert app.colours[2] == app.colours[3] == app.pinmap.PLAYER_COLOURS[1]
+            await pilot.press("n")
+            await advance(pilot, clock, 0.5)
+            assert any("next in line: Ada (P5)" in line or "next in line: P5" in line
+                       for line in app.log_lines)
+            await pilot.press("y")
+            await advance(pilot, clock, 0.5)
+            assert "team 3 20" in screen_text(app)
+
+    run(scenario())

@@ -6,7 +6,8 @@ Station pixel:  off = not in this game, out of this question (judged wrong) or o
                 press); blinking colour (4 Hz) = locked out after a false start;
                 has the floor: full colour, every other station off; after a tie the winner
                 alternates colour / white (2 Hz) so the table sees the race was drawn;
-                game over: the winner blinks, the others show dim.
+                game over: the winner blinks (a quiz team: all its stations), the others
+                show dim. With quiz teams every station shows its team's colour.
 Marker bar:     dim white while armed; the floor-holder's colour while they answer; a point
                 tally (quiz) otherwise; a chase in the winner's colour at game over.
 Menu:           the bar lights as many pixels as the position of the value shown (1..10), the

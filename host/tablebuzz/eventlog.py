@@ -29,9 +29,12 @@ OPTION_UNITS = {
     "countdown": "ms",
     "timer": "s",
     "target": "points",
+    "points": "points",
+    "wrong_points": "points",
 }
 # Options whose 0 means "none" rather than a number.
-ZERO_MEANS = {"target": "none", "timer": "off"}
+ZERO_MEANS = {"target": "none", "timer": "off", "questions": "no limit"}
+DEAD_WHY = {"cancel": "cancelled", "wrong": "every team was wrong", "time": "time ran out"}
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SUIT_NAMES = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
@@ -154,6 +157,7 @@ class Narrator:
 
     def __init__(self, names=None):
         self.names = dict(names or {})
+        self.team_names = {}  # quiz: {team number: name}, from `name` events
         self.game = None
         self.rounds = None  # Diddly: per player, their round scores (from `table`)
         self.greens = None  # Evidence: per player, green tokens so far (from `tokens`)
@@ -191,11 +195,19 @@ class Narrator:
             str(ev.get("commit", ""))[:16] + "…",
         )
 
+    def team(self, number):
+        name = self.team_names.get(number)
+        return "team %s (%s)" % (number, name) if name else "team %s" % number
+
     def _ev_score(self, ev):
         unit = ev.get("unit", "points")
         text = "%s: %s" % (unit, ", ".join(
             "%s %d" % (self.p(i + 1), s) for i, s in enumerate(ev["scores"])
         ))
+        if ev.get("teams"):
+            text += " · teams: " + ", ".join(
+                "%s %d" % (self.team(i + 1), s) for i, s in enumerate(ev["teams"])
+            )
         extra = []
         if "round" in ev:
             extra.append("round %s" % ev["round"])
@@ -242,7 +254,10 @@ class Narrator:
         return "unlock: %s may race again" % self.p(ev["player"])
 
     def _ev_judge(self, ev):
-        return "judge: %s %s" % (self.p(ev["player"]), "correct" if ev["correct"] else "wrong")
+        text = "judge: %s %s" % (self.p(ev["player"]), "correct" if ev["correct"] else "wrong")
+        if ev.get("points"):
+            text += " (%+d %s)" % (ev["points"], "point" if abs(ev["points"]) == 1 else "points")
+        return text
 
     def _ev_finished(self, ev):
         return "finished: %s emptied their pile, %s place" % (
@@ -343,6 +358,52 @@ class Narrator:
             if self.playoff:
                 return "%s won the play-off" % self.p(a)
         return ""
+
+    # ---------------------------------------------------------------- quiz
+    def _ev_question(self, ev):
+        return "question %d, worth %s%s: buzzers armed" % (
+            ev["question"], count(ev["points"], "points"),
+            ", sudden death" if ev.get("sudden_death") else "",
+        )
+
+    def _ev_dead(self, ev):
+        return "question %d is dead, nobody scores: %s" % (
+            ev["question"], DEAD_WHY.get(ev["reason"], str(ev["reason"]).replace("_", " "))
+        )
+
+    def _ev_next_in_line(self, ev):
+        waiting = ev["waiting"]
+        return "next in line: %s has the floor, %s after the first press%s; %s" % (
+            self.p(ev["player"]), duration(ev["behind_ns"]),
+            " (a tie, drawn)" if ev.get("tie") else "",
+            "%d more waiting" % waiting if waiting else "nobody else waiting",
+        )
+
+    def _ev_adjust(self, ev):
+        return "by hand: %s %+d" % (self.p(ev["player"]), ev["points"])
+
+    def _ev_name(self, ev):
+        if ev.get("team"):
+            names, number, who = self.team_names, ev["team"], "team %s" % ev["team"]
+        else:
+            names, number, who = self.names, ev["player"], "P%s" % ev["player"]
+        if ev.get("name"):
+            names[number] = ev["name"]
+            return "name: %s is %s" % (who, ev["name"])
+        names.pop(number, None)
+        return "name: %s has no name" % who
+
+    def _ev_sudden_death(self, ev):
+        return "sudden death: a tie at the top; only %s race" % _and(
+            [self.p(p) for p in ev["players"]]
+        )
+
+    def _ev_team_ranking(self, ev):
+        unit = ev.get("unit", "points")
+        return "teams: " + ", ".join(
+            "%d. %s (%s)" % (r["place"], self.team(r["team"]), count(r["score"], unit))
+            for r in ev["ranking"]
+        )
 
     # ---------------------------------------------------------------- Déglingo
     def _ev_deglingo(self, ev):

@@ -254,6 +254,8 @@ class SimulatorApp(App):
         self.leaders = []
         self.race_game = True
         self.unit = "points"
+        self.colours = list(pinmap.PLAYER_COLOURS)  # each station's colour (a team shares one)
+        self.quiz = None  # the quiz's own status (question, value, teams, names, line), if any
         self.log_lines = []  # plain text of every log line, oldest first (the screen shows them)
         self.late_keys = 0
         self._held_until = {}  # contact -> sim ns its current press ends
@@ -453,7 +455,7 @@ class SimulatorApp(App):
         return tuple(int(round(255 * min(1.0, c / b) ** 0.5)) for c in rgb)
 
     def _classify(self, station, rgb):
-        colour = self.pinmap.PLAYER_COLOURS[station]
+        colour = self.colours[station]
         if rgb == (0, 0, 0):
             return "off"
         if rgb == self._pixel(colour):
@@ -529,6 +531,8 @@ class SimulatorApp(App):
             self.menu = "%s=%s" % (step, referee.menu.event()[1][1][1])
             self.players = referee.menu.players
             self.leaders = []
+            self.quiz = None
+            self.colours = list(self.pinmap.PLAYER_COLOURS)
             return
         game = referee.game
         self.game, self.players = game.name, referee.players
@@ -539,17 +543,56 @@ class SimulatorApp(App):
         ranking = game.ranking()
         self.leaders = [p for place, p, _ in ranking if place == 1] if any(self.scores) else []
         self.race_game = hasattr(game, "judged")
+        self.colours = list(game.station_colours(list(self.pinmap.PLAYER_COLOURS)))
+        self.quiz = self._quiz_status(game) if game.name == "quiz" else None
+
+    @staticmethod
+    def _quiz_status(game):
+        """What the quiz screen shows beyond the scores, read from the game."""
+        return {
+            "question": game.question,
+            "points": game.value,
+            "names": list(game.names),
+            "teams": [list(t) for t in game.teams] if game.teamed else None,
+            "team_scores": game.team_scores() if game.teamed else None,
+            "team_names": list(game.team_names),
+            "line": [p + 1 for _, p in game.in_line()],
+            "sudden": game.sudden is not None,
+        }
+
+    def who(self, player):
+        """A 1-based player as people read it: their name if they have one, else P3."""
+        names = self.quiz["names"] if self.quiz else []
+        if 0 < player <= len(names) and names[player - 1]:
+            return "%s (P%d)" % (names[player - 1], player)
+        return "P%d" % player
 
     def _paint_scores(self):
         colours = self.pinmap.PLAYER_COLOURS
         text = Text()
         text.append(self.unit.upper() + " ", style="bold #ffd75f")
         best = tuple(self.leaders)
-        for i, points in enumerate(self.scores):
-            style = "bold black on " + _hex(colours[i]) if i + 1 in best else "bold"
-            text.append(" P%d " % (i + 1), style="bold " + _hex(colours[i % len(colours)]))
-            text.append("%d" % points, style=style)
-            text.append("  ")
+        colours = self.colours or colours
+        quiz = self.quiz
+        if quiz and quiz["teams"]:
+            totals = quiz["team_scores"]
+            top = max(totals)
+            for t, members in enumerate(quiz["teams"]):
+                name = quiz["team_names"][t] or "team %d" % (t + 1)
+                colour = _hex(colours[members[0]])
+                style = "bold black on " + colour if totals[t] == top else "bold"
+                text.append(" %s " % name, style="bold " + colour)
+                text.append("%d" % totals[t], style=style)
+                text.append(" (%s)  " % " ".join(
+                    "%s %d" % (self.who(p + 1), self.scores[p]) for p in members
+                ))
+        else:
+            for i, points in enumerate(self.scores):
+                style = "bold black on " + _hex(colours[i]) if i + 1 in best else "bold"
+                colour = _hex(colours[i % len(colours)])
+                text.append(" %s " % self.who(i + 1), style="bold " + colour)
+                text.append("%d" % points, style=style)
+                text.append("  ")
         if (text.plain, best) != self._scores_shown:
             self._scores_shown = (text.plain, best)
             self._widgets["scores"].update(text)
@@ -559,6 +602,16 @@ class SimulatorApp(App):
         phase = self.phase or ""
         if phase == "menu":
             return PHASE_HINTS["menu"] % self.menu
+        quiz = self.quiz
+        if quiz and phase != "over":
+            head = "Q%d (%d pts%s) · " % (
+                quiz["question"], quiz["points"], ", sudden death" if quiz["sudden"] else ""
+            )
+            if phase == "answering" and self.answering:
+                waiting = " ".join("P%d" % p for p in quiz["line"])
+                hint = PHASE_HINTS["answering"].replace("P%d", "%s") % self.who(self.answering)
+                return head + hint + (" · next: " + waiting if waiting else "")
+            return head + (PHASE_HINTS[phase] if phase in PHASE_HINTS else phase)
         if phase == "answering" and self.answering:
             return PHASE_HINTS["answering"] % self.answering
         if phase in ("racing", "over") or (phase == "ready" and self.race_game):
