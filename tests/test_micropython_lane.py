@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 from helpers import run_raw, timeline
 from tablebuzz.simulate import micropython_command
+from tablebuzz.timeline import read_setup
 
 pytestmark = pytest.mark.micropython
 REPO = Path(__file__).resolve().parents[1]
+TOURNAMENT = (REPO / "examples" / "quiz_tournament.jsonl").read_text()
 
 SCRIPTS = {
     "demo": ((REPO / "examples" / "quiz_demo.jsonl").read_text(), {}),
-    "quiz_tournament": ((REPO / "examples" / "quiz_tournament.jsonl").read_text(), {}),
+    "quiz_tournament": (TOURNAMENT, {"options": read_setup(TOURNAMENT)["options"]}),
     "irq_capture_cpu_pixels": (
         (REPO / "examples" / "quiz_demo.jsonl").read_text(),
         {"capture": "irq", "pixels": "cpu"},
