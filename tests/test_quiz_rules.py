@@ -38,7 +38,7 @@ class Table:
 
     def advance(self, us):
         self.t += us
-        self.ref.tick(self.t, Stamp(self.t))
+        self.ref.tick(self.t, Stamp(self.t), Stamp(self.t))
 
     def send(self, cmd, **fields):
         fields["cmd"] = cmd

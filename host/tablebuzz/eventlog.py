@@ -105,13 +105,17 @@ def value_text(value):
 def option_text(name, value):
     """One option for people: "false start: 250 ms", "target: none", "beginner: no"."""
     label = name.replace("_", " ")
+    if name == "teams" and isinstance(value, list):  # quiz: [[1, 2], [3, 4]]
+        if not value:
+            return "teams: none, everyone alone"
+        return "teams: " + " vs ".join("+".join("P%s" % p for p in team) for team in value)
     if value is True or value is False:
         return "%s: %s" % (label, "yes" if value else "no")
     if isinstance(value, int):
         if value == 0 and name in ZERO_MEANS:
             return "%s: %s" % (label, ZERO_MEANS[name])
         if name in OPTION_UNITS:
-            return "%s: %d %s" % (label, value, OPTION_UNITS[name])
+            return "%s: %s" % (label, count(value, OPTION_UNITS[name]))
     return "%s: %s" % (label, value_text(value))
 
 
