@@ -106,14 +106,16 @@ def _top(ic):
     return ic.center[1] + ic.size[1] / 2
 
 
-def _pixel(index, name):
-    """One WS2812B (or the marker bar) as a box: DIN on top, DOUT below, 5 V left, GND right."""
+def _pixel(index, name, last=False):
+    """One WS2812B (or the marker bar) as a box: DIN on top, DOUT below (not on the chain's
+    `last` box: nothing follows it), 5 V left, GND right."""
     pins = [
         elm.IcPin(name="DIN", side="top", anchorname="DIN"),
-        elm.IcPin(name="DOUT", side="bottom", anchorname="DOUT"),
         elm.IcPin(pin="5V", side="left", anchorname="VDD"),
         elm.IcPin(pin="GND", side="right", anchorname="GND"),
     ]
+    if not last:
+        pins.append(elm.IcPin(name="DOUT", side="bottom", anchorname="DOUT"))
     box = elm.Ic(pins=pins, size=(PIXEL_W, 1.3), plblsize=9, lsize=9, leadlen=PIXEL_LEAD)
     return box.right().label("%s\n%s" % (index, name), fontsize=10, ofst=(0, -0.05))
 
@@ -243,7 +245,9 @@ def _pixels(d, pico, data):
         here = d.here
         _to_rails(d, px, rail_x, gnd_x)
         first = first or px
-    bar = _pixel("pixels %d-%d" % (stations, stations + markers - 1), "marker bar (%d)" % markers)
+    bar = _pixel(
+        "pixels %d-%d" % (stations, stations + markers - 1), "marker bar (%d)" % markers, last=True
+    )
     d += bar.at(here).anchor("DIN")
     _to_rails(d, bar, rail_x, gnd_x)
     # rails: 5 V from VBUS on the left, ground on the right; 1000 uF across them at the input
@@ -344,6 +348,7 @@ def _notes(d, pico, data):
         .label(
             "Buttons close to GND; the firmware enables the internal pull-ups (no resistors).\n"
             "Arcade micro-switch: COM tab to the ground bus, NO tab to the GPIO, NC free.\n"
+            "Station cables (lengths, connectors, optional pull-ups): hardware/cabling.md.\n"
             "Generated from hardware/pinmap.json by `make schematic`; see hardware/wiring.md.",
             fontsize=9,
             halign="left",
