@@ -27,6 +27,7 @@ STUB_MODULES = (
     "binascii.pyi",
     "select.pyi",
     "vfs.pyi",
+    "uctypes.pyi",
 )
 
 

@@ -460,3 +460,45 @@ class StateMachine:
         else:
             raise PioError("wait on IRQ not modelled")
         return level == (1 if pol else 0)
+
+
+class RxDma:
+    """A DMA channel paced by `sm`'s RX DREQ, cycle by cycle, writing a ring of `ring_words`.
+
+    RP2040 datasheet §2.5.3 (DREQ pacing) and §2.5.1 (ring: the low address bits wrap): a word
+    that entered the RX FIFO on cycle c is read out of it and written at the ring's write index
+    on cycle c + `latency` (the fake rp2.DMA uses the same latency: this checks its bookkeeping,
+    not the figure); at most one transfer a cycle; TRANS_COUNT counts down and the channel stops
+    at 0, after which words stay in the FIFO until it is full (then FDEBUG.RXSTALL).
+    """
+
+    def __init__(self, sm, ring_words, count, latency):
+        self.sm = sm
+        self.ring = [0] * ring_words
+        self.index = 0
+        self.count = count
+        self.latency = latency
+        self._logged = 0
+        self._ready = []  # for each word in sm.rx: the cycle from which the DMA may take it
+
+    @property
+    def busy(self):
+        return self.count > 0
+
+    def run_until(self, cycle):
+        """Execute every cycle before `cycle`: the SM's step, then the DMA's."""
+        sm = self.sm
+        while sm.cycle < cycle:
+            c = sm.cycle
+            sm.step()
+            log = sm.push_log
+            while self._logged < len(log):
+                _, _, stored = log[self._logged]
+                self._logged += 1
+                if stored:
+                    self._ready.append(c + self.latency)
+            if self.busy and self._ready and self._ready[0] <= c:
+                self._ready.pop(0)
+                self.ring[self.index] = sm.rx.pop(0)
+                self.index = (self.index + 1) % len(self.ring)
+                self.count -= 1

@@ -5,8 +5,9 @@ Input (from tablebuzz.timeline, already validated): a header dict and records, e
 {"name"}, send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}.
 Output: (ns, line) for every line the device wrote, in order.
 
-The loop steps on a 1 ms grid like the board's loop, but only while something can happen: after an
-interrupt handler, a control edge or a command, and for as long as the App reports a running timer.
+The loop steps on a 1 ms grid like the board's loop, but only while something can happen: after a
+PIO push or an interrupt handler, a control edge or a command, and for as long as the App reports a
+running timer.
 That idle skipping changes no decision and no stamp (timers decide against the decision horizon,
 commands count from their line's arrival): the header's "every_ms": true steps the loop on every
 grid point instead, and the tests compare the two.
@@ -24,6 +25,7 @@ from tablebuzz.sim.physics import Contact
 LOOP_NS = 1000000
 TAIL_NS = 2000000000  # keep running this long after the last record while timers run
 HEARTBEAT_NS = 30000000000  # 30 s: the longest the simulated loop sleeps
+GC_NS = 5000000  # one gc.collect() of the firmware's heap on the chip (issue 16: ~5 ms)
 
 
 class FakeConsole:
@@ -92,6 +94,7 @@ class Simulation:
             pixels=header.get("pixels", "pio"),
             console=self.console,
             entropy=self._entropy,
+            collect=self._collect,
         )
         boot = None
         if header.get("game"):
@@ -105,6 +108,7 @@ class Simulation:
         for _, gpio in pinmap.CONTROLS:
             self._control_mask |= 1 << gpio
         world.pin_watchers.append(self)  # the loop polls the controls: step when one changes
+        world.loop_wakers.append(self._request_step)  # and the capture's DMA ring
         self._wrap_handlers()
         self._request_step()
 
@@ -115,6 +119,10 @@ class Simulation:
         self._entropy_count += 1
         count = b"%d" % self._entropy_count
         return hashlib.sha256(b"sim-entropy:" + self._seed + b":" + count).digest()[:16]
+
+    def _collect(self):
+        """The firmware's gc.collect(): the loop stops for GC_NS (hard IRQs and the DMA go on)."""
+        self.world.gc_pause(GC_NS)
 
     def _wrap_handlers(self):
         """Step the loop after every hard IRQ handler (the loop would see the ring on its next

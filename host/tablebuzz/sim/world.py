@@ -26,6 +26,11 @@ class World:
     pio_handler_ns = 15000  # one bulk drain (design notes: ~10 µs a word if drained one at a time)
     neopixel_ns_per_pixel = 30000
     schedule_depth = 8
+    # a MicroPython C-method call on the chip, from the call to its register write (a simple loop
+    # turn costs ~7.4 µs there: design notes, "148 ms for 20,000 turns"); a figure to model that
+    # the CPU cannot say when inside a call a register changed, not a measurement of one call
+    call_ns = 10000
+    dma_latency_cycles = 4  # DREQ to the word written in RAM (RP2040 datasheet §2.5.3: a few)
 
     RECORD_LIMIT = 256
 
@@ -48,6 +53,9 @@ class World:
         self.levels = TICKS_MASK  # GPIO levels, bit n = GPn; pull-ups hold every input high
         self.fdebug = 0  # PIO0 FDEBUG
         self.pin_watchers = []  # objects with pins_changed(changed_mask)
+        self.state_machines = {}  # PIO0 state machine id -> fake rp2.StateMachine
+        self.dma_channels = {}  # claimed DMA channel number -> fake rp2.DMA
+        self.loop_wakers = []  # called when the capture has something new for the loop
         self.pin_irqs = {}  # gpio -> (handler, trigger, hard, pin)
         self.pixel_frames = []  # (ns, source, [(r, g, b)...]), the newest RECORD_LIMIT kept
         self.tones = []  # (ns, freq), likewise
@@ -105,6 +113,12 @@ class World:
             fn(arg)
         if t > self.now:
             self.now = t
+
+    def wake_loop(self):
+        """Something the loop polls for changed (a PIO word was pushed): the board's loop would
+        see it on its next pass, so the simulator's idle skipping must step it."""
+        for wake in self.loop_wakers:
+            wake()
 
     # ------------------------------------------------------------------ pins
     def level(self, gpio):
