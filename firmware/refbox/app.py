@@ -8,7 +8,7 @@ Interrupts record, the loop decides: the board's handlers only fill the capture 
 
 from refbox import FIRMWARE_VERSION, PROTOCOL_VERSION
 from refbox.arbiter import ARMED
-from refbox.capture import RECORD_PIO, RECORD_RESYNC, EdgeDecoder
+from refbox.capture import EdgeDecoder
 from refbox.controls import ControlButtons
 from refbox.debounce import Debouncer
 from refbox.games import GAME_ORDER
@@ -22,6 +22,7 @@ from refbox.ticks import Stamp, ticks_add, ticks_diff
 class App:
     capture_lag_us = 1000  # a press may wait this long in the PIO FIFO and ring
     loop_ms = 1
+    gc_threshold = 48 * 1024  # bytes: no automatic gc before this much is allocated
 
     def __init__(self, board, clock, pinmap, boot_game=None):
         self.board = board
@@ -29,12 +30,13 @@ class App:
         self.pinmap = pinmap
         self.stations = pinmap.PLAYER_COUNT
         self.decoder = EdgeDecoder(self.stations, 7000, board.pio_mhz)
-        self.decoder.start(board.capture_start_tick)
+        self.decoder.start(board.capture_start_tick, board.capture_start_ns)
         self.debouncers = [Debouncer(i) for i in range(self.stations)]
         self.controls = ControlButtons([name for name, _ in pinmap.CONTROLS])
         self.assembler = LineAssembler()
         self._frame = None
         self._tone_until = None
+        self._gc_due = False  # a decision was announced: collect at the next safe moment
         self.now = clock.ticks_us()
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
@@ -51,6 +53,8 @@ class App:
 
     # ------------------------------------------------------------------ output
     def emit(self, name, fields=()):
+        if name == "race":
+            self._gc_due = True
         self.board.write_line(encode_event(name, fields))
 
     def _error(self, code, detail):
@@ -72,6 +76,8 @@ class App:
         ticks_us = self.clock.ticks_us
         reported = None  # tick of the last `internal` error sent
         hidden = 0
+        self.board.collect()
+        self.board.gc_threshold(self.gc_threshold)
         while True:
             try:
                 self.step()
@@ -111,6 +117,35 @@ class App:
             self.board.tone(0)
             self._tone_until = None
         self._show(now)
+        if self.can_block():
+            self._maintain()
+
+    def can_block(self):
+        """True at a safe moment: no race open (the arbiter is not ARMED, so no settle window
+        runs), no debouncer waiting to accept or release a press, no capture word unread. Flash
+        writes, gc.collect() and big redraws happen only then (docs/architecture.md "Safe
+        moments")."""
+        if self.referee.arbiter.phase == ARMED:
+            return False
+        for deb in self.debouncers:
+            if deb.is_waiting():
+                return False
+        capture = self.board.capture
+        return capture.mode != "pio" or not capture.pending()
+
+    def _maintain(self):
+        """What may block the loop, at a safe moment: re-arm the capture DMA before it runs
+        out; gc.collect() after a decision was announced."""
+        capture = self.board.capture
+        if capture.mode == "pio" and capture.needs_rearm():
+            happenings = []
+            capture.stop()  # words wait in the RX FIFO meanwhile (8 of them)
+            self._read_capture(happenings)
+            capture.restart()
+            self._handle_switches(happenings)
+        if self._gc_due:
+            self._gc_due = False
+            self.board.collect()
 
     def horizons(self, settled):
         """(horizon, press_horizon), two Stamps no later than `settled`: every press stamped at
@@ -144,26 +179,64 @@ class App:
 
     # ------------------------------------------------------------------ capture
     def _read_capture(self, happenings):
-        edges = []
-        ring = self.board.ring
-        base = self.pinmap.PLAYER_BASE_GPIO
-        while ring.pending():
-            kind, value, tick = ring.pop()
-            if kind == RECORD_PIO:
-                self.decoder.word(value, tick, edges)
-            else:
-                if kind == RECORD_RESYNC:
-                    self._error(
-                        "capture_overflow", "PIO FIFO overflowed; levels re-read from GPIO_IN"
-                    )
+        capture = self.board.capture
+        if capture.mode == "pio":
+            n = capture.pending()
+            stalled = capture.stalled()
+            if not (n or stalled):
+                self.decoder.keepalive(self.now)
+                return  # the idle pass: two register reads, nothing allocated
+            edges = []
+            self._take_words(capture, n, stalled, edges)
+            self.decoder.keepalive(self.now)
+        else:
+            edges = []
+            ring = self.board.ring
+            base = self.pinmap.PLAYER_BASE_GPIO
+            while ring.pending():
+                value, tick = ring.pop()
                 self.decoder.snapshot(value >> base, tick, edges)
-        self.decoder.keepalive(self.now)
-        if ring.lost:
-            ring.lost = 0
-            self._error("capture_overflow", "capture ring overflowed; levels re-read from GPIO_IN")
-            self.decoder.snapshot(self.board.player_levels(), self.clock.ticks_us(), edges)
+            self.decoder.keepalive(self.now)
+            if ring.lost:
+                self._capture_lost(ring.lost, edges)
+                ring.lost = 0
         for station, closed, stamp in edges:
             self.debouncers[station].edge(closed, stamp, happenings)
+
+    def _take_words(self, capture, n, stalled, edges):
+        """Decode the `n` words the DMA wrote since the last pass. Words lost to a lapped ring (the
+        oldest) or a full RX FIFO (the newest, `stalled`) break the chain: the levels are re-read
+        and the race's order is no longer proven (Arbiter.capture_lost)."""
+        lost = 0
+        if n > capture.ring_words:
+            lost = n - capture.ring_words
+            capture.taken(lost)  # overwritten: go on from the oldest word still in the ring
+            n = capture.ring_words
+        words = capture.words
+        mask = capture.mask
+        index = capture.index
+        decoder = self.decoder
+        now = self.now
+        for i in range(n):  # a word's time needs only the one before: lost words cost levels
+            decoder.word(words[(index + i) & mask], now, edges)
+        capture.taken(n)
+        if not lost and capture.pending() + n > capture.ring_words:
+            lost = 1  # the DMA lapped the words while they were read
+        if lost or stalled:
+            self._capture_lost(lost or 1, edges)
+
+    def _capture_lost(self, count, edges):
+        """Capture words or records were lost: say so, re-read the levels, and make the open race
+        a declared tie of everyone who may have pressed (docs/architecture.md "Lost words")."""
+        self._error("capture_overflow", "%d capture words lost; levels re-read" % count)
+        tick = self.clock.ticks_us()
+        levels = self.board.player_levels()
+        self.decoder.snapshot(levels, tick, edges)
+        closed = []
+        for station in range(self.stations):
+            if not (levels >> station) & 1:
+                closed.append(station)
+        self.referee.capture_lost(closed)
 
     def _handle_switches(self, happenings):
         if not happenings:

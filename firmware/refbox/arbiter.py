@@ -13,6 +13,9 @@ game's cue (`arm`). It never reads a clock: `tick(now)` tells it what time it is
   broken by a draw from the firmware PRNG, never by GPIO order, and announced as a tie.
 - After the decision, the first later press of another eligible player gives the margin if nobody
   else pressed inside the window.
+- When capture words were lost while the race was open (`capture_lost`), its order is not proven:
+  every player who pressed in the window or whose contact read closed at the resync shares a
+  declared tie (drawn), never a win by margin (docs/architecture.md "Lost capture words").
 Rules: rules/README.md "First press", "Ties", "Armed / not armed"; design notes "Timing facts".
 """
 
@@ -40,17 +43,21 @@ class Arbiter:
         self.winner = None
         self._winner_stamp = None
         self._margin_known = False
+        self._unproven = False  # capture words were lost while this race was open
+        self._suspects = []  # players closed at that resync
 
     # ---------------------------------------------------------------- commands from the game
     def ready(self):
         """A race is expected: from now on presses are false starts."""
         self.phase = READY
         self._entries = []
+        self._forget_loss()
 
     def idle(self, out=None):
         """No race expected (answers being judged, game over): presses are only reported."""
         self.phase = IDLE
         self._entries = []
+        self._forget_loss()
         self._clear_race_lockouts(out)
 
     def arm(self, now, eligible):
@@ -59,7 +66,23 @@ class Arbiter:
         self.armed_at = now
         self.eligible = list(eligible)
         self._entries = []
+        self._forget_loss()
         self.winner = None
+
+    def capture_lost(self, closed):
+        """Capture words were lost; `closed`: 0-based players whose contact read closed at the
+        resync. An open race can no longer prove its order (see the module docstring)."""
+        if self.phase != ARMED:
+            return
+        self._unproven = True
+        for player in closed:
+            if player in self.eligible and player not in self.locked:
+                if player not in self._suspects:
+                    self._suspects.append(player)
+
+    def _forget_loss(self):
+        self._unproven = False
+        self._suspects = []
 
     def is_busy(self):
         """True while a window is open or a timed lockout runs (the loop must keep ticking)."""
@@ -146,6 +169,16 @@ class Arbiter:
         tied.sort()
         later = [offset for offset, _ in ranked if offset > 0]
         margin = None
+        if self._unproven:  # lost words: nobody's order is proven
+            tied = []
+            for _, player in ranked:
+                if player not in tied:
+                    tied.append(player)
+            for player in self._suspects:
+                if player not in tied:
+                    tied.append(player)
+            tied.sort()
+            later = []
         if len(tied) > 1:
             winner = tied[self.prng.below(len(tied))]
             margin = 0
@@ -155,7 +188,7 @@ class Arbiter:
                 margin = later[0]
         self.winner = winner
         self._winner_stamp = first
-        self._margin_known = margin is not None
+        self._margin_known = margin is not None or self._unproven
         self.phase = DECIDED
         self._entries = []
         self._clear_race_lockouts(out)

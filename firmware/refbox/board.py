@@ -2,17 +2,19 @@
 
 Capture (design notes "Interrupts record, the loop decides"):
 - PIO edge timestamper (default): PIO0 SM0 samples every player pin together each 7 cycles (56 ns
-  at 125 MHz) and pushes `(counter << n_pins) | levels` on any change; its RX FIFO is joined to 8
-  words and drained in bulk by a hard IRQ handler into a preallocated ring (no allocation). A full
-  FIFO drops the NEWEST word, so first presses survive; the handler sees that in FDEBUG.RXSTALL and
-  queues a GPIO_IN snapshot so the loop resynchronises the levels. The 24-bit counter wraps every
-  0.94 s: the loop unwraps it from the µs tick stored with each word (refbox.capture).
+  at 125 MHz) and pushes `(counter << n_pins) | levels` on any change; a DMA channel paced by the
+  SM's RX DREQ moves each word into a 4 KB RAM ring as it comes (no interrupt handler), and the
+  loop reads the channel's live transfer count. The SM is started and stamped by a DMA chain, so
+  PIO stamps share the µs tick clock to ±0.5 µs. The 24-bit counter wraps every 0.94 s: the loop
+  unwraps it from the µs tick at which it read each word (refbox.capture).
 - Pin-IRQ fallback: a hard handler per player pin stores (ticks_us, one GPIO_IN read). Resolution
   is the handler's (about 45 µs apart, lowest GPIO first when edges are pending together); presses
   in one snapshot are ties.
 Pixels are driven by a PIO WS2812 program (PIO0 SM1), so LED writes never mask the capture
 interrupt; the built-in `neopixel` (which masks interrupts ~30 µs per pixel) is the fallback.
-Registers: RP2040 datasheet §2.3.1.7 (SIO GPIO_IN 0xd0000004), §3.7 (PIO0 FDEBUG 0x50200008).
+Registers: RP2040 datasheet §2.3.1.7 (SIO GPIO_IN 0xd0000004), §3.7 (PIO0 CTRL 0x50200000, its
+SET alias +0x2000, FDEBUG 0x50200008), §2.5 (DMA), §4.6 (TIMER TIMERAWL 0x40054028). The API:
+MicroPython v1.28.0 docs/library/rp2.DMA.rst and ports/rp2/rp2_dma.c.
 """
 
 import array
@@ -20,8 +22,8 @@ import sys
 
 import machine
 import rp2
+import uctypes
 
-from refbox.capture import RECORD_PIO, RECORD_RESYNC, RECORD_SNAPSHOT
 from refbox.compat import const
 from refbox.ticks import ticks_add, ticks_diff
 
@@ -34,34 +36,39 @@ if TYPE_CHECKING:  # the PIO assembler's names, for the type checker only (rp2 s
 
 _GPIO_IN = const(0xD0000004)
 _PIO0_FDEBUG = const(0x50200008)
+_PIO0_CTRL_SET = const(0x50202000)  # PIO0 CTRL through the atomic SET alias (+0x2000)
+_DREQ_PIO0_RX0 = const(4)  # RP2040 and RP2350 (pico-sdk hardware/regs/dreq.h)
+_CHAIN_CYCLES = const(4)  # A's write to B's TIMERAWL read: a chained channel starts at once
+_TICKS_MAX = const((1 << 30) - 1)
+# TIMER TIMERAWL (RP2040 datasheet §4.6.5) or TIMER0's (RP2350 datasheet §12.8)
+_TIMERAWL = 0x400B0028 if "RP2350" in getattr(sys.implementation, "_machine", "") else 0x40054028
 _RING_SIZE = const(256)  # a power of two
 _FIFO_DEPTH = const(8)  # RX FIFO joined
 _BRIGHTNESS = const(64)  # of 255: 16 pixels at full white would draw ~1 A from USB
 
 
 class CaptureRing:
-    """Capture records (kind, value, µs tick) written by an interrupt handler and read by the loop.
+    """GPIO snapshots (value, µs tick) written by the pin-IRQ fallback's handler, read by the
+    loop.
 
-    Preallocated: `put` never allocates, so it is safe in a hard IRQ. When full, new records are
+    Preallocated: `put` never allocates, so it is safe in a hard IRQ. When full, new snapshots are
     counted in `lost` and dropped (the loop then re-reads the levels).
     """
 
     def __init__(self, size=_RING_SIZE):
         self.mask = size - 1
-        self.kinds = bytearray(size)
         self.values = array.array("I", [0] * size)
         self.ticks = array.array("I", [0] * size)
         self.head = 0
         self.tail = 0
         self.lost = 0
 
-    def put(self, kind, value, tick):
+    def put(self, value, tick):
         head = self.head
         following = (head + 1) & self.mask
         if following == self.tail:
             self.lost += 1
             return
-        self.kinds[head] = kind
         self.values[head] = value
         self.ticks[head] = tick
         self.head = following
@@ -71,7 +78,7 @@ class CaptureRing:
 
     def pop(self):
         tail = self.tail
-        record = (self.kinds[tail], self.values[tail], self.ticks[tail])
+        record = (self.values[tail], self.ticks[tail])
         self.tail = (tail + 1) & self.mask
         return record
 
@@ -139,40 +146,120 @@ def ws2812():
 
 
 class PioEdgeCapture:
-    """Player presses timestamped by PIO0 SM `sm_id`, drained in bulk by a hard IRQ into `ring`."""
+    """Player presses timestamped by PIO0 SM `sm_id`; a DMA channel paced by the SM's RX DREQ
+    moves every word from the RX FIFO into a RAM ring as it is pushed. No interrupt handler:
+    masked interrupts, flash writes, gc and a blocked loop cannot lose a word.
+
+    (The published rp2 stubs omit DMA's documented attributes `count`, `write`, `channel`: hence
+    the type-checker ignores below.)
+    The loop asks `pending()` (from the channel's live TRANS_COUNT: counting from a 2**28 - 1
+    load, the number stays a small int and says how many words came, laps of the ring included),
+    reads them from `words` at `index`, and hands them back with `taken(n)`.
+    Started by a DMA chain (`_start_anchored`), so the first sample's µs tick is exact.
+    """
 
     mode = "pio"
+    ring_words = _RING_SIZE * 4  # 1024 words = 4 KB, aligned to 4 KB: the DMA's write ring
+    load = (1 << 28) - 1  # TRANS_COUNT per arming (RP2350 keeps 28 count bits)
+    rearm_below = 1 << 20  # re-armed at a safe moment when fewer transfers remain
 
-    def __init__(self, sm_id, base_pin, n_pins, ring, ticks_us):
-        self.ring = ring
-        self._ticks_us = ticks_us
-        self._stall_bit = 1 << sm_id  # FDEBUG.RXSTALL bit of this state machine
-        self._words = array.array("I", [0] * _FIFO_DEPTH)
-        whole = memoryview(self._words)
-        self._views = [whole[:n] for n in range(_FIFO_DEPTH + 1)]  # no slicing inside the handler
+    def __init__(self, sm_id, base_pin, n_pins, mhz):
+        self._stall_bit = 1 << sm_id  # FDEBUG.RXSTALL of this state machine
+        ring_bytes = self.ring_words * 4
+        # the write ring wraps at a 4 KB boundary: take the aligned 4 KB inside 8 KB
+        self._store = array.array("I", bytes(2 * ring_bytes))
+        offset = (-uctypes.addressof(self._store) & (ring_bytes - 1)) // 4
+        self.words = memoryview(self._store)[offset : offset + self.ring_words]
+        self.mask = self.ring_words - 1
+        self.index = 0  # ring index of the next word to read
+        self._taken = 0  # words read since the channel was armed
         self.sm = rp2.StateMachine(
             sm_id, edge_timestamper(n_pins), freq=machine.freq(), in_base=base_pin
         )
-        self.sm.irq(self.drain, hard=True)
+        self.dma = rp2.DMA()
+        self._ctrl = self.dma.pack_ctrl(
+            size=2,  # 32-bit words
+            inc_read=False,  # always the RX FIFO
+            inc_write=True,
+            ring_size=_log2(ring_bytes),
+            ring_sel=True,  # the ring is on the write side
+            treq_sel=_DREQ_PIO0_RX0 + sm_id,
+            irq_quiet=True,
+            bswap=False,
+        )
+        self.dma.config(read=self.sm, write=self.words, count=self.load, ctrl=self._ctrl)
+        self._armed = self.load
+        self.restarts = 0
+        self.dma.active(1)
         machine.mem32[_PIO0_FDEBUG] = self._stall_bit
-        before = ticks_us()
-        self.sm.active(1)
-        self.start_tick = ticks_add(before, ticks_diff(ticks_us(), before) // 2)  # to ~1 µs
+        self.start_tick, self.start_ns = _start_anchored(sm_id, mhz)
 
-    def drain(self, sm):
-        """Hard IRQ handler: copy every word in the RX FIFO into the ring. Allocates nothing."""
-        ring = self.ring
-        words = self._words
-        tick = self._ticks_us()
-        n = sm.rx_fifo()
-        while n:
-            sm.get(self._views[n])
-            for i in range(n):
-                ring.put(RECORD_PIO, words[i], tick)
-            n = sm.rx_fifo()
+    def pending(self):
+        """Words written since the last `taken` (more than `ring_words`: the oldest are gone)."""
+        return self._armed - self.dma.count - self._taken  # type: ignore[attr-defined]
+
+    def taken(self, n):
+        self.index = (self.index + n) & self.mask
+        self._taken += n
+
+    def stalled(self):
+        """True once after the RX FIFO overflowed (FDEBUG.RXSTALL): newer words were lost."""
         if machine.mem32[_PIO0_FDEBUG] & self._stall_bit:
             machine.mem32[_PIO0_FDEBUG] = self._stall_bit  # write 1 to clear
-            ring.put(RECORD_RESYNC, machine.mem32[_GPIO_IN], tick)
+            return True
+        return False
+
+    def needs_rearm(self):
+        return self.dma.count < self.rearm_below  # type: ignore[attr-defined]
+
+    def stop(self):
+        """Abort the channel (datasheet §2.5.5: CHAN_ABORT); words wait in the RX FIFO."""
+        self.dma.active(0)
+
+    def restart(self):
+        """Load the channel afresh where it stopped (after the loop took every word)."""
+        where = self.dma.write  # type: ignore[attr-defined]
+        self.dma.config(write=where, count=self.load, ctrl=self._ctrl, trigger=True)
+        self._armed = self.load
+        self._taken = 0
+        self.restarts += 1
+
+
+def _log2(n):
+    bits = 0
+    while (1 << bits) < n:
+        bits += 1
+    return bits
+
+
+def _start_anchored(sm_id, mhz):
+    """Start PIO0 SM `sm_id` and stamp the start by DMA: channel A writes the SM's enable bit to
+    PIO0 CTRL (SET alias), then chains to channel B, which copies TIMER TIMERAWL into RAM. No
+    interrupt or interpreter time lies between the two: B's read comes a few cycles after A's
+    write (`_CHAIN_CYCLES`). Returns (µs tick, ns) of the enable: the µs TIMERAWL read, less the
+    chain, plus half a µs (TIMERAWL counts whole µs), so the error is within ±0.5 µs.
+    Source: RP2040 datasheet §2.5.2 (chaining), §3.7 (CTRL), §4.6 (TIMERAWL); issue 16."""
+    enable = array.array("I", [1 << sm_id])
+    stamp = array.array("I", [0])
+    clock = rp2.DMA()
+    starter = rp2.DMA()
+    unpaced = {"inc_read": False, "inc_write": False, "irq_quiet": True}
+    clock.config(read=_TIMERAWL, write=stamp, count=1, ctrl=clock.pack_ctrl(**unpaced))
+    starter.config(
+        read=enable,
+        write=_PIO0_CTRL_SET,
+        count=1,
+        ctrl=starter.pack_ctrl(chain_to=clock.channel, **unpaced),  # type: ignore[attr-defined]
+    )
+    starter.active(1)
+    while starter.active():
+        pass
+    while clock.active():
+        pass
+    starter.close()
+    clock.close()
+    ns = 500 - _CHAIN_CYCLES * 1000 // mhz
+    return stamp[0] & _TICKS_MAX, ns
 
 
 class PinIrqCapture:
@@ -185,12 +272,13 @@ class PinIrqCapture:
         self.ring = ring
         self._ticks_us = ticks_us
         self.start_tick = ticks_us()
+        self.start_ns = 0
         for pin in pins:
             pin.irq(self.edge, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
 
     def edge(self, pin):
         """Hard IRQ handler. Allocates nothing."""
-        self.ring.put(RECORD_SNAPSHOT, machine.mem32[_GPIO_IN], self._ticks_us())
+        self.ring.put(machine.mem32[_GPIO_IN], self._ticks_us())
 
 
 class PioPixels:
@@ -278,7 +366,9 @@ class UsbConsole:  # pragma: no cover - the board's USB CDC
 class Board:
     """Pins, capture, pixels, piezo and console built from the pin map (refbox.pinmap)."""
 
-    def __init__(self, pinmap, clock, capture="pio", pixels="pio", console=None, entropy=None):
+    def __init__(
+        self, pinmap, clock, capture="pio", pixels="pio", console=None, entropy=None, collect=None
+    ):
         pin = machine.Pin
         self.base = pinmap.PLAYER_BASE_GPIO
         self.level_mask = (1 << pinmap.PLAYER_COUNT) - 1
@@ -291,12 +381,13 @@ class Board:
         self.capture = None  # type: PioEdgeCapture | PinIrqCapture | None
         if capture == "pio":
             self.capture = PioEdgeCapture(
-                0, self.player_pins[0], pinmap.PLAYER_COUNT, self.ring, clock.ticks_us
+                0, self.player_pins[0], pinmap.PLAYER_COUNT, self.pio_mhz
             )
         else:
             self.capture = PinIrqCapture(self.player_pins, self.ring, clock.ticks_us)
         self.capture_mode = self.capture.mode  # type: ignore[union-attr]
         self.capture_start_tick = self.capture.start_tick  # type: ignore[union-attr]
+        self.capture_start_ns = self.capture.start_ns  # type: ignore[union-attr]
         pixel_pin = pin(pinmap.NEOPIXEL_GPIO, pin.OUT)
         count = pinmap.STATION_PIXELS + pinmap.MARKER_PIXELS
         self.pixels = (
@@ -311,6 +402,26 @@ class Board:
         self._ticks_us = clock.ticks_us
         self.input_tick = clock.ticks_us()
         self._entropy = entropy
+        self._collect = collect
+        self.collections = 0
+
+    def collect(self):
+        """gc.collect() now (the loop calls it only at a safe moment: App.can_block)."""
+        self.collections += 1
+        if self._collect is not None:
+            self._collect()  # the simulator: a pause of the loop, as long as on the chip
+            return
+        import gc
+
+        gc.collect()
+
+    def gc_threshold(self, nbytes):  # pragma: no cover - the board's MicroPython gc
+        """No automatic collection before `nbytes` more are allocated (MicroPython
+        `gc.threshold`); CPython has no such knob."""
+        import gc
+
+        if hasattr(gc, "threshold"):
+            gc.threshold(nbytes)
 
     def player_levels(self):
         """Player pin levels from one GPIO_IN read: bit i = station i, 1 = released."""

@@ -14,13 +14,7 @@ Two capture paths feed the same ring (see refbox.board):
 Levels are raw pin levels: buttons are active low, so a 0 bit is a closed contact.
 """
 
-from refbox.compat import const
 from refbox.ticks import Stamp, ticks_add, ticks_diff
-
-# Kinds of capture record in the ring (refbox.board.CaptureRing).
-RECORD_PIO = const(0)  # a PIO word
-RECORD_SNAPSHOT = const(1)  # GPIO_IN read by the pin-IRQ fallback handler
-RECORD_RESYNC = const(2)  # GPIO_IN read after the PIO FIFO overflowed (edges were lost)
 
 
 class EdgeDecoder:
@@ -43,14 +37,15 @@ class EdgeDecoder:
         self._frac = 0  # remainder of the chain in 1/ns_den ns
         self._tick = 0
 
-    def start(self, tick, first_sample_cycles=5):
-        """Anchor the chain: the state machine was started at `tick` with its counter all ones.
+    def start(self, tick, ns=0, first_sample_cycles=5):
+        """Anchor the chain: the state machine was started `ns` after µs tick `tick` with its
+        counter all ones (refbox.board._start_anchored measures both).
 
         Its first sample comes `first_sample_cycles` PIO cycles later (the 6th instruction of
         refbox.board.edge_timestamper), when the counter still holds all ones.
         """
         self._count = self.counter_mask
-        self._stamp = Stamp(tick).after_ns(first_sample_cycles * 1000 // self.ns_den)
+        self._stamp = Stamp(tick).after_ns(ns + first_sample_cycles * 1000 // self.ns_den)
         self._frac = 0
         self._tick = tick
 

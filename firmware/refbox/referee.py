@@ -74,6 +74,11 @@ class Referee:
         if counted and self.game.phase != OVER:
             self._offer(self.game.buzz_entry, station, stamp)
 
+    def capture_lost(self, closed):
+        """Capture words were lost; `closed` (0-based stations) read closed at the resync. The open
+        race's order is no longer proven (refbox.arbiter)."""
+        self.arbiter.capture_lost(closed)
+
     def release(self, station, stamp):
         """A press of 0-based `station` ended; the contact opened at Stamp `stamp`."""
         if self.game is not None and station < self.players and self.game.phase != OVER:
