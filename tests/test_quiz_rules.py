@@ -74,7 +74,7 @@ def refolded(game):
 
 def same_state(a, b):
     keys = ("scores", "phase", "question", "value", "out", "answering", "sudden", "names",
-            "team_names")
+            "team_names", "opened", "floor_at", "warned", "expired", "read", "buzzed")
     assert [getattr(a, k) for k in keys] == [getattr(b, k) for k in keys]
     assert a.in_line() == b.in_line() or [p for _, p in a.in_line()] == [
         p for _, p in b.in_line()
@@ -181,7 +181,7 @@ def test_points_per_question_and_negative_marking():
     table.advance(SETTLE_US)
     table.control("no")
     assert table.events("judge")[-1] == {"ev": "judge", "player": 2, "correct": False,
-                                         "points": -5}
+                                         "points": -5, "interrupt": False}
     table.ref.press(0, Stamp(table.t + 100))
     table.advance(SETTLE_US)
     table.control("yes")
@@ -412,14 +412,16 @@ def test_target_is_per_team():
 
 @given(
     st.lists(
-        st.tuples(st.sampled_from(["race", "yes", "no", "cancel", "adjust", "undo"]),
+        st.tuples(st.sampled_from(["race", "yes", "no", "cancel", "adjust", "undo", "wait"]),
                   st.integers(1, 4), st.integers(-3, 3)),
         max_size=25,
-    )
+    ),
+    st.sampled_from([{}, {"buzz_s": 2, "answer_s": 6}, {"answer_s": 6, "answer_timeout": "wrong"},
+                     {"interrupt": -5, "buzz_s": 2}]),
 )
-def test_any_quiz_game_refolds_to_the_same_state(actions):
+def test_any_quiz_game_refolds_to_the_same_state(actions, timers):
     table = Table(4, teams=[[1, 2], [3], [4]], next_in_line=True, wrong_points=-2, points=3,
-                  questions=6, sudden_death=True)
+                  questions=6, sudden_death=True, **timers)
     for action, player, value in actions:
         if table.game.phase == "over":
             break
@@ -434,6 +436,9 @@ def test_any_quiz_game_refolds_to_the_same_state(actions):
             table.send("act", action="adjust", player=player, value=value)
         elif action == "undo":
             table.send("undo")
+        elif action == "wait":
+            for _ in range(value + 4):  # 0.5 to 3.5 s, a loop pass every 500 ms
+                table.advance(500000)
         same_state(table.game, refolded(table.game))
     game = table.game
     assert sum(game.team_scores()) == sum(game.scores)
@@ -470,7 +475,24 @@ def test_the_menu_sets_the_quiz_options_but_not_the_teams():
             table.control("arm")  # the next value: -1, on
         table.control("yes")
     assert steps == ["false_start", "target", "questions", "points", "wrong_points",
-                     "next_in_line", "sudden_death"]
+                     "interrupt", "next_in_line", "sudden_death", "buzz_s", "answer_s",
+                     "answer_timeout"]
     options = table.events("game")[-1]["options"]
     assert options["wrong_points"] == -1 and options["next_in_line"] is True
     assert options["teams"] == []
+
+
+def test_the_marker_bar_counts_the_answer_time_down():
+    from refbox.leds import render
+
+    colours = [(200, 0, 0), (0, 200, 0), (0, 0, 200), (200, 200, 0), (0, 200, 200),
+               (200, 0, 200), (90, 90, 90), (30, 60, 90)]
+    table = Table(3, answer_s=10)
+    table.race((2, 0, 0))
+    start = table.game.floor_at.us
+    bars = []
+    for seconds in (0, 3, 9, 11):
+        now_ms = (start + seconds * 1000000) // 1000
+        frame = render(table.ref, now_ms, colours, 8, 10)
+        bars.append(len([p for p in frame[8:] if p != (0, 0, 0)]))
+    assert bars == [10, 7, 1, 0]

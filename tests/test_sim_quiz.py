@@ -229,7 +229,7 @@ def test_undo_while_another_player_has_the_floor_gives_it_back():
     assert state["answering"] == 2 and state["phase"] == "answering"
     assert events(result, "margin") == []  # P3's race was taken back with the undo
     last = events(result, "judge")[-1]
-    assert last == {"ev": "judge", "player": 2, "correct": False, "points": 0}
+    assert last == {"ev": "judge", "player": 2, "correct": False, "points": 0, "interrupt": False}
 
 
 def test_the_judgement_that_ended_the_game_can_be_undone():

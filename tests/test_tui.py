@@ -255,7 +255,8 @@ def test_shifted_digit_holds_the_buzzer():
 def test_quiz_teams_names_question_and_line_on_screen():
     from tablebuzz.timeline import parse
 
-    options = {"teams": [[1, 2], [3, 4], [5, 6]], "points": 10, "next_in_line": True}
+    options = {"teams": [[1, 2], [3, 4], [5, 6]], "points": 10, "next_in_line": True,
+               "answer_s": 30}
     records = parse(
         "\n".join(
             json.dumps(r)
@@ -282,6 +283,7 @@ def test_quiz_teams_names_question_and_line_on_screen():
             await advance(pilot, clock, 0.5)
             text = screen_text(app)
             assert "Q1 (20 pts)" in text and "P3 answers" in text and "next: P5" in text
+            assert "answer 30 s left" in text
             assert "Owls 0" in text and "Ada (P5) 0" in text
             # one colour a team: P3 and P4 show team 2's colour, lit only for the floor holder
             assert levels(app)[2] == "full"

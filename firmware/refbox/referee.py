@@ -21,7 +21,7 @@ from refbox.ticks import Stamp
 
 OVER = "over"
 # game events with a sound: (Hz, ms)
-TONES = {"dead": (392, 500)}
+TONES = {"dead": (392, 500), "time_warning": (1568, 80), "time_up": (262, 800)}
 
 
 class Referee:

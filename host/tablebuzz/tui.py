@@ -544,12 +544,14 @@ class SimulatorApp(App):
         self.leaders = [p for place, p, _ in ranking if place == 1] if any(self.scores) else []
         self.race_game = hasattr(game, "judged")
         self.colours = list(game.station_colours(list(self.pinmap.PLAYER_COLOURS)))
-        self.quiz = self._quiz_status(game) if game.name == "quiz" else None
+        self.quiz = self._quiz_status(game, referee.now) if game.name == "quiz" else None
 
     @staticmethod
-    def _quiz_status(game):
-        """What the quiz screen shows beyond the scores, read from the game."""
+    def _quiz_status(game, now):
+        """What the quiz screen shows beyond the scores, read from the game (`now`: the
+        device's µs tick, for the time left)."""
         return {
+            "timer": game.timer_left(now),
             "question": game.question,
             "points": game.value,
             "names": list(game.names),
@@ -607,6 +609,9 @@ class SimulatorApp(App):
             head = "Q%d (%d pts%s) · " % (
                 quiz["question"], quiz["points"], ", sudden death" if quiz["sudden"] else ""
             )
+            timer, left = quiz["timer"]
+            if timer is not None:
+                head += "%s %d s left · " % (timer, (left + 999) // 1000)
             if phase == "answering" and self.answering:
                 waiting = " ".join("P%d" % p for p in quiz["line"])
                 hint = PHASE_HINTS["answering"].replace("P%d", "%s") % self.who(self.answering)

@@ -75,6 +75,17 @@ def flag(value):
     raise ValueError("true or false")
 
 
+def one_of(*values):
+    """A check for parse_options: one of `values` (strings)."""
+
+    def check(value):
+        if value in values and isinstance(value, str):
+            return value
+        raise ValueError("one of " + ", ".join(['"%s"' % v for v in values]))
+
+    return check
+
+
 def int_in(low, high):
     """A check for parse_options: an int in low..high."""
 

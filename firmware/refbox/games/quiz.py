@@ -24,10 +24,11 @@ from refbox.games.base import (
     false_start_option,
     flag,
     int_in,
+    one_of,
     option,
     rank_highest_first,
 )
-from refbox.ticks import Stamp
+from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 READY = "ready"  # question being read; buzzers not armed
 RACING = "racing"  # buzzers armed
@@ -36,6 +37,7 @@ OVER = "over"
 
 MAX_NAME = 16  # characters in a player or team name (the `name` event stays far below 512 bytes)
 MAX_POINTS = 1000  # the largest point value of a question, a wrong answer or a hand adjustment
+WARN_S = 5  # the answer timer beeps this many seconds before it runs out
 
 
 def team_list(value):
@@ -83,8 +85,12 @@ class Quiz(RaceGame):
         option("questions", 0, int_in(0, 999), (0, 10, 20, 30, 50)),
         option("points", 1, int_in(1, MAX_POINTS), (1, 2, 5, 10, 20)),
         option("wrong_points", 0, int_in(-MAX_POINTS, 0), (0, -1, -5, -10)),
+        option("interrupt", 0, int_in(-MAX_POINTS, 0), (0, -5, -10)),
         option("next_in_line", False, flag, (False, True)),
         option("sudden_death", False, flag, (False, True)),
+        option("buzz_s", 0, int_in(0, 300), (0, 5, 10, 15, 30)),
+        option("answer_s", 0, int_in(0, 300), (0, 10, 20, 30, 60)),
+        option("answer_timeout", "judge", one_of("judge", "wrong"), ("judge", "wrong")),
         option("teams", [], team_list, ()),  # a list: set from the host, not the menu
     )
 
@@ -126,6 +132,13 @@ class Quiz(RaceGame):
         self.answering = None
         self.queue = []  # [(Stamp, player)]: this race's presses, for next_in_line
         self.sudden = None  # type: list | None  # teams in the sudden-death play-off
+        # timers (Stamps from the log entries that started them; None: no timer runs)
+        self.opened = None  # type: Stamp | None  # the race's buzz window began (buzz_s)
+        self.floor_at = None  # type: Stamp | None  # the floor was given (answer_s)
+        self.warned = False  # the answer timer's warning was given
+        self.expired = False  # the answer timer ran out (the table still judges)
+        self.read = None  # type: Stamp | None  # interrupt variant: the question was fully read
+        self.buzzed = None  # type: Stamp | None  # the press that won the floor holder the floor
 
     # ------------------------------------------------------------------ what the referee reads
     def eligible(self):
@@ -149,7 +162,8 @@ class Quiz(RaceGame):
         return totals
 
     def is_scoring(self, entry):
-        return entry[0] in ("judge", "dead", "adjust")
+        kind = entry[0]
+        return kind in ("judge", "dead", "adjust") or (kind == "expired" and entry[3])
 
     def score_event(self):
         fields = [("scores", list(self.scores)), ("unit", self.unit)]
@@ -211,13 +225,85 @@ class Quiz(RaceGame):
 
     def state_fields(self):
         """The quiz's own `state` fields (docs/protocol.md)."""
+        timer, left = self.timer_left(self.now)
         return (
             ("question", self.question),
             ("points", self.value),
             ("teams", self.team_scores() if self.teamed else None),
             ("queue", [p + 1 for _, p in self.in_line()]),
             ("sudden_death", None if self.sudden is None else self._members(self.sudden)),
+            ("timer", timer),
+            ("left_ms", left),
         )
+
+    # ------------------------------------------------------------------ timers
+    def interrupts(self):
+        """True for the interrupt variant: the buzzers are open while the question is read."""
+        return self.options["interrupt"] != 0
+
+    def buzz_deadline(self):
+        """Stamp at which the open race's buzz window (buzz_s) closes, or None."""
+        if self.phase != RACING or self.opened is None or not self.options["buzz_s"]:
+            return None
+        return _later(self.opened, self.options["buzz_s"])
+
+    def answer_deadline(self):
+        """Stamp at which the floor holder's time (answer_s) runs out, or None."""
+        if self.phase != ANSWERING or self.floor_at is None or not self.options["answer_s"]:
+            return None
+        return _later(self.floor_at, self.options["answer_s"])
+
+    def timer_left(self, now):
+        """("buzz" | "answer", ms left at µs tick `now`, 0 once run out), or (None, None)."""
+        deadline = self.buzz_deadline()
+        name = "buzz"
+        if deadline is None:
+            deadline = self.answer_deadline()
+            name = "answer"
+        if deadline is None:
+            return None, None
+        left = ticks_diff(deadline.us, now) // 1000
+        return name, 0 if self.expired or left < 0 else left
+
+    def decorate(self, frame, now_ms, colours, station_pixels, marker_pixels):
+        """While a timer runs the marker bar shows the time left: lit pixels shrink from the full
+        bar (the bar's colour as usual: dim white while armed, the floor holder's colour)."""
+        name, left = self.timer_left(now_ms * 1000)
+        if name is None:
+            return
+        total = self.options["buzz_s" if name == "buzz" else "answer_s"] * 1000
+        lit = (left * marker_pixels + total - 1) // total
+        for i in range(lit, marker_pixels):
+            frame[station_pixels + i] = (0, 0, 0)
+
+    def is_busy(self):
+        """True while a timer runs (the simulator keeps the loop stepping)."""
+        return self.buzz_deadline() is not None or (
+            self.answer_deadline() is not None and not self.expired
+        )
+
+    def tick_entry(self, horizon):
+        """A timer that has run out at the decision horizon (Game.tick_entry; the entry records
+        its deadline): the buzz window (the question is dead), the answer timer's warning, its
+        end (answer_timeout "wrong": a wrong answer, the floor passing as after NO)."""
+        deadline = self.buzz_deadline()
+        if deadline is not None:
+            if _reached(horizon, deadline):
+                return ("dead", "time", deadline.us, deadline.ns)
+            return None
+        deadline = self.answer_deadline()
+        if deadline is None or self.expired:
+            return None
+        answer_s = self.options["answer_s"]
+        if not self.warned and answer_s > WARN_S:
+            warning = _later(self.floor_at, answer_s - WARN_S)
+            if _reached(horizon, warning):
+                return ("warn", warning.us, warning.ns)
+        if not _reached(horizon, deadline):
+            return None
+        if self.options["answer_timeout"] == "wrong":
+            return ("expired", deadline.us, deadline.ns, True, self._next_or_none())
+        return ("expired", deadline.us, deadline.ns, False, -1)
 
     def state_events(self):
         """One `name` event per named player and team, after `state`."""
@@ -232,27 +318,62 @@ class Quiz(RaceGame):
 
     # ------------------------------------------------------------------ inputs (hooks)
     def control_entry(self, name):
-        """ARM arms; YES / NO judge; NO while armed cancels the question."""
+        """ARM arms (interrupt variant, while armed: the question has been read); YES / NO
+        judge; NO while armed cancels the question."""
         if name == "no" and self.phase == RACING:
-            return ("dead", "cancel")
+            return self._cancel_entry()
+        if name == "arm" and self.phase == RACING and self.interrupts():
+            return self.read_entry()
         return RaceGame.control_entry(self, name)
 
     def arm_entry(self):
         RaceGame.arm_entry(self)
-        return ("arm", self.options["points"])
+        return ("arm", self.options["points"], self.now)
 
     def arm_command(self, args):
         """The `arm` command: `points` (optional, 1..1000) is this question's value."""
         entry = self.arm_entry()
         if "points" in args:
-            return ("arm", _int_value(args["points"], 1, MAX_POINTS, "points"))
+            return ("arm", _int_value(args["points"], 1, MAX_POINTS, "points"), self.now)
         return entry
 
+    def _cancel_entry(self):
+        """A cancel; if the buzz window had already closed when it came (its tick), the
+        question died of time first."""
+        deadline = self.buzz_deadline()
+        if deadline is not None and _reached(Stamp(self.now), deadline):
+            return ("dead", "time", deadline.us, deadline.ns)
+        return ("dead", "cancel")
+
+    def read_entry(self):
+        """Interrupt variant: the reader finished the question (a press before it is an
+        interrupt; the buzz window starts now)."""
+        if not self.interrupts():
+            raise GameError("not_now", "the interrupt variant is off (option interrupt)")
+        if self.phase != RACING:
+            raise GameError("not_now", "the question is read while the buzzers are armed")
+        if self.read is not None:
+            raise GameError("not_now", "the question was already read to the end")
+        return ("read", self.now)
+
+    def win_entry(self, player, stamp):
+        return ("win", player, stamp.us, stamp.ns)
+
     def judge_entry(self, correct):
+        """("judge", correct, next in line or -1, µs, ns of the judgement: the command's tick)."""
         RaceGame.judge_entry(self, correct)
-        if correct or not self.options["next_in_line"]:
-            return ("judge", correct)
-        return ("judge", False, self._pick_next())
+        deadline = self.answer_deadline()
+        if (
+            deadline is not None
+            and self.options["answer_timeout"] == "wrong"
+            and _reached(Stamp(self.now), deadline)
+        ):
+            raise GameError("not_now", "the time to answer ran out before this judgement")
+        following = -1 if correct else self._next_or_none()
+        return ("judge", correct, following, self.now, 0)
+
+    def _next_or_none(self):
+        return self._pick_next() if self.options["next_in_line"] else -1
 
     def _pick_next(self):
         """The 0-based player the floor passes to after a wrong answer, or -1: the earliest in
@@ -285,7 +406,9 @@ class Quiz(RaceGame):
         if action == "cancel":
             if self.phase != RACING and self.phase != ANSWERING:
                 raise GameError("not_now", "no question is open: nothing to cancel")
-            return ("dead", "cancel")
+            return self._cancel_entry()
+        if action == "read":
+            return self.read_entry()
         if action == "adjust":
             player = self._player(args)
             value = _int_value(args.get("value"), -MAX_POINTS, MAX_POINTS, "adjust value")
@@ -302,7 +425,7 @@ class Quiz(RaceGame):
                 team = _int_value(args["team"], 1, len(self.teams), "team") - 1
                 return ("name", "team", team, clean_name(text))
             return ("name", "player", self._player(args), clean_name(text))
-        raise GameError("unknown_action", "quiz actions: cancel, adjust, name")
+        raise GameError("unknown_action", "quiz actions: cancel, read, adjust, name")
 
     def _player(self, args):
         if "player" not in args:
@@ -316,11 +439,42 @@ class Quiz(RaceGame):
             self.phase = RACING
             self.value = entry[1]
             self.queue = []
-            return [("question", self._question_fields())]
+            self.read = None
+            events = [("question", self._question_fields())]  # type: list
+            if not self.interrupts():
+                self._open_race(Stamp(entry[2]), events)
+            return events
+        if kind == "read":
+            self.read = Stamp(entry[1])
+            events = [("read", (("question", self.question),))]
+            self._open_race(self.read, events)
+            return events
+        if kind == "win":
+            self.answering = entry[1]
+            self.phase = ANSWERING
+            self.buzzed = Stamp(entry[2], entry[3])
+            events = []
+            self._give_floor(self.buzzed, events)
+            return events
+        if kind == "warn":
+            self.warned = True
+            return [("time_warning", self._timer_fields("answer", WARN_S * 1000))]
+        if kind == "expired":
+            self.expired = True
+            events = [("time_up", (("timer", "answer"), ("player", _wire(self.answering))))]
+            if entry[3]:
+                events += self._judged(("judge", False, entry[4], entry[1], entry[2]))
+            return events
+        if kind == "untimed":
+            self.opened = None
+            self.floor_at = None
+            return []
         if kind == "buzz":
             self.queue.append((Stamp(entry[2], entry[3]), entry[1]))
             return []
         if kind == "dead":
+            if entry[1] == "time":
+                self.opened = None
             return self._dead(entry[1])
         if kind == "adjust":
             return self._adjust(entry[1], entry[2])
@@ -339,7 +493,7 @@ class Quiz(RaceGame):
 
     def judged(self, player, correct):
         """RaceGame's judgement hook (the quiz's step folds the whole entry: _judged)."""
-        return self._judged(("judge", correct))
+        return self._judged(("judge", correct, -1, self.now, 0))
 
     def _judged(self, entry):
         player = self.answering
@@ -347,12 +501,19 @@ class Quiz(RaceGame):
             raise ValueError("a judgement with nobody answering")
         correct = entry[1]
         team = self.team_of[player]
-        delta = self.value if correct else self.options["wrong_points"]
+        interrupt = False
+        if correct:
+            delta = self.value
+        else:
+            buzzed = self.buzzed
+            interrupt = self.interrupts() and (
+                self.read is None or buzzed is None or buzzed.diff_ns(self.read) < 0
+            )
+            delta = self.options["interrupt" if interrupt else "wrong_points"]
         self.scores[player] += delta
         events = []  # type: list
-        events.append(
-            ("judge", (("player", player + 1), ("correct", correct), ("points", delta)))
-        )
+        fields = (("player", player + 1), ("correct", correct), ("points", delta))
+        events.append(("judge", fields + (("interrupt", interrupt),)))
         if delta or correct:
             events.append(self.score_event())
         if correct:
@@ -361,13 +522,17 @@ class Quiz(RaceGame):
         self.out.append(team)
         for p in self.teams[team]:
             events.append(("lockout", (("player", p + 1), ("reason", "wrong"), ("ms", None))))
-        passed = entry[2] if len(entry) > 2 else -1
+        passed = entry[2]
+        moment = Stamp(entry[3], entry[4])
         self.answering = None
         if passed >= 0:
             events.append(self._pass_floor(passed))
+            self._give_floor(moment, events)
         elif self.eligible():
             self.phase = RACING  # the race reopens among the teams still in
             self.queue = []
+            if not self.interrupts() or self.read is not None:
+                self._open_race(moment, events)
         else:
             events.append(("dead", (("question", self.question), ("reason", "wrong"))))
             self._question_done(events, None, True)
@@ -384,6 +549,7 @@ class Quiz(RaceGame):
             raise ValueError("P%d is not in line" % (player + 1))
         tie = len([s for s, _ in line if s.diff_ns(stamp) == 0]) > 1
         self.answering = player
+        self.buzzed = stamp
         self.phase = ANSWERING
         fields = (
             ("player", player + 1),
@@ -392,6 +558,25 @@ class Quiz(RaceGame):
             ("waiting", len(line) - 1),
         )
         return ("next_in_line", fields)
+
+    def _open_race(self, at, events):
+        """The race is open from Stamp `at`: the buzz window (buzz_s) starts there."""
+        self.opened = at
+        if self.options["buzz_s"]:
+            events.append(("timer", self._timer_fields("buzz", self.options["buzz_s"] * 1000)))
+
+    def _give_floor(self, at, events):
+        """The floor holder's time (answer_s) runs from Stamp `at`."""
+        self.floor_at = at
+        self.warned = False
+        self.expired = False
+        if self.options["answer_s"]:
+            ms = self.options["answer_s"] * 1000
+            events.append(("timer", self._timer_fields("answer", ms)))
+
+    def _timer_fields(self, name, ms):
+        holder = None if name == "buzz" or self.answering is None else self.answering + 1
+        return (("timer", name), ("player", holder), ("ms", ms))
 
     def queue_first(self):
         """The Stamp of this race's first press (the margins in line are behind it), or None."""
@@ -425,6 +610,7 @@ class Quiz(RaceGame):
         self.answering = None
         self.queue = []
         self.phase = READY
+        self.opened = self.floor_at = self.read = self.buzzed = None
         self.value = self.options["points"]  # what the next ARM gives
         if not counts:
             return
@@ -479,4 +665,25 @@ class Quiz(RaceGame):
         for entry in kept:
             self.log.append(entry)
             self.step(entry)
+        if self.buzz_deadline() is not None or self.answer_deadline() is not None:
+            # the race or floor given back ran on the clock long ago: it runs on untimed now
+            self.log.append(("untimed",))
+            self.step(("untimed",))
+            kept.append(("untimed",))
         return dropped - len(kept)
+
+
+def _later(stamp, seconds):
+    """The Stamp `seconds` (int) after `stamp`, in µs ticks (no big ints on the board)."""
+    return Stamp(ticks_add(stamp.us, seconds * 1000000), stamp.ns)
+
+
+def _reached(horizon, deadline):
+    """True once Stamp `horizon` is at or past Stamp `deadline` (the deadline rule)."""
+    d = ticks_diff(horizon.us, deadline.us)
+    return d > 0 or (d == 0 and horizon.ns >= deadline.ns)
+
+
+def _wire(player):
+    """A 0-based player as the wire writes them: 1-based, or null."""
+    return None if player is None else player + 1

@@ -1,0 +1,177 @@
+"""Quiz timers through the whole simulated capture path, on the deadline rule (docs/architecture.md
+"Deadlines"): buzz_s, answer_s with its warning, answer_timeout, the remaining time in `state`,
+undo of a time-out, the interrupt variant. Presses from 5 ms before to 5 ms after each deadline
+are decided by their stamps, never by when the loop noticed them; both interpreters alike."""
+
+import pytest
+from helpers import events, run_raw, run_sim, timeline
+
+MS = 1000  # µs
+S = 1000 * MS
+
+
+def _arm_tick_us(result):
+    """The tick at which the `arm` line arrived (the buzz window starts there): the loop pass
+    that ran it emitted `question` at that simulated time."""
+    return [ns for ns, ev in result if ev["ev"] == "question"][0] // 1000
+
+
+def _buzz_race(offset_us, interpreter="cpython", bounce="typical"):
+    options = {"buzz_s": 2, "false_start": "off"}
+    probe = run_sim(timeline({"at_us": 100 * MS, "send": {"cmd": "arm"}}), players=3,
+                    options=options)
+    deadline = _arm_tick_us(probe) + 2 * S
+    text = timeline(
+        {"at_us": 100 * MS, "send": {"cmd": "arm"}},
+        {"at_us": deadline + offset_us, "press": 2},
+        {"at_us": deadline + offset_us + 80 * MS, "release": 2},
+        {"at_us": deadline + 500 * MS, "send": {"cmd": "state"}},
+    )
+    return run_sim(text, players=3, options=options, interpreter=interpreter, bounce=bounce)
+
+
+@pytest.mark.parametrize("offset_us", [-5000, -1000, -200, -1, 1, 200, 1000, 5000])
+@pytest.mark.parametrize("bounce", ["typical", "worn"])
+def test_a_buzz_stamped_before_the_buzz_window_closes_beats_it(offset_us, bounce):
+    result = _buzz_race(offset_us, bounce=bounce)
+    if offset_us < 0:
+        assert [ev["winner"] for ev in events(result, "race")] == [2]
+        assert events(result, "dead") == []
+        assert events(result, "state")[-1]["phase"] == "answering"
+    else:
+        assert events(result, "race") == []
+        assert events(result, "dead") == [{"ev": "dead", "question": 1, "reason": "time"}]
+        assert events(result, "state")[-1]["question"] == 2  # a timed-out question counts
+
+
+@pytest.mark.micropython
+@pytest.mark.parametrize("offset_us", [-200, 200])
+def test_buzz_deadline_alike_on_micropython(offset_us):
+    assert _buzz_race(offset_us, interpreter="micropython") == _buzz_race(offset_us)
+
+
+def _answer(options, *records, players=3):
+    """P2 wins at 1 s (its stamp starts the answer timer), then `records`."""
+    base = (
+        {"at_us": 100 * MS, "send": {"cmd": "arm"}},
+        {"at_us": 1 * S, "press": 2},
+        {"at_us": 1 * S + 700, "press": 3},
+        {"at_us": 1 * S + 80 * MS, "release": 2},
+        {"at_us": 1 * S + 80 * MS, "release": 3},
+    )
+    return timeline(*(base + records)), options
+
+
+def test_answer_timer_warns_5_s_before_and_the_table_still_judges():
+    text, options = _answer({"answer_s": 30}, {"at_us": 11 * S, "send": {"cmd": "state"}},
+                            {"at_us": 35 * S, "send": {"cmd": "state"}},
+                            {"at_us": 36 * S, "control": "yes"})
+    result = run_sim(text, players=3, options=options)
+    (start,) = [ev for ev in events(result, "timer") if ev["timer"] == "answer"]
+    assert start == {"ev": "timer", "timer": "answer", "player": 2, "ms": 30000}
+    (warning,) = [(ns, ev) for ns, ev in result if ev["ev"] == "time_warning"]
+    (up,) = [(ns, ev) for ns, ev in result if ev["ev"] == "time_up"]
+    press_ns = [ns for ns, ev in result if ev["ev"] == "race"][0] - 4_000_000
+    assert 25 * S * 1000 <= warning[0] - press_ns <= 25 * S * 1000 + 6_000_000
+    assert 30 * S * 1000 <= up[0] - press_ns <= 30 * S * 1000 + 6_000_000
+    assert warning[1]["ms"] == 5000 and up[1] == {"ev": "time_up", "timer": "answer", "player": 2}
+    first, second = events(result, "state")
+    assert first["timer"] == "answer" and 19_900 <= first["left_ms"] <= 20_000
+    assert second["left_ms"] == 0 and second["phase"] == "answering"
+    assert events(result, "score")[-1]["scores"] == [0, 1, 0]  # judged after the time was up
+
+
+def test_answer_timeout_wrong_passes_the_floor_and_times_the_next_player():
+    text, options = _answer(
+        {"answer_s": 8, "answer_timeout": "wrong", "next_in_line": True, "wrong_points": -5},
+        {"at_us": 9 * S + 500 * MS, "control": "yes"},  # after P2's time: refused
+        {"at_us": 12 * S, "control": "yes"},
+    )
+    result = run_sim(text, players=3, options=options)
+    judges = events(result, "judge")
+    assert [(j["player"], j["correct"], j["points"]) for j in judges] == [(2, False, -5),
+                                                                          (3, True, 1)]
+    (passed,) = events(result, "next_in_line")
+    assert passed["player"] == 3 and abs(passed["behind_ns"] - 700_000) <= 112
+    timers = [(ev["timer"], ev["player"]) for ev in events(result, "timer")]
+    assert timers == [("answer", 2), ("answer", 3)]
+    assert [e["code"] for e in events(result, "error")] == ["not_now"]
+
+
+def test_a_judgement_arriving_before_the_answer_deadline_counts():
+    # the YES line arrives 3 ms before P2's 8 s run out: it judges P2, no time_up
+    text, options = _answer({"answer_s": 8, "answer_timeout": "wrong"},
+                            {"at_us": 9 * S - 5 * MS, "send": {"cmd": "judge", "correct": True}})
+    result = run_sim(text, players=3, options=options)
+    assert events(result, "time_up") == [] and events(result, "judge")[0]["player"] == 2
+
+
+def test_undo_of_a_time_out_gives_the_race_back_untimed():
+    options = {"buzz_s": 1}
+    text = timeline(
+        {"at_us": 100 * MS, "send": {"cmd": "arm"}},
+        {"at_us": 2 * S, "send": {"cmd": "undo"}},
+        {"at_us": 10 * S, "press": 1},
+        {"at_us": 10 * S + 80 * MS, "release": 1},
+        {"at_us": 11 * S, "send": {"cmd": "state"}},
+    )
+    result = run_sim(text, players=2, options=options)
+    assert [ev["reason"] for ev in events(result, "dead")] == ["time"]
+    undo_state = events(result, "state")[0]
+    assert undo_state["phase"] == "racing" and undo_state["timer"] is None
+    assert events(result, "race")[0]["winner"] == 1  # 8 s later: no second time-out
+
+
+def test_no_after_the_buzz_window_closed_is_the_time_out():
+    """A NO whose tick is past the buzz deadline, before the loop's horizon reached it: the
+    question died of time (it counts), it was not cancelled."""
+    from refbox.games.quiz import Quiz
+
+    game = Quiz(2, dict([(o[0], o[1]) for o in Quiz.OPTIONS], buzz_s=1))
+    game.now = 1000
+    game.record(game.arm_entry())
+    game.now = 1000 + 1_000_000 + 1
+    assert game.control_entry("no") == ("dead", "time", 1_001_000, 0)
+    game.now = 1000 + 999_999
+    assert game.control_entry("no") == ("dead", "cancel")
+
+
+def test_interrupt_variant_scores_interrupts_and_times_from_the_read_mark():
+    options = {"interrupt": -5, "wrong_points": 0, "buzz_s": 3}
+    text = timeline(
+        {"at_us": 100 * MS, "control": "arm"},  # the reading starts, buzzers open
+        {"at_us": 1 * S, "press": 1},  # an interrupt
+        {"at_us": 1 * S + 80 * MS, "release": 1},
+        {"at_us": 2 * S, "control": "no"},  # wrong interrupt: -5, the race reopens untimed
+        {"at_us": 5 * S, "control": "arm"},  # the reader finished: 3 s to buzz from here
+        {"at_us": 6 * S, "press": 2},
+        {"at_us": 6 * S + 80 * MS, "release": 2},
+        {"at_us": 7 * S, "control": "no"},  # wrong after the reading: 0
+        {"at_us": 7 * S + 200 * MS, "send": {"cmd": "act", "action": "read"}},
+        {"at_us": 11 * S, "send": {"cmd": "state"}},  # the run goes on past the time-out
+    )
+    result = run_sim(text, players=3, options=options)
+    judges = events(result, "judge")
+    assert [(j["player"], j["points"], j["interrupt"]) for j in judges] == [(1, -5, True),
+                                                                           (2, 0, False)]
+    assert [ev["question"] for ev in events(result, "read")] == [1]
+    (dead,) = [(ns, ev) for ns, ev in result if ev["ev"] == "dead"]
+    assert dead[1]["reason"] == "time"
+    read_ns = [ns for ns, ev in result if ev["ev"] == "read"][0]
+    wrong_ns = [ns for ns, ev in result if ev["ev"] == "judge"][1]
+    # after the second wrong answer the reopened race times from that judgement (3 s)
+    assert 3 * S * 1000 <= dead[0] - wrong_ns <= 3 * S * 1000 + 3_000_000 and read_ns < wrong_ns
+    assert [e["code"] for e in events(result, "error")] == ["not_now"]  # read twice
+
+
+@pytest.mark.micropython
+def test_quiz_timers_same_bytes_on_both_interpreters():
+    text, options = _answer(
+        {"answer_s": 8, "answer_timeout": "wrong", "next_in_line": True, "buzz_s": 4,
+         "interrupt": -5},
+        {"at_us": 9 * S + 500 * MS, "control": "yes"},
+        {"at_us": 30 * S, "send": {"cmd": "state"}},
+    )
+    cpython = run_raw(text, players=3, options=options)
+    assert run_raw(text, players=3, options=options, interpreter="micropython") == cpython
+    assert any('"time_up"' in line for _, line in cpython)
