@@ -31,9 +31,20 @@ OPTION_UNITS = {
     "target": "points",
     "points": "points",
     "wrong_points": "points",
+    "interrupt": "points",
+    "buzz_s": "s",
+    "answer_s": "s",
 }
 # Options whose 0 means "none" rather than a number.
-ZERO_MEANS = {"target": "none", "timer": "off", "questions": "no limit"}
+ZERO_MEANS = {
+    "target": "none",
+    "timer": "off",
+    "questions": "no limit",
+    "interrupt": "off",
+    "buzz_s": "off",
+    "answer_s": "off",
+}
+OPTION_LABELS = {"buzz_s": "time to buzz", "answer_s": "time to answer"}
 DEAD_WHY = {"cancel": "cancelled", "wrong": "every team was wrong", "time": "time ran out"}
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -83,6 +94,11 @@ def count(n, unit):
     return "%d %s" % (n, unit)
 
 
+def _seconds(ms):
+    """'5 s', '2.5 s'."""
+    return ("%d s" % (ms // 1000)) if ms % 1000 == 0 else ("%.1f s" % (ms / 1000))
+
+
 def place(n):
     return PLACE_WORDS.get(n, "%dth" % n)
 
@@ -104,7 +120,7 @@ def value_text(value):
 
 def option_text(name, value):
     """One option for people: "false start: 250 ms", "target: none", "beginner: no"."""
-    label = name.replace("_", " ")
+    label = OPTION_LABELS.get(name, name.replace("_", " "))
     if name == "teams" and isinstance(value, list):  # quiz: [[1, 2], [3, 4]]
         if not value:
             return "teams: none, everyone alone"
@@ -259,6 +275,8 @@ class Narrator:
 
     def _ev_judge(self, ev):
         text = "judge: %s %s" % (self.p(ev["player"]), "correct" if ev["correct"] else "wrong")
+        if ev.get("interrupt"):
+            text += ", an interrupt"
         if ev.get("points"):
             text += " (%+d %s)" % (ev["points"], "point" if abs(ev["points"]) == 1 else "points")
         return text
@@ -382,6 +400,20 @@ class Narrator:
             " (a tie, drawn)" if ev.get("tie") else "",
             "%d more waiting" % waiting if waiting else "nobody else waiting",
         )
+
+    def _ev_read(self, ev):
+        return "question %d read to the end: a wrong answer now is no interrupt" % ev["question"]
+
+    def _ev_timer(self, ev):
+        if ev["timer"] == "buzz":
+            return "timer: %s to buzz" % _seconds(ev["ms"])
+        return "timer: %s for %s to answer" % (_seconds(ev["ms"]), self.p(ev["player"]))
+
+    def _ev_time_warning(self, ev):
+        return "time: %s left for %s" % (_seconds(ev["ms"]), self.p(ev["player"]))
+
+    def _ev_time_up(self, ev):
+        return "time up: %s ran out of time to answer" % self.p(ev["player"])
 
     def _ev_adjust(self, ev):
         return "by hand: %s %+d" % (self.p(ev["player"]), ev["points"])
