@@ -1,16 +1,13 @@
-"""Board entry point: build the board from the pin map and run the referee loop.
+"""Board entry point: resume the journal's game (or open the menu) and run the referee loop.
 
-Runs by itself at power-up. Ctrl-C (or mpremote) stops it and leaves the REPL.
+Runs by itself at power-up (refbox.boot). Hold UNDO while powering up to start fresh (safe boot).
+Ctrl-C (or mpremote) stops it and leaves the REPL, with the watchdog stopped.
 """
-
-import time
 
 import micropython
 
 micropython.alloc_emergency_exception_buf(100)  # a traceback from an IRQ handler needs this
 
-from refbox import pinmap  # noqa: E402
-from refbox.app import App  # noqa: E402
-from refbox.board import Board  # noqa: E402
+from refbox.boot import main  # noqa: E402
 
-App(Board(pinmap, time), time, pinmap).run()
+main()

@@ -24,8 +24,10 @@ class App:
     loop_ms = 1
     gc_threshold = 48 * 1024  # bytes: no automatic gc before this much is allocated
 
-    def __init__(self, board, clock, pinmap, boot_game=None):
+    def __init__(self, board, clock, pinmap, boot_game=None, journal=None):
         self.board = board
+        self.journal = journal  # refbox.journal.Journal, loaded (refbox.boot), or None
+        self.watchdog = None  # machine.WDT on the board (refbox.boot), fed every pass
         self.clock = clock
         self.pinmap = pinmap
         self.stations = pinmap.PLAYER_COUNT
@@ -42,14 +44,41 @@ class App:
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
         self.emit("hello", self._hello_fields())
-        if boot_game is None:
-            self.referee.open_menu()
-        else:
-            try:
-                self.referee.new_game(*boot_game)
-            except GameError as e:
-                self.referee.error(e.code, e.detail)
+        if journal is None or not self._resume(journal):
+            if boot_game is None:
                 self.referee.open_menu()
+            else:
+                try:
+                    self.referee.new_game(*boot_game)
+                except GameError as e:
+                    self.referee.error(e.code, e.detail)
+                    self.referee.open_menu()
+        if journal is not None:
+            self.referee.save = self._save_before_race
+
+    def _resume(self, journal):
+        """Say what the journal's load noticed, then resume its unfinished game (True) or leave
+        the menu to the caller (False). A journal that cannot be folded is set aside: a bad
+        journal never stops the boot."""
+        for code, detail in journal.notes:
+            self._error(code, detail)
+        saved = journal.saved
+        if saved.setup is not None and hasattr(self.referee, "last_setup"):
+            self.referee.last_setup = saved.setup
+        if not saved.resumable():
+            journal.adopt(self.referee)
+            return False
+        self.referee.now = self.now
+        try:
+            self.referee.resume(saved)
+        except Exception as e:  # an edited log this firmware cannot fold: start fresh
+            aside = journal.set_aside(".bad")
+            self._error("journal_bad", "journal kept as %s, not resumed (%s)" % (aside, e))
+            self.referee.menu = None
+            self.referee.game = None  # type: ignore[assignment]
+            return False
+        journal.adopt(self.referee)
+        return True
 
     # ------------------------------------------------------------------ output
     def emit(self, name, fields=()):
@@ -79,6 +108,8 @@ class App:
         self.board.collect()
         self.board.gc_threshold(self.gc_threshold)
         while True:
+            if self.watchdog is not None:
+                self.watchdog.feed()  # a hung loop stops feeding: the chip resets and resumes
             try:
                 self.step()
             except Exception as e:  # a bug must not kill the referee mid-game: report, go on
@@ -118,7 +149,15 @@ class App:
             self._tone_until = None
         self._show(now)
         if self.can_block():
+            if self.journal is not None:
+                self.journal.sync(self.referee, now)  # at most one write burst, after a decision
             self._maintain()
+
+    def _save_before_race(self):
+        """A decision opens a race: save it now, the last safe moment before the race. The race
+        then opens at the tick after the write, so the time the write took is no part of it."""
+        if self.can_block() and self.journal.sync(self.referee, self.referee.now):
+            self.referee.now = self.clock.ticks_us()
 
     def can_block(self):
         """True at a safe moment: no race open (the arbiter is not ARMED, so no settle window

@@ -363,6 +363,30 @@ class UsbConsole:  # pragma: no cover - the board's USB CDC
         sys.stdout.write(line + "\n")
 
 
+_WATCHDOG_CTRL = {"RP2040": const(0x40058000), "RP2350": const(0x400D8000)}
+_ATOMIC_CLEAR = const(0x3000)  # RP2040 datasheet §2.1.2: write 1s here to clear those bits
+_WATCHDOG_ENABLE = 1 << 30  # WATCHDOG CTRL.ENABLE (RP2040 datasheet §4.7.6)
+
+
+def control_held(gpio):
+    """True if the control button on `gpio` is held down now (read before the Board is built: the
+    safe-boot gesture at power-up)."""
+    return machine.Pin(gpio, machine.Pin.IN, machine.Pin.PULL_UP).value() == 0
+
+
+def start_watchdog(timeout_ms):
+    """Start the chip's watchdog (at most 8388 ms on rp2); returns the object to feed()."""
+    return machine.WDT(timeout=timeout_ms)
+
+
+def stop_watchdog():
+    """Stop the watchdog again, as the pico-sdk's watchdog_disable() does (clear CTRL.ENABLE):
+    MicroPython's WDT has no stop, but the firmware must leave it off whenever it hands the board
+    to the REPL (Ctrl-C, mpremote), or the board would reset under mpremote 8 s later."""
+    chip = "RP2350" if "RP2350" in getattr(sys.implementation, "_machine", "") else "RP2040"
+    machine.mem32[_WATCHDOG_CTRL[chip] + _ATOMIC_CLEAR] = _WATCHDOG_ENABLE
+
+
 class Board:
     """Pins, capture, pixels, piezo and console built from the pin map (refbox.pinmap)."""
 

@@ -61,6 +61,15 @@ class Prng:
             words[0] = 1  # the all-zero state is a fixed point
         self._s = words
 
+    def state(self):
+        """The generator's four 32-bit words (the journal saves them: tie-breaks resume where
+        they were)."""
+        return self._s
+
+    def restore(self, words):
+        """Continue from `words`, a state() taken earlier (four ints)."""
+        self._s = [int(w) & _MASK32 for w in words]
+
     def next32(self):
         """The next 32-bit output (0 .. 2**32-1)."""
         s = self._s

@@ -41,6 +41,7 @@ class Referee:
         # (game, players, options) of the last game started: the menu opens on it and YES at
         # game over plays it again (a rematch); the journal keeps it across power cuts
         self.last_setup = None  # type: tuple | None
+        self.save = None  # called just before a race opens: the App saves the journal then
 
     def error(self, code, detail):
         """An `error` event. The detail keeps printable ASCII only (anything else becomes "?",
@@ -208,6 +209,46 @@ class Referee:
         for name, fields in self.game.prompt_events():
             self.emit(name, fields)
 
+    def resume(self, saved):
+        """Rebuild the unfinished game `saved` (refbox.journal.Saved) after a power cut: the log
+        is folded again (no event per entry), tie-breaks continue from the saved generator, then
+        `resume`, `score`, `state` and the prompts go out; a race open at the cut is armed afresh
+        (`armed`), so no press from before the cut can decide it. Nothing hidden is sent: the
+        seed stays secret behind the commitment published at the start. Raises on a log this
+        firmware cannot fold (the caller sets the journal aside)."""
+        cls = game_class(saved.game)
+        release_others(saved.game)
+        game = cls(saved.players, saved.options, saved.seed)
+        for entry in saved.log:
+            game.log.append(entry)
+            game.step(entry)
+        self.menu = None
+        self.seed = saved.seed
+        self.game = game
+        self.players = saved.players
+        self.arbiter = Arbiter(Prng(saved.seed))
+        if saved.ties is not None:
+            self.arbiter.prng.restore(saved.ties)
+        self.arbiter.false_start = saved.options.get("false_start", 250)
+        self.tie_shown = False
+        if saved.setup is not None and hasattr(self, "last_setup"):
+            self.last_setup = saved.setup
+        self.emit(
+            "resume",
+            (
+                ("game", game.name),
+                ("players", game.players),
+                ("options", game.options),
+                ("commit", commitment(self.seed)),
+                ("log", len(game.log)),
+            ),
+        )
+        self.emit(*game.score_event())
+        self._sync_arbiter()
+        self.emit("state", self._state_fields())
+        for name, fields in game.prompt_events():
+            self.emit(name, fields)
+
     def _record(self, entry):
         if entry is None:
             return  # the hook had nothing to record
@@ -234,6 +275,8 @@ class Referee:
             if arbiter.phase == ARMED:
                 arbiter.eligible = list(eligible)  # same race, same cue: presses in flight count
             else:
+                if self.save is not None:
+                    self.save()  # the decision is kept before the race opens: no write during it
                 arbiter.arm(Stamp(self.now), eligible)
                 self.tie_shown = False
                 self.emit("armed", (("players", [p + 1 for p in eligible]),))

@@ -10,6 +10,10 @@ up to three decimals = ns; may exceed 2**30) and exactly one action:
   {"glitch": P, "width_ns": W}    a noise pulse on player P's open contact (default 500 ns)
   {"mask_us": N}                  interrupts masked N µs (as a CPU NeoPixel or flash write)
   {"gc_us": N}                    a gc.collect() pause of N µs
+  {"power": "off"} / {"power": "on"}  cut the board's power / power it up again: it boots from
+                                  main.py with its flash as the cut left it (the board starts
+                                  powered; off and on alternate; what happens while off is
+                                  ignored by the board, the contacts still move)
 Blank lines and lines starting with "#" are skipped. Lines go in time order (a line earlier than
 the one before it is an error); records at the same time keep their file order. Errors raise
 TimelineError naming the line.
@@ -26,7 +30,7 @@ MAX_AT_US = 10**12
 MAX_MASK_US = 100000  # design notes: a 16-pixel CPU write masks 0.5 ms, a flash write a few ms
 MAX_GC_US = 1000000  # design notes: gc.collect() 0.5-12.7 ms
 SETUP_KEYS = ("game", "players", "options", "seed")
-ACTIONS = ("press", "release", "control", "send", "send_raw", "glitch", "mask_us", "gc_us")
+ACTIONS = ("press", "release", "control", "send", "send_raw", "glitch", "mask_us", "gc_us", "power")
 
 
 class TimelineError(ValueError):
@@ -190,6 +194,10 @@ def parse(text, players, controls):
             rec.update(k="mask", ns=_bounded(value, line_no, kind, MAX_MASK_US) * 1000)
         elif kind == "gc_us":  # a gc.collect(): ~13 ms with 60 KB live on the board
             rec.update(k="gc", ns=_bounded(value, line_no, kind, MAX_GC_US) * 1000)
+        elif kind == "power":
+            if value not in ("off", "on"):
+                raise TimelineError(line_no, '"power" is "off" or "on"')
+            rec.update(k="power", on=value == "on")
         if records and rec["t"] < records[-1]["t"]:
             before = records[-1]
             raise TimelineError(
@@ -199,12 +207,23 @@ def parse(text, players, controls):
             )
         records.append(rec)
     _check_contacts(records)
+    _check_power(records)
     return records
 
 
 def _us_text(ns):
     """ns as the µs a timeline writes: 690000 or 690000.840."""
     return "%d" % (ns // 1000) if ns % 1000 == 0 else "%d.%03d" % (ns // 1000, ns % 1000)
+
+
+def _check_power(records):
+    powered = True  # the board starts powered
+    for rec in records:
+        if rec["k"] == "power":
+            if rec["on"] == powered:
+                state = "on" if powered else "off"
+                raise TimelineError(rec["line_no"], "the power is already %s then" % state)
+            powered = rec["on"]
 
 
 def _no_floats(line_no):

@@ -125,6 +125,7 @@ class Game:
         self.options = options
         self.seed = seed
         self.log = []
+        self.revision = 0  # counts changes of the log (record, undo): the journal saves on change
         self.restart()
 
     def restart(self):
@@ -293,6 +294,7 @@ class Game:
     def record(self, entry):
         """Append `entry` to the log and apply it; returns its events."""
         self.log.append(entry)
+        self.revision += 1
         return self.step(entry)
 
     def undo(self):
@@ -302,6 +304,7 @@ class Game:
             if self.is_scoring(self.log[i]):
                 dropped = len(self.log) - i
                 entries = self.log[:i]
+                self.revision += 1
                 self.log = []
                 self.restart()
                 for entry in entries:

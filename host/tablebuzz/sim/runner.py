@@ -2,8 +2,14 @@
 
 Input (from tablebuzz.timeline, already validated): a header dict and records, each a dict with "t"
 (ns from the start of the run) and "k" (kind): press/release {"p": 1-based player}, control
-{"name"}, send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}.
+{"name"}, send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}, power {"on": bool}.
 Output: (ns, line) for every line the device wrote, in order.
+
+The board boots from firmware/main.py, as on the chip (refbox.boot with this Simulation as its
+PLATFORM). Header "flash": {} gives the board a simulated littlefs (tablebuzz.sim.flashfs;
+"capacity" in bytes), {"dir": "path/"} the interpreter's own filesystem under that folder: the
+journal is then kept, and a power cut ("power": "off") leaves it as littlefs would; "power": "on"
+boots main.py again BOOT_NS later with the chip's ticks counting from 0.
 
 The loop steps on a 1 ms grid like the board's loop, but only while something can happen: after a
 PIO push or an interrupt handler, a control edge or a command, and for as long as the App reports a
@@ -16,16 +22,17 @@ grid point instead, and the tests compare the two.
 import sys
 
 from refbox import pinmap
-from refbox.app import App
 from refbox.prng import seed_from_hex
 
 from tablebuzz.sim import world as world_module
+from tablebuzz.sim.flashfs import PowerCutError
 from tablebuzz.sim.physics import Contact
 
 LOOP_NS = 1000000
 TAIL_NS = 2000000000  # keep running this long after the last record while timers run
 HEARTBEAT_NS = 30000000000  # 30 s: the longest the simulated loop sleeps
 GC_NS = 5000000  # one gc.collect() of the firmware's heap on the chip (issue 16: ~5 ms)
+BOOT_NS = 20000000  # power-on to main.py: +20.8 ms on the emulated RP2040 (shared/rp2emu)
 
 
 class FakeConsole:
@@ -61,6 +68,20 @@ class FakeConsole:
     def write_line(self, line):
         self.sink(self.world.now, line)
 
+    def power_off(self):
+        """What was not read yet is lost with the board."""
+        self.inbox = bytearray()
+        self._read = 0
+
+
+def _main_py():
+    """The source of firmware/main.py (found next to the refbox package)."""
+    import refbox
+
+    root = refbox.__file__.replace("\\", "/").rsplit("/", 2)[0]
+    with open(root + "/main.py") as f:
+        return f.read()
+
 
 class Simulation:
     def __init__(self, header, sink):
@@ -79,38 +100,112 @@ class Simulation:
         self.console = FakeConsole(world, sink)
         self._step_at = None
         self._last_step = -LOOP_NS
+        self._booting = False
         self.stopped = False
         self._every_ms = header.get("every_ms") is True  # never skip idle time (tests)
         self._heartbeat_at = None
         self.sink = sink
         self._every_ms = header.get("every_ms") is True  # never skip idle time (tests)
 
-        from refbox.board import Board  # imports the fakes: machine, rp2, neopixel
-
-        self.board = Board(
-            pinmap,
-            world,
-            capture=header.get("capture", "pio"),
-            pixels=header.get("pixels", "pio"),
-            console=self.console,
-            entropy=self._entropy,
-            collect=self._collect,
-        )
-        boot = None
+        self._capture = header.get("capture", "pio")
+        self._pixels = header.get("pixels", "pio")
+        self.boot_game = None
         if header.get("game"):
-            boot = (
+            self.boot_game = (
                 header["game"],
                 header.get("players", pinmap.PLAYER_COUNT),
                 header.get("options", {}),
             )
-        self.app = App(self.board, world, pinmap, boot_game=boot)
+        self.fs = None
+        flash = header.get("flash")
+        if flash is not None:
+            if "dir" in flash:
+                from refbox.journal import OsFiles
+
+                self.fs = OsFiles(flash["dir"])
+            else:
+                from tablebuzz.sim.flashfs import FlashFS
+
+                self.fs = FlashFS(flash.get("capacity"))
+                self.fs.world = world
+        self.app = None
+        self.board = None
+        self.boots = 0
         self._control_mask = 0
         for _, gpio in pinmap.CONTROLS:
             self._control_mask |= 1 << gpio
         world.pin_watchers.append(self)  # the loop polls the controls: step when one changes
         world.loop_wakers.append(self._request_step)  # and the capture's DMA ring
         self._wrap_handlers()
+        self._boot()
+
+    # ------------------------------------------------------------------ power and boot
+    # The platform refbox.boot asks for (see refbox.boot.BoardPlatform for the board's).
+    def control_held(self, name):
+        from refbox.board import control_held
+
+        for control, gpio in pinmap.CONTROLS:
+            if control == name:
+                return control_held(gpio)
+        return False
+
+    def make_board(self, clock):
+        from refbox.board import Board  # imports the fakes: machine, rp2, neopixel
+
+        self.board = Board(
+            pinmap,
+            clock,
+            capture=self._capture,
+            pixels=self._pixels,
+            console=self.console,
+            entropy=self._entropy,
+            collect=self._collect,
+        )
+        return self.board
+
+    def adopt(self, app):
+        self.app = app
+
+    def _boot(self, _=None):
+        """Run firmware/main.py as the chip does at power-up."""
+        from refbox import boot
+
+        self.clock = self.world
+        self.pinmap = pinmap
+        boot.PLATFORM = self
+        try:
+            exec(_main_py(), {"__name__": "__main__"})
+        finally:
+            boot.PLATFORM = None
+        self.boots += 1
+        self.boot_game = None  # the header's game is the first boot's only
         self._request_step()
+
+    def power_off(self):
+        """Cut the power now: the chip stops, the flash keeps what it had committed."""
+        if self.app is None:
+            return
+        self.app = None
+        self.board = None
+        self._step_at = None
+        self._heartbeat_at = None
+        self.world.power_off()
+        self.console.power_off()
+        if self.fs is not None and hasattr(self.fs, "power_cut"):
+            self.fs.power_cut()
+
+    def power_on(self):
+        if self.app is not None or self._booting:
+            return
+        self.world.power_on()
+        self._booting = True
+        self.world.at(self.world.now + BOOT_NS, self._boot_after_power_on)
+
+    def _boot_after_power_on(self, _):
+        self._booting = False
+        self.stopped = False
+        self._last_step = -LOOP_NS
+        self._boot()
 
     def _entropy(self):
         """Deterministic 'chip entropy': the run's seed and the game number through SHA-256."""
@@ -141,7 +236,7 @@ class Simulation:
         world.request_irq = request_irq
 
     def pins_changed(self, changed):
-        if changed & self._control_mask:
+        if changed & self._control_mask and self.app is not None:
             self._request_step()
 
     def _request_step(self):
@@ -164,7 +259,7 @@ class Simulation:
         if t < self.world.gc_until():
             self._request_step()
             return
-        if self.stopped:
+        if self.stopped or self.app is None:
             return
         self._last_step = t
         try:
@@ -172,6 +267,9 @@ class Simulation:
         except KeyboardInterrupt:  # Ctrl-C on the console: the firmware stops, as on the board
             self.stopped = True
             self.sink(self.world.now, "KeyboardInterrupt: ")
+            return
+        except PowerCutError:  # fault injection: the power failed inside a filesystem operation
+            self.power_off()
             return
         if self._every_ms or self.app.is_busy() or self.console.pending():
             self._request_step()
@@ -208,23 +306,33 @@ class Simulation:
             contact.press()
             world.at(world.now + rec.get("hold_ns", 120000000), self._release_control, contact)
         elif kind == "send":
-            # queued like a pin edge: a loop pass already due at this ns runs before it arrives
-            world.at(world.now, self._feed, rec["line"].encode() + b"\n")
+            if self.app is not None:  # no USB while the power is off
+                # queued like a pin edge: a loop pass already due at this ns runs before it arrives
+                world.at(world.now, self._feed, rec["line"].encode() + b"\n")
         elif kind == "glitch":
             self.players[rec["p"] - 1].glitch(rec["ns"])
         elif kind == "mask":
             world.mask_interrupts(rec["ns"])
         elif kind == "gc":
             world.gc_pause(rec["ns"])
-        self._request_step()
+        elif kind == "power":
+            if rec["on"]:
+                self.power_on()
+            else:
+                self.power_off()
+        if self.app is not None:
+            self._request_step()
 
     def _feed(self, data):
+        if self.app is None:
+            return  # the power went off in between
         self.console.feed(data)
         self._request_step()
 
     def _release_control(self, contact):
         contact.release()
-        self._request_step()
+        if self.app is not None:
+            self._request_step()
 
     def run(self, records):
         """Play `records` (an iterable in time order, read lazily) and run on until the device is

@@ -68,11 +68,16 @@ class World:
         self._dispatch_at = None
         self._gc_until = 0
         self._soft = []  # scheduled (soft) callbacks
+        self.cpu_until = 0  # a flash write stalls the CPU until then: the clock read after it
+        # in the same loop pass shows the time it took (tablebuzz.sim.flashfs)
+        self.watchdog_ms = None  # machine.WDT's timeout while it runs (fakes/machine.py)
+        self.watchdog_fed = 0
         self.stats = {"pin_handlers": 0, "pio_handlers": 0, "merged_edges": 0, "masked_ns": 0}
 
     # ------------------------------------------------------------ clock (what time.ticks_* give)
     def ticks_us(self):
-        return ((self.origin_ns + self.now) // 1000) & TICKS_MASK
+        now = self.now if self.now >= self.cpu_until else self.cpu_until
+        return ((self.origin_ns + now) // 1000) & TICKS_MASK
 
     def ticks_ms(self):
         return ((self.origin_ns + self.now) // 1000000) & TICKS_MASK
@@ -194,6 +199,32 @@ class World:
         self.stats["masked_ns"] += ns
         if self._pending:
             self._plan_dispatch(self._busy_until)
+
+    def power_off(self):
+        """The chip loses power: pending interrupts, handlers and PIO programs are gone (what
+        watches the pins on the chip's behalf has power_off() called and is dropped). The
+        contacts, the clock and what is queued for them go on: the table does not stop."""
+        self.pin_irqs = {}
+        self._pending = {}
+        self._dispatch_at = None
+        self._soft = []
+        self._busy_until = self.now
+        self._gc_until = self.now
+        self.fdebug = 0
+        self.watchdog_ms = None
+        self.cpu_until = self.now
+        keep = []
+        for watcher in self.pin_watchers:
+            stop = getattr(watcher, "power_off", None)
+            if stop is None:
+                keep.append(watcher)
+            else:
+                stop()
+        self.pin_watchers = keep
+
+    def power_on(self):
+        """Power returns: the new chip's ticks_us() counts from 0 again, as after a reset."""
+        self.origin_ns = -self.now
 
     def gc_pause(self, ns):
         """A gc.collect() of `ns`: soft IRQs and the loop wait; hard IRQs do not."""

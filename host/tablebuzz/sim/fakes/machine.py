@@ -8,6 +8,9 @@ from tablebuzz.sim import world as _world
 
 _GPIO_IN = 0xD0000004
 _PIO0_FDEBUG = 0x50200008
+_WATCHDOG_CTRL_CLEAR = (0x40058000 + 0x3000, 0x400D8000 + 0x3000)  # RP2040, RP2350
+_WATCHDOG_ENABLE = 1 << 30
+_WDT_MAX_MS = 8388  # ports/rp2/machine_wdt.c: 0xffffff / 2 / 1000
 
 
 class Pin:
@@ -89,10 +92,33 @@ class _Mem32:
         if addr == _PIO0_FDEBUG:
             w.fdebug &= ~value
             return
+        if addr in _WATCHDOG_CTRL_CLEAR:
+            if value & _WATCHDOG_ENABLE:
+                w.watchdog_ms = None  # the pico-sdk's watchdog_disable()
+            return
         raise ValueError("the simulator models no register at 0x%08x" % addr)
 
 
 mem32 = _Mem32()
+
+
+class WDT:
+    """The rp2 watchdog as MicroPython offers it: started by the constructor, no stop. The world
+    records its timeout (None when off) and the last feed; the simulator does not model a hang,
+    the loop it steps cannot hang."""
+
+    def __init__(self, id=0, timeout=5000):
+        if id != 0:
+            raise ValueError("WDT(%d) doesn't exist" % id)
+        if timeout > _WDT_MAX_MS:
+            raise ValueError("timeout exceeds %d" % _WDT_MAX_MS)
+        w = _world.current
+        w.watchdog_ms = timeout
+        w.watchdog_fed = w.now
+
+    def feed(self):
+        w = _world.current
+        w.watchdog_fed = w.now
 
 
 def freq(hz=None):

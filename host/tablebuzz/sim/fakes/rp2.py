@@ -211,6 +211,7 @@ class StateMachine:
         self._handler = None
         self._hard = False
         self._running = False
+        self._dead = False
         self.pushes = 0
         self.dropped = 0
         self.dma = None  # a DMA channel paced by this SM's RX DREQ
@@ -322,7 +323,15 @@ class StateMachine:
         _world.current.at(self._time_of(k + 1), self._push, (counter << self.n_pins) | levels)
         self._next_k = k + 2  # the change path costs one more period
 
+    def power_off(self):
+        """The chip lost power (tablebuzz.sim.world.World.power_off): this program is gone."""
+        self._running = False
+        self._handler = None
+        self._dead = True
+
     def _push(self, word):
+        if self._dead:
+            return
         w = _world.current
         depth = len(self._fifo)
         self.pushes += 1
