@@ -319,7 +319,7 @@ class Journal:
             fields["setup"] = setup
             ok = self._write_snapshot(encode_record(fields), referee)
         else:
-            log = game.log
+            log = game.log  # type: ignore[union-attr]  # (not None here)
             keep = self._log_len
             old = self._log
             if log is not old or len(log) < keep:  # an undo: find what is still the same
