@@ -35,6 +35,7 @@ class App:
         self.decoder.start(board.capture_start_tick, board.capture_start_ns)
         self.debouncers = [Debouncer(i) for i in range(self.stations)]
         self.controls = ControlButtons([name for name, _ in pinmap.CONTROLS])
+        self.controls.held_at_boot(board.control_levels())
         self.assembler = LineAssembler()
         self._frame = None
         self._tone_until = None

@@ -48,6 +48,9 @@ class EdgeDecoder:
         self._stamp = Stamp(tick).after_ns(ns + first_sample_cycles * 1000 // self.ns_den)
         self._frac = 0
         self._tick = tick
+        self._baseline = True  # the first sample gives the levels as found: held, not pressed
+
+    _baseline = False
 
     def word(self, word, tick, out):
         """Decode one PIO word drained at µs tick `tick`; append its edges to `out`."""
@@ -62,6 +65,15 @@ class EdgeDecoder:
         self._frac = delta_num % self.ns_den
         self._count = count
         self._tick = tick
+        baseline = self._baseline and counts == 0
+        self._baseline = False
+        if baseline:
+            # The program's first sample (counter all ones) gives the levels as found. A contact
+            # already closed then was pressed before the board could see it (a stuck switch, a
+            # finger held through a power cut): it is ignored until let go, so no press from
+            # before the boot can decide a race (docs/architecture.md "The journal").
+            self.levels = word & self.level_mask
+            return
         self._edges(word & self.level_mask, self._stamp, out)
 
     def keepalive(self, tick):

@@ -46,6 +46,14 @@ class ControlButtons:
         self._changed_at = [None] * len(names)  # tick when the raw level first differed from it
         self._raw_all_up = True
 
+    def held_at_boot(self, levels):
+        """Controls already down at power-up (`levels` as for poll) count as pressed and spent:
+        letting go gives no action (the safe-boot gesture is not also an UNDO)."""
+        for i in range(len(self.names)):
+            if not (levels >> i) & 1:
+                self._down[i] = True
+                self._held[i] = True
+
     def is_idle(self):
         """True when every control is released, raw and debounced: nothing to poll for."""
         if not self._raw_all_up:

@@ -52,8 +52,10 @@ class _File:
         if self.pending is None:
             self.pending = b""
         if fs.capacity is not None and fs.used() + len(self.pending) + len(data) > fs.capacity:
+            fs._done()
             raise OSError(_ENOSPC)
         self.pending += bytes(data)
+        fs._done()
         return len(data)
 
     def flush(self):
@@ -81,7 +83,10 @@ class _File:
                 fs.files[self.name] = base + self.pending[: fs.torn]
             raise
         fs._stall(len(self.pending))
+        if fs.history is not None:
+            fs.commits.append((fs.ops, self.name, base, self.pending))
         fs.files[self.name] = base + self.pending
+        fs._done()
         if "w" in self.mode:
             self.mode = "ab"  # what follows a flush appends to what was committed
         self.pending = None
@@ -108,6 +113,9 @@ class FlashFS:
         self.handles = []
         self.masks = []
         self.trace = []  # (op number, kind, name)
+        self.history = None  # a list to keep the files after every op (fault-injection tests)
+        self.commits = []  # with history: (op number, name, committed before, new data)
+        self.probe = None  # called at every commit (tests: no race may be open then)
         self._until = 0
         self._written = 0
 
@@ -122,8 +130,17 @@ class FlashFS:
             raise PowerCutError(kind)
         self.ops += 1
         self.trace.append((self.ops, kind, name))
+        if self.history is not None and not self.history:
+            self.history.append({})  # op 0: nothing yet
+
+    def _done(self):
+        """An operation completed: keep the files as they now are (with history on)."""
+        if self.history is not None:
+            self.history.append(dict(self.files))
 
     def _stall(self, nbytes):
+        if self.probe is not None:
+            self.probe()
         pages = (nbytes + 255) // 256 + 1
         us = pages * self.page_us
         before = self._written // self.block
@@ -152,6 +169,7 @@ class FlashFS:
             self.files[name] = b""  # littlefs creates the entry at open
         f = _File(self, name, mode)
         self.handles.append(f)
+        self._done()
         return f
 
     def rename(self, old, new):
@@ -160,6 +178,7 @@ class FlashFS:
         self._op("rename", old)
         self._stall(0)
         self.files[new] = self.files.pop(old)
+        self._done()
 
     def remove(self, name):
         if name not in self.files:
@@ -167,6 +186,7 @@ class FlashFS:
         self._op("remove", name)
         self._stall(0)
         del self.files[name]
+        self._done()
 
     def size(self, name):
         data = self.files.get(name)

@@ -84,7 +84,9 @@ def _main_py():
 
 
 class Simulation:
-    def __init__(self, header, sink):
+    def __init__(self, header, sink, fs=None):
+        """`fs`: a filesystem to boot with (tests: a FlashFS as a power cut left it), instead of
+        the one header "flash" describes."""
         seed = seed_from_hex(header.get("seed", "0"))
         self.world = world = world_module.World(seed, header.get("ticks_origin_us", 0))
         world_module.current = world
@@ -116,9 +118,12 @@ class Simulation:
                 header.get("players", pinmap.PLAYER_COUNT),
                 header.get("options", {}),
             )
-        self.fs = None
+        self.fs = fs
         flash = header.get("flash")
-        if flash is not None:
+        if fs is not None:
+            if hasattr(fs, "world"):
+                fs.world = world
+        elif flash is not None:
             if "dir" in flash:
                 from refbox.journal import OsFiles
 

@@ -1,0 +1,121 @@
+"""The six games played whole with the journal on, and what a resume must give back (test helpers).
+
+`GAMES` names one full scripted game of each kind (the same scripts the game tests play);
+`play(name)` runs one on the simulated flash and returns the Simulation with every save it made;
+`fingerprint(referee)` is what a resumed board must equal: the game, its seed, its log (the state
+is a fold of it), the tie-break generator and the state a host sees.
+"""
+
+from pathlib import Path
+
+from helpers import CONTROLS, timeline
+from scripts import difference_game
+from scripts_deglingo import TIMER_S, multi_game
+from scripts_diddly import diddly_game
+from scripts_evidence import evidence_game
+from tablebuzz.sim import runner
+from tablebuzz.sim.flashfs import FlashFS
+from tablebuzz.timeline import parse
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _games():
+    return {
+        "quiz": ({"seed": "abc123", "players": 6}, (EXAMPLES / "quiz_demo.jsonl").read_text()),
+        "difference": ({"seed": "d1ff", "players": 3}, timeline(*difference_game(3)[0])),
+        "deglingo": (
+            {"seed": "d61", "players": 3, "options": {"timer": TIMER_S}},
+            timeline(*multi_game(3)[0]),
+        ),
+        "redblack": ({"seed": "2b", "players": 2}, (EXAMPLES / "redblack_2p.jsonl").read_text()),
+        "diddly": (
+            {"seed": "d1dd", "players": 2, "options": {"columns": 3}},
+            timeline(*diddly_game(2)[0]),
+        ),
+        "evidence": ({"seed": "2", "players": 2}, timeline(*evidence_game(2)[0])),
+    }
+
+
+GAMES = _games()
+
+
+def header(name):
+    head, _ = GAMES[name]
+    out = {"seed": head["seed"], "game": name, "players": head["players"], "flash": {}}
+    out["options"] = head.get("options", {})
+    return out
+
+
+def records(name):
+    head, text = GAMES[name]
+    return parse(text, head["players"], CONTROLS)
+
+
+def fingerprint(referee):
+    """None in the menu or after the game; else what must survive a power cut exactly."""
+    game = referee.game
+    if game is None or game.phase == "over":
+        return None
+    state = dict(referee._state_fields())
+    del state["locked"]  # timed false-start lockouts are not kept (docs/architecture.md)
+    return (
+        game.name,
+        game.players,
+        sorted(game.options.items()),
+        referee.seed,
+        list(game.log),
+        list(referee.arbiter.prng.state()),
+        sorted(state.items()),
+    )
+
+
+class Played:
+    """One whole game on the simulated flash: `fs` (with the files after every operation),
+    `saves` [(first op, last op, fingerprint after)], `lines` the device wrote."""
+
+    def __init__(self, name, probe=None):
+        self.name = name
+        self.fs = FlashFS()
+        self.fs.history = []
+        self.lines = []
+        self.saves = []
+        self.sim = runner.Simulation(
+            header(name), lambda t, line: self.lines.append((t, line)), fs=self.fs
+        )
+        journal = self.sim.app.journal
+        real = journal.sync
+
+        def sync(referee, now):
+            before = self.fs.ops
+            wrote = real(referee, now)
+            if wrote:
+                self.saves.append((before + 1, self.fs.ops, fingerprint(referee)))
+            return wrote
+
+        journal.sync = sync
+        if probe is not None:
+            self.fs.probe = lambda: probe(self.sim)
+        self.sim.run(records(name))
+
+    def allowed(self, k):
+        """The fingerprints a boot may show after a cut following op `k`: the state of the last
+        save finished by then, or of the save op k + 1 belonged to."""
+        allowed = [None]  # before the first save: nothing to resume
+        for first, last, fp in self.saves:
+            if last <= k:
+                allowed = [fp]
+            elif first <= k + 1:
+                return allowed + [fp]
+        return allowed
+
+
+def boot(files):
+    """A board powered up on flash holding `files`: (Simulation, lines it wrote)."""
+    fs = FlashFS()
+    fs.files = dict(files)
+    lines = []
+    sim = runner.Simulation(
+        {"seed": "b007", "flash": {}}, lambda t, line: lines.append(line), fs=fs
+    )
+    return sim, lines

@@ -1,0 +1,399 @@
+"""The journal: its format, resume after a power cut, safe boot, bad journals, fault injection.
+
+Fault injection (docs/architecture.md "The journal"): a full scripted game of each of the six
+games is played on the simulated flash, which keeps the files after every filesystem operation;
+for every k the board is powered up on the files as a cut after operation k left them (and, for
+each commit, as an append torn at several bytes would), and the resumed game must be the state of
+the save before or after the interrupted one: never a partial state, never a crash.
+"""
+
+import json
+import random
+
+import pytest
+from helpers import CONTROLS, events, timeline
+from hypothesis import given
+from hypothesis import strategies as st
+from journal_games import GAMES, Played, boot, fingerprint, header, records
+from refbox import journal as journal_module
+from refbox.arbiter import ARMED
+from tablebuzz.sim import runner
+from tablebuzz.sim.flashfs import FlashFS
+from tablebuzz.timeline import TimelineError, parse
+
+_PLAYED = {}
+
+
+def played(name):
+    """Each game is played once per test session (a few hundredths of a second each)."""
+    if name not in _PLAYED:
+        _PLAYED[name] = Played(name)
+    return _PLAYED[name]
+
+
+def run(text, players=4, game="quiz", fs=None, **head):
+    """[(ns, event dict)] and the flash, for a timeline on a board with a journal."""
+    fs = fs if fs is not None else FlashFS()
+    h = {"seed": "1", "game": game, "players": players, "flash": {}, "options": {}}
+    h.update(head)
+    lines = []
+    runner.Simulation(h, lambda t, line: lines.append((t, line)), fs=fs).run(
+        parse(text, players, CONTROLS)
+    )
+    return [(t, json.loads(line)) for t, line in lines if line.startswith("{")], fs
+
+
+def after(result, kind, nth=1):
+    """The events after the nth event of `kind`."""
+    seen = 0
+    for i, (_, ev) in enumerate(result):
+        if ev["ev"] == kind:
+            seen += 1
+            if seen == nth:
+                return [e for _, e in result[i + 1 :]]
+    raise AssertionError("no %s #%d" % (kind, nth))
+
+
+# ------------------------------------------------------------------ the format
+def _record_ends(data):
+    ends = []
+    pos = data.index(b"\n") + 1
+    while pos < len(data):
+        pos = data.index(b"\n", pos) + 1
+        ends.append(pos)
+    return ends
+
+
+def test_every_prefix_reads_as_its_last_whole_record():
+    data = played("quiz").fs.files["journal.tbj"]
+    ends = _record_ends(data)
+    header_len = data.index(b"\n") + 1
+    for cut in range(len(data) + 1):
+        saved, whole, status = journal_module.read(data[:cut])
+        last = max([e for e in ends if e <= cut] or [header_len if cut >= header_len else 0])
+        assert whole == last
+        assert status == ("empty" if not cut else "ok" if cut == last else "torn")
+        expected = journal_module.read(data[:last])[0]
+        assert (saved.game, saved.log, saved.seed, saved.over) == (
+            expected.game,
+            expected.log,
+            expected.seed,
+            expected.over,
+        )
+
+
+def test_an_edited_record_ends_the_journal_before_it():
+    data = played("difference").fs.files["journal.tbj"]
+    ends = _record_ends(data)
+    start = ends[9]  # the 11th record
+    for offset in (0, 3, 20):  # its length, its checksum, its payload
+        i = start + offset
+        edited = data[:i] + (b"7" if data[i : i + 1] != b"7" else b"8") + data[i + 1 :]
+        saved, whole, status = journal_module.read(edited)
+        assert (whole, status) == (start, "torn")
+        assert saved.log == journal_module.read(data[:start])[0].log
+
+
+def test_another_version_or_no_journal_at_all_is_not_read():
+    for data in (b"tablebuzz-journal 2\n", b"hello\nworld\n", b"\x00\xff" * 10):
+        saved, whole, status = journal_module.read(data)
+        assert (saved.game, whole, status) == (None, 0, "version")
+    assert journal_module.read(b"tablebuzz-jour")[2] == "torn"  # the header itself cut short
+
+
+def test_a_record_carries_its_length_and_checksum():
+    line = journal_module.encode_record({"keep": 3, "t": 12})
+    assert line == b"17 " + journal_module.checksum(b'{"keep":3,"t":12}').encode() + (
+        b' {"keep":3,"t":12}\n'
+    )
+
+
+# ------------------------------------------------------------------ resume after a power cut
+QUIZ = [
+    {"at_us": 100000, "control": "arm"},
+    {"at_us": 300000, "press": 2},
+    {"at_us": 400000, "release": 2},
+    {"at_us": 600000, "control": "yes"},
+    {"at_us": 700000, "control": "arm"},
+    {"at_us": 800000, "press": 3},
+    {"at_us": 801000, "press": 1},
+    {"at_us": 900000, "release": 3},
+    {"at_us": 900000, "release": 1},
+    {"at_us": 1100000, "control": "no"},
+]
+
+
+def test_a_power_cut_resumes_the_game_exactly():
+    text = timeline(
+        *QUIZ,
+        {"at_us": 1500000, "send": {"cmd": "state"}},
+        {"at_us": 2000000, "power": "off"},
+        {"at_us": 5000000, "power": "on"},
+        {"at_us": 5500000, "send": {"cmd": "state"}},
+    )
+    result, fs = run(text)
+    before = [ev for _, ev in result if ev["ev"] == "state"][0]
+    resumed = after(result, "hello", 2)
+    assert [e["ev"] for e in resumed[:4]] == ["resume", "score", "armed", "state"]
+    resume = resumed[0]
+    game = [ev for _, ev in result if ev["ev"] == "game"][0]
+    assert resume == {
+        "ev": "resume",
+        "game": "quiz",
+        "players": 4,
+        "options": game["options"],
+        "commit": game["commit"],
+        "log": before["log"],
+    }
+    after_state = [e for e in resumed if e["ev"] == "state"]
+    assert after_state[0] == before and after_state[-1] == before  # P1 and P2 may race again
+    assert resumed[1]["scores"] == [0, 1, 0, 0]
+
+
+def test_undo_works_across_the_reboot():
+    text = timeline(
+        *QUIZ,
+        {"at_us": 2000000, "power": "off"},
+        {"at_us": 3000000, "power": "on"},
+        {"at_us": 3500000, "control": "undo"},
+        {"at_us": 3800000, "control": "undo"},
+    )
+    result, _ = run(text)
+    resumed = after(result, "hello", 2)
+    scores = [e["scores"] for e in resumed if e["ev"] == "score"]
+    assert scores == [[0, 1, 0, 0], [0, 1, 0, 0], [0, 0, 0, 0]]  # resume, undo "no", undo "yes"
+    undos = [e for e in resumed if e["ev"] == "undo"]
+    assert len(undos) == 2
+
+
+def test_a_race_open_at_the_cut_reopens_and_no_stale_press_decides_it():
+    text = timeline(
+        {"at_us": 100000, "control": "arm"},
+        {"at_us": 500000, "press": 2},  # held through the cut and the power-up
+        {"at_us": 500500, "power": "off"},  # before the race could be decided
+        {"at_us": 2000000, "power": "on"},
+        {"at_us": 2600000, "press": 3},
+        {"at_us": 2700000, "release": 3},
+        {"at_us": 2800000, "release": 2},
+    )
+    result, _ = run(text)
+    resumed = after(result, "hello", 2)
+    assert [e["ev"] for e in resumed[:3]] == ["resume", "score", "armed"]
+    races = [e for e in resumed if e["ev"] == "race"]
+    assert [r["winner"] for r in races] == [3]
+    assert all(e.get("winner") != 2 for e in resumed)
+
+
+def test_the_resume_leaks_nothing_hidden():
+    """Red or Black deals from the seed: the seed (and so the deck) is never on the wire before
+    the end, resumed or not; the resume tells only the published commitment."""
+    name = "redblack"
+    recs = records(name)
+    cut_at = recs[len(recs) // 2]["t"] + 1000
+    extra = [
+        {"t": cut_at, "k": "power", "on": False, "line_no": 0},
+        {"t": cut_at + 2000000000, "k": "power", "on": True, "line_no": 0},
+    ]
+    later = [dict(r, t=r["t"] + 2100000000) for r in recs if r["t"] > cut_at]
+    lines = []
+    head = header(name)
+    runner.Simulation(head, lambda t, line: lines.append(line)).run(
+        [r for r in recs if r["t"] < cut_at] + extra + later
+    )
+    evs = [json.loads(line) for line in lines]
+    over = [i for i, e in enumerate(evs) if e["ev"] == "game_over"]
+    seed = evs[over[-1]]["seed"] if over else None
+    resume = [e for e in evs if e["ev"] == "resume"][0]
+    assert set(resume) == {"ev", "game", "players", "options", "commit", "log"}
+    until = over[0] if over else len(evs)
+    assert seed is None or all(seed not in line for line in lines[:until])
+    prompts_before = {e["ev"] for e in evs[: evs.index(resume)]}
+    assert {e["ev"] for e in evs[evs.index(resume) :]} <= prompts_before | {"resume", "hello"}
+
+
+# ------------------------------------------------------------------ safe boot and bad journals
+def test_undo_held_at_power_up_starts_fresh_and_keeps_the_old_journal():
+    text = timeline(
+        *QUIZ,
+        {"at_us": 2000000, "power": "off"},
+        {"at_us": 2500000, "control": "undo", "hold_ms": 1500},
+        {"at_us": 3000000, "power": "on"},
+        {"at_us": 5000000, "power": "off"},
+        {"at_us": 5500000, "power": "on"},
+    )
+    result, fs = run(text)
+    booted = after(result, "hello", 2)
+    assert [e["ev"] for e in booted[:3]] == ["error", "menu", "hello"]  # letting go: no UNDO
+    assert booted[0]["code"] == "safe_boot"
+    assert "journal.tbj.old" in booted[0]["detail"]
+    assert booted[1]["ev"] == "menu"
+    assert not [e for e in booted if e["ev"] == "resume"]
+    old, _, _ = journal_module.read(fs.files["journal.tbj.old"])
+    assert old.resumable() and old.game == "quiz"
+    assert after(result, "hello", 3)[0]["ev"] == "menu"  # and the next power-up stays fresh
+
+
+def _boot_on(data):
+    sim, lines = boot({"journal.tbj": data})
+    return sim, [json.loads(line) for line in lines]
+
+
+def test_a_journal_from_another_version_is_set_aside_with_a_message():
+    sim, evs = _boot_on(b"tablebuzz-journal 7\n12 00000000 {}\n")
+    assert [e["ev"] for e in evs] == ["hello", "error", "menu"]
+    assert evs[1]["code"] == "journal_version" and "journal.tbj.old" in evs[1]["detail"]
+    assert sim.fs.files == {"journal.tbj.old": b"tablebuzz-journal 7\n12 00000000 {}\n"}
+
+
+def test_a_truncated_journal_resumes_from_its_last_whole_record_and_says_so():
+    data = played("diddly").fs.files["journal.tbj"]
+    ends = _record_ends(data)
+    sim, evs = _boot_on(data[: ends[20] + 5])
+    assert [e["ev"] for e in evs[:3]] == ["hello", "error", "resume"]
+    assert evs[1]["code"] == "journal_torn"
+    assert evs[2]["log"] == len(journal_module.read(data[: ends[20]])[0].log)
+    # the torn tail is rewritten away at the first save: later records stay readable
+    sim.run(parse(timeline({"at_us": 1000, "control": "yes"}), 2, CONTROLS))
+    assert journal_module.read(sim.fs.files["journal.tbj"])[2] == "ok"
+
+
+def test_a_whole_record_this_firmware_cannot_fold_is_set_aside():
+    record = journal_module.encode_record(
+        {
+            "game": "quiz",
+            "players": 4,
+            "options": {},
+            "seed": "00" * 16,
+            "log": [["nonsense"]],
+            "over": False,
+            "t": 5,
+        }
+    )
+    sim, evs = _boot_on(journal_module.header() + record)
+    assert [e["ev"] for e in evs] == ["hello", "error", "menu"]
+    assert evs[1]["code"] == "journal_bad"
+    assert "journal.tbj.bad" in sim.fs.files
+
+
+@given(st.data())
+def test_no_journal_ever_crashes_the_boot(data):
+    base = played("evidence").fs.files["journal.tbj"]
+    start = data.draw(st.integers(0, len(base)))
+    stop = data.draw(st.integers(start, min(len(base), start + 40)))
+    junk = data.draw(st.binary(max_size=40))
+    sim, evs = _boot_on(base[:start] + junk + base[stop:])
+    kinds = [e["ev"] for e in evs]
+    assert kinds[0] == "hello"
+    assert "resume" in kinds or "menu" in kinds
+
+
+def test_a_full_filesystem_says_the_game_is_no_longer_saved_and_play_goes_on():
+    name = "quiz"
+    plain = [json.loads(line) for _, line in played(name).lines]
+    lines = []
+    sim = runner.Simulation(
+        header(name), lambda t, line: lines.append(json.loads(line)), fs=FlashFS(capacity=700)
+    )
+    sim.run(records(name))
+    errors = [e for e in lines if e["ev"] == "error" and e["code"] == "not_saved"]
+    assert len(errors) == 1 and "full" in errors[0]["detail"]
+    assert [e for e in lines if e["ev"] != "error"] == [e for e in plain if e["ev"] != "error"]
+
+
+# ------------------------------------------------------------------ flash writes and races
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_no_race_is_ever_open_during_a_flash_write(name, monkeypatch):
+    violations = []
+
+    def probe(sim):
+        if sim.app.referee.arbiter.phase == ARMED:
+            violations.append(sim.world.now)
+
+    from refbox.arbiter import Arbiter
+
+    real_arm = Arbiter.arm
+    arms = []
+
+    def arm(self, now, eligible):
+        arms.append(now.us)
+        real_arm(self, now, eligible)
+
+    monkeypatch.setattr(Arbiter, "arm", arm)
+    game = Played(name, probe=probe)
+    assert game.saves and not violations
+    ends = [end // 1000 for _, end in game.fs.masks]
+    for armed in arms:  # a race opens only after every write that started before it ended
+        assert all(end <= armed for end in ends if end - 50000 <= armed)
+    plain_head = header(name)
+    del plain_head["flash"]
+    plain = [json.loads(line) for _, line in runner.run(plain_head, records(name))]
+    saved = [json.loads(line) for _, line in game.lines]
+    decisions = ("race", "judge", "score", "game_over", "undo")
+    assert [e for e in saved if e["ev"] in decisions] == [e for e in plain if e["ev"] in decisions]
+
+
+# ------------------------------------------------------------------ fault injection
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_cut_after_any_filesystem_operation_resumes_before_or_after_that_save(name):
+    game = played(name)
+    assert game.saves[-1][2] is None  # the script plays to the end
+    for k in range(game.fs.ops + 1):
+        sim, _ = boot(game.fs.history[k])
+        assert fingerprint(sim.app.referee) in game.allowed(k), "cut after op %d" % k
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_an_append_torn_at_any_byte_resumes_before_or_after_that_save(name):
+    game = played(name)
+    rng = random.Random(name)
+    for op, file, base, new in game.fs.commits:
+        for n in sorted({0, 1, len(new) // 2, len(new) - 1, rng.randrange(len(new))}):
+            files = dict(game.fs.history[op - 1])
+            files[file] = base + new[:n]
+            sim, lines = boot(files)
+            assert fingerprint(sim.app.referee) in game.allowed(op - 1), (op, n)
+
+
+def test_soak_a_thousand_random_cuts_across_the_six_games():
+    rng = random.Random(1000)
+    names = sorted(GAMES)
+    resumed = 0
+    for _ in range(1000):
+        game = played(rng.choice(names))
+        k = rng.randrange(game.fs.ops + 1)
+        files = dict(game.fs.history[k])
+        commits = [c for c in game.fs.commits if c[0] == k + 1]
+        if commits and rng.random() < 0.5:  # the next op was a commit: tear it somewhere
+            _, file, base, new = commits[0]
+            files[file] = base + new[: rng.randrange(len(new) + 1)]
+        sim, lines = boot(files)
+        fp = fingerprint(sim.app.referee)
+        assert fp in game.allowed(k)
+        resumed += fp is not None
+    assert resumed > 500
+
+
+# ------------------------------------------------------------------ the timeline's power lines
+def test_power_lines_must_alternate_from_on():
+    with pytest.raises(TimelineError, match="already on"):
+        parse(timeline({"at_us": 5, "power": "on"}), 4, CONTROLS)
+    with pytest.raises(TimelineError, match="already off"):
+        parse(timeline({"at_us": 5, "power": "off"}, {"at_us": 6, "power": "off"}), 4, CONTROLS)
+    with pytest.raises(TimelineError, match='"off" or "on"'):
+        parse(timeline({"at_us": 5, "power": "reset"}), 4, CONTROLS)
+
+
+def test_what_happens_while_the_power_is_off_reaches_no_board():
+    text = timeline(
+        {"at_us": 100000, "power": "off"},
+        {"at_us": 200000, "send": {"cmd": "arm"}},
+        {"at_us": 300000, "press": 1},
+        {"at_us": 400000, "release": 1},
+        {"at_us": 900000, "power": "on"},
+    )
+    result, _ = run(text)
+    kinds = [ev["ev"] for _, ev in result]
+    assert kinds.count("hello") == 2
+    assert "press" not in kinds and "armed" not in kinds
+    assert [t for t, ev in result if ev["ev"] == "hello"][1] == 900000000 + runner.BOOT_NS
+    assert events(result, "resume")[0]["log"] == 0
