@@ -6,7 +6,8 @@ Ctrl-C (or mpremote) stops it and leaves the REPL, with the watchdog stopped.
 
 import micropython
 
-micropython.alloc_emergency_exception_buf(100)  # a traceback from an IRQ handler needs this
+if hasattr(micropython, "alloc_emergency_exception_buf"):  # rp2 has it; the unix port has not
+    micropython.alloc_emergency_exception_buf(100)  # a traceback from an IRQ handler needs this
 
 from refbox.boot import main  # noqa: E402
 

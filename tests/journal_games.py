@@ -70,16 +70,31 @@ def fingerprint(referee):
     )
 
 
+def kept(referee):
+    """What a journal holds of an unfinished game: (name, log, seed); None otherwise."""
+    game = referee.game
+    if game is None or game.phase == "over":
+        return None
+    return (game.name, list(game.log), referee.seed)
+
+
+def kept_in(saved):
+    """The same for a refbox.journal.Saved read from a file."""
+    return (saved.game, list(saved.log), saved.seed) if saved.resumable() else None
+
+
 class Played:
     """One whole game on the simulated flash: `fs` (with the files after every operation),
     `saves` [(first op, last op, fingerprint after)], `lines` the device wrote."""
 
-    def __init__(self, name, probe=None):
+    def __init__(self, name, probe=None, fs=None):
         self.name = name
-        self.fs = FlashFS()
-        self.fs.history = []
+        self.fs = fs if fs is not None else FlashFS()
+        if fs is None:
+            self.fs.history = []
         self.lines = []
         self.saves = []
+        self.kept = [None]  # kept(referee) at every save, for journals read back from disk
         self.sim = runner.Simulation(
             header(name), lambda t, line: self.lines.append((t, line)), fs=self.fs
         )
@@ -87,10 +102,12 @@ class Played:
         real = journal.sync
 
         def sync(referee, now):
-            before = self.fs.ops
+            before = getattr(self.fs, "ops", 0)
             wrote = real(referee, now)
             if wrote:
-                self.saves.append((before + 1, self.fs.ops, fingerprint(referee)))
+                after = getattr(self.fs, "ops", 0)
+                self.saves.append((before + 1, after, fingerprint(referee)))
+                self.kept.append(kept(referee))
             return wrote
 
         journal.sync = sync

@@ -8,17 +8,24 @@ the save before or after the interrupted one: never a partial state, never a cra
 """
 
 import json
+import os
 import random
+import shutil
+import signal
+import subprocess
+import time
 
 import pytest
 from helpers import CONTROLS, events, timeline
 from hypothesis import given
 from hypothesis import strategies as st
-from journal_games import GAMES, Played, boot, fingerprint, header, records
+from journal_games import GAMES, Played, boot, fingerprint, header, kept_in, records
 from refbox import journal as journal_module
 from refbox.arbiter import ARMED
+from refbox.journal import OsFiles
 from tablebuzz.sim import runner
 from tablebuzz.sim.flashfs import FlashFS
+from tablebuzz.simulate import micropython_command
 from tablebuzz.timeline import TimelineError, parse
 
 _PLAYED = {}
@@ -397,3 +404,62 @@ def test_what_happens_while_the_power_is_off_reaches_no_board():
     assert "press" not in kinds and "armed" not in kinds
     assert [t for t, ev in result if ev["ev"] == "hello"][1] == 900000000 + runner.BOOT_NS
     assert events(result, "resume")[0]["log"] == 0
+
+
+# ------------------------------------------------------------------ the unix port, real files
+def _micropython(header_, recs, wait=True):
+    feed = "\n".join([json.dumps(header_)] + [json.dumps(r) for r in recs]) + "\n"
+    cmd = micropython_command("from tablebuzz.sim.runner import main; main()")
+    proc = subprocess.Popen(
+        cmd,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=dict(os.environ, MICROPYPATH=""),
+    )
+    if not wait:
+        proc.stdin.write(feed.encode())
+        proc.stdin.close()
+        return proc
+    out, err = proc.communicate(feed.encode())
+    assert proc.returncode == 0, err.decode()[-2000:]
+    return [line.split(" ", 1)[1] for line in out.decode().splitlines()]
+
+
+@pytest.mark.micropython
+@pytest.mark.parametrize("name", ["difference", "diddly"])
+def test_the_unix_port_killed_at_random_resumes_from_its_real_files(name, tmp_path):
+    (tmp_path / "reference").mkdir()
+    reference = Played(name, fs=OsFiles(str(tmp_path / "reference") + "/"))
+    assert len(reference.kept) > 5
+    rng = random.Random(name)
+    (tmp_path / "whole").mkdir()
+    start = time.monotonic()
+    whole_run = _micropython(
+        dict(header(name), flash={"dir": str(tmp_path) + "/whole/"}), records(name)
+    )
+    whole = time.monotonic() - start
+    assert len(whole_run) > 20
+    hit = []
+    for i in range(4):
+        run_dir = tmp_path / ("run%d" % i)
+        run_dir.mkdir()
+        head = dict(header(name), flash={"dir": str(run_dir) + "/"})
+        proc = _micropython(head, records(name), wait=False)
+        time.sleep(rng.uniform(0.2, 0.95) * whole)
+        proc.send_signal(signal.SIGKILL)  # the power cut: no clean-up of any kind
+        proc.wait()
+        path = run_dir / "journal.tbj"
+        data = path.read_bytes() if path.exists() else b""
+        saved, _, status = journal_module.read(data)
+        assert status in ("ok", "torn", "empty")
+        assert kept_in(saved) in reference.kept
+        hit.append(reference.kept.index(kept_in(saved)))
+        copy = tmp_path / ("copy%d" % i)
+        shutil.copytree(run_dir, copy)
+        state = [{"t": 1000000, "k": "send", "line": '{"cmd":"state"}', "line_no": 1}]
+        booted = _micropython({"seed": "b007", "flash": {"dir": str(run_dir) + "/"}}, state)
+        cpython = runner.run({"seed": "b007", "flash": {"dir": str(copy) + "/"}}, state)
+        assert booted == [line for _, line in cpython]
+        assert any('"ev":"resume"' in line for line in booted) == (kept_in(saved) is not None)
+    print("saves hit by the kills:", hit, "of", len(reference.kept))

@@ -41,6 +41,28 @@ SCRIPTS = {
         ),
         {"ticks_origin_us": (1 << 30) - 2_000_000, "bounce": "worn"},
     ),
+    "power_cuts_resume_undo_and_safe_boot": (
+        timeline(
+            {"at_us": 100000, "control": "arm"},
+            {"at_us": 300000, "press": 2},
+            {"at_us": 400000, "release": 2},
+            {"at_us": 600000, "control": "yes"},
+            {"at_us": 700000, "control": "arm"},
+            {"at_us": 900000, "power": "off"},
+            {"at_us": 1900000, "power": "on"},
+            {"at_us": 2300000, "press": 4},
+            {"at_us": 2400000, "release": 4},
+            {"at_us": 2600000, "control": "undo"},
+            {"at_us": 3000000, "power": "off"},
+            {"at_us": 3100000, "control": "undo", "hold_ms": 900},
+            {"at_us": 3200000, "power": "on"},
+        ),
+        {"flash": {}},
+    ),
+    "full_flash": (
+        (REPO / "examples" / "quiz_demo.jsonl").read_text(),
+        {"flash": {"capacity": 500}},
+    ),
     "bad_lines": (
         timeline(
             {"at_us": 1000, "send_raw": "{oops"},
