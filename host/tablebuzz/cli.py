@@ -117,6 +117,12 @@ def build_parser():
         metavar="US",
         help="ticks_us() at the start of the run (0..2**30-1), to cross the wrap early",
     )
+    sim.add_argument(
+        "--flash",
+        action="store_true",
+        help="give the board a simulated littlefs: the journal is kept and power cuts resume "
+        '(on by itself when the timeline has "power" lines)',
+    )
     sim.add_argument("--pretty", action="store_true", help="a human-readable log instead of JSON")
     sim.add_argument(
         "--stamp", action="store_true", help="prefix each event with its simulated µs"
@@ -257,6 +263,8 @@ def cmd_sim(args):
         records = parse(text, players, [name for name, _ in pinmap.CONTROLS])
     except TimelineError as e:
         return _fail("%s: %s" % (args.script, e))
+    if args.flash or any(rec["k"] == "power" for rec in records):
+        header["flash"] = {}
     try:
         lines = simulate.run(header, records, args.interpreter)
     except simulate.SimError as e:
