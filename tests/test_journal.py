@@ -463,3 +463,11 @@ def test_the_unix_port_killed_at_random_resumes_from_its_real_files(name, tmp_pa
         assert booted == [line for _, line in cpython]
         assert any('"ev":"resume"' in line for line in booted) == (kept_in(saved) is not None)
     print("saves hit by the kills:", hit, "of", len(reference.kept))
+
+
+def test_the_menu_remembers_the_last_setup_across_a_power_cut():
+    game = played("difference")  # 3 players, played to the end
+    sim, lines = boot(game.fs.files)
+    menu = [json.loads(line) for line in lines if '"ev":"menu"' in line]
+    assert menu and (menu[0]["game"], menu[0]["players"]) == ("difference", 3)
+    assert sim.app.referee.last_setup[:2] == ("difference", 3)

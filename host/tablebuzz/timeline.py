@@ -30,7 +30,17 @@ MAX_AT_US = 10**12
 MAX_MASK_US = 100000  # design notes: a 16-pixel CPU write masks 0.5 ms, a flash write a few ms
 MAX_GC_US = 1000000  # design notes: gc.collect() 0.5-12.7 ms
 SETUP_KEYS = ("game", "players", "options", "seed")
-ACTIONS = ("press", "release", "control", "send", "send_raw", "glitch", "mask_us", "gc_us", "power")
+ACTIONS = (
+    "press",
+    "release",
+    "control",
+    "send",
+    "send_raw",
+    "glitch",
+    "mask_us",
+    "gc_us",
+    "power",
+)
 
 
 class TimelineError(ValueError):
