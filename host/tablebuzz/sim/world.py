@@ -221,6 +221,12 @@ class World:
             else:
                 stop()
         self.pin_watchers = keep
+        for sm in self.state_machines.values():
+            sm.power_off()
+        self.state_machines = {}
+        for channel in list(self.dma_channels.values()):
+            channel.close()  # a DMA channel still queued in the world transfers nothing more
+        self.dma_channels = {}
 
     def power_on(self):
         """Power returns: the new chip's ticks_us() counts from 0 again, as after a reset."""
