@@ -1,10 +1,13 @@
-"""Quiz timers through the whole simulated capture path, on the deadline rule (docs/architecture.md
-"Deadlines"): buzz_s, answer_s with its warning, answer_timeout, the remaining time in `state`,
-undo of a time-out, the interrupt variant. Presses from 5 ms before to 5 ms after each deadline
-are decided by their stamps, never by when the loop noticed them; both interpreters alike."""
+"""The quiz through the whole simulated capture path: its timers on the deadline rule
+(docs/architecture.md "Deadlines"): buzz_s, answer_s with its warning, answer_timeout, the time
+left in `state`, undo of a time-out, the interrupt variant; presses from 5 ms before to 5 ms after
+a deadline are decided by their stamps, never by when the loop noticed them; both interpreters
+alike. And next in line against the true press order, with contact bounce."""
 
 import pytest
 from helpers import events, run_raw, run_sim, timeline
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 MS = 1000  # µs
 S = 1000 * MS
@@ -175,3 +178,48 @@ def test_quiz_timers_same_bytes_on_both_interpreters():
     cpython = run_raw(text, players=3, options=options)
     assert run_raw(text, players=3, options=options, interpreter="micropython") == cpython
     assert any('"time_up"' in line for _, line in cpython)
+
+
+# ------------------------------------------------------------------ next in line, end to end
+PIO_NS = 112  # two PIO sampling periods: closer presses may share a sample (a tie)
+
+
+def _at(t_ns):
+    """A timeline time in µs with the ns as (at most three) decimals."""
+    return float("%d.%03d" % divmod(t_ns, 1000))
+
+
+@st.composite
+def lines_of_presses(draw):
+    stations = draw(st.permutations(range(1, 7)))[: draw(st.integers(2, 6))]
+    gaps = [draw(st.sampled_from([0, 40, 300, 2500, 900_000, 4_000_000])) for _ in stations]
+    t, times = 500_000_000, []
+    for gap in gaps:
+        t += gap
+        times.append(t)
+    bounce = draw(st.sampled_from(["typical", "worn", "none"]))
+    return list(zip(stations, times, strict=True)), bounce
+
+
+@settings(max_examples=25)
+@given(lines_of_presses())
+def test_next_in_line_follows_the_true_press_order_through_the_capture(case):
+    presses, bounce = case
+    recs = [{"at_us": 100 * MS, "send": {"cmd": "arm"}}]
+    for station, t_ns in presses:
+        recs.append({"at_us": _at(t_ns), "press": station})
+        recs.append({"at_us": _at(t_ns + 150 * MS * 1000), "release": station})
+    t = 2 * S
+    for _ in presses:
+        recs.append({"at_us": t, "send": {"cmd": "judge", "correct": False}})
+        t += 100 * MS
+    result = run_sim(timeline(*recs), options={"next_in_line": True}, bounce=bounce)
+    holders = [events(result, "race")[0]["winner"]]
+    holders += [ev["player"] for ev in events(result, "next_in_line")]
+    assert sorted(holders) == sorted(s for s, _ in presses)  # everyone who pressed, once
+    times = dict(presses)
+    for earlier, later in zip(holders, holders[1:], strict=False):
+        assert times[earlier] - times[later] < PIO_NS  # never inverted beyond a shared sample
+    first = times[holders[0]]
+    for ev in events(result, "next_in_line"):
+        assert abs(ev["behind_ns"] - (times[ev["player"]] - first)) < PIO_NS
