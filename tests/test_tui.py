@@ -203,7 +203,7 @@ def test_shifted_undo_is_held_and_returns_to_the_menu():
             shown = [line.split(" s ", 1)[1] for line in app.log_lines]
             assert any(line.startswith("game abandoned") for line in shown)
             assert any("menu: game = quiz" in line for line in app.log_lines)
-            assert "MENU game=quiz" in screen_text(app)
+            assert "MENU game: Quiz" in screen_text(app)
 
     run(scenario())
 
@@ -297,3 +297,80 @@ def test_quiz_teams_names_question_and_line_on_screen():
             assert "team 3 20" in screen_text(app)
 
     run(scenario())
+
+
+def test_the_header_says_which_key_does_what_in_every_phase():
+    async def scenario():
+        app, clock = make_app()
+        async with app.run_test(size=(120, 24)) as pilot:
+            await advance(pilot, clock, 0.1)
+            assert "[a] arm buzzers" in screen_text(app)
+            await pilot.press("a")
+            await advance(pilot, clock, 0.3)
+            assert "ARMED: buzz!  [1-6] answer" in screen_text(app)
+            await pilot.press("4")
+            await advance(pilot, clock, 0.3)
+            assert "P4 answers  [y] right  [n] wrong" in screen_text(app)
+
+    run(scenario())
+
+
+def test_question_mark_opens_the_help_with_the_current_button_map():
+    async def scenario():
+        app, clock = make_app()
+        async with app.run_test(size=(100, 40)) as pilot:
+            await advance(pilot, clock, 0.1)
+            assert "What the controls do now" not in screen_text(app)
+            await pilot.press("question_mark")
+            await advance(pilot, clock, 0.1)
+            text = screen_text(app)
+            assert "What the controls do now" in text and "[a] ARM: arm buzzers" in text
+            assert "w save the session" in text
+            await pilot.press("question_mark")
+            await advance(pilot, clock, 0.1)
+            assert "What the controls do now" not in screen_text(app)
+
+    run(scenario())
+
+
+def test_a_saved_session_replays_to_the_same_events(tmp_path):
+    """`w` writes the session as a timeline with its set-up line (the menu, the seed): the batch
+    simulator replays it to the very same protocol lines, at the same simulated times."""
+    from tablebuzz import cli
+
+    path = tmp_path / "session.jsonl"
+    header = dict(HEADER, game=None, seed="5eed")
+    from refbox.games.quiz import Quiz
+
+    start = ["y"] * (2 + len(Quiz.OPTIONS))  # the menu: quiz, 6 players, each option's default
+    keys = start + ["a", "2", "6", "n", "3", "y", "A", "y", "u", "q"]
+
+    async def scenario():
+        clock = FakeClock()
+        app = SimulatorApp(header, clock=clock, save=str(path))
+        async with app.run_test(size=(100, 24)) as pilot:
+            await advance(pilot, clock, 0.2)
+            for key in keys:  # menu: quiz, 6 players, defaults; arm, races, judging, undo
+                await pilot.press(key)
+                await advance(pilot, clock, 0.37 if key != "A" else 3.0)
+            return [("%d.%03d" % (ns // 1000, ns % 1000), ev) for ns, ev in app.device_events]
+
+    app_lines = asyncio.run(scenario())
+    assert path.exists()
+    text = path.read_text()
+    assert '{"setup": {"game": "menu", "players": 6, "seed": "5eed"}}' in text
+    import io
+    import sys
+
+    out = io.StringIO()
+    saved, sys.stdout = sys.stdout, out
+    try:
+        assert cli.main(["sim", "--script", str(path), "--stamp"]) == 0
+    finally:
+        sys.stdout = saved
+    replayed = [line.split(" ", 1) for line in out.getvalue().splitlines()]
+    replayed = [(stamp, json.loads(line)) for stamp, line in replayed]
+    # every line the screen saw, at the same simulated µs (the batch run may go on a little)
+    assert replayed[: len(app_lines)] == app_lines
+    assert any(ev["ev"] == "race" for _, ev in app_lines)
+    assert any(ev["ev"] == "game" for _, ev in app_lines)

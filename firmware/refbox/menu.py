@@ -9,7 +9,7 @@ buzzer press lights its station for WIRING_FLASH_US (and the referee beeps): a w
 Documented in README.md "At the table".
 """
 
-from refbox.games import GAME_ORDER, game_class, player_range
+from refbox.games import GAME_ORDER, game_class, player_range, title
 from refbox.ticks import ticks_diff
 
 
@@ -95,6 +95,9 @@ class Menu:
         if step == "players":
             low, high = player_range(self.game)
             return list(range(low, min(high, self.stations) + 1))
+        fixed = game_class(self.game).fixed_options(self.players)
+        if step in fixed:
+            return [fixed[step]]  # the rules decide it for this player count
         for name, _, _, choices in self._options():
             if name == step:
                 return list(choices)
@@ -105,7 +108,28 @@ class Menu:
             return self.game
         if step == "players":
             return self.players
+        fixed = game_class(self.game).fixed_options(self.players)
+        if step in fixed:
+            return fixed[step]
         return self.choice[step]
+
+    def text(self, step=None):
+        """The value shown, for people: "Red or Black", "4 players", "250 ms", "no target"."""
+        step = step or self.steps()[self.step]
+        value = self._current(step)
+        if step == "game":
+            return title(value)
+        if step == "players":
+            return "%d players" % value
+        return game_class(self.game).option_text(step, value)
+
+    def buttons(self):
+        """What each control does in the menu now: [(control, meaning)] (see Game.buttons)."""
+        last = self.step > 0 and self.step + 1 == len(self.steps())
+        shown = [("ARM", "next"), ("NO", "previous"), ("YES", "start" if last else "ok")]
+        if self.step:
+            shown.append(("UNDO", "back"))
+        return shown
 
     def _set(self, step, value):
         if step == "game":
@@ -135,7 +159,9 @@ class Menu:
             if self.step == 0 or self.step + 1 < len(self.steps()):
                 self.step += 1
             else:
-                return self.game, self.players, dict(self.choice)
+                options = dict(self.choice)
+                options.update(game_class(self.game).fixed_options(self.players))
+                return self.game, self.players, options
         elif name == "undo" and self.step > 0:
             self.step -= 1
         return None
@@ -152,5 +178,6 @@ class Menu:
                 ("of", count),
                 ("game", self.game),
                 ("players", self.players),
+                ("text", self.text(step)),
             ),
         )

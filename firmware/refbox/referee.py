@@ -145,6 +145,15 @@ class Referee:
                 self.tone(1760, 150)
                 self._record(self.game.win_entry(winner, first))
 
+    def buttons(self):
+        """What each control does now, for people: [(control, meaning)] (Game.buttons; the menu's;
+        at game over YES plays again, ARM the menu)."""
+        if self.menu is not None:
+            return self.menu.buttons()
+        if self.game.phase == OVER:
+            return [("YES", "play again"), ("ARM", "menu")]
+        return self.game.buttons()
+
     def is_busy(self):
         if self.menu is not None and self.menu.is_busy():
             return True
@@ -182,6 +191,15 @@ class Referee:
             )
         options = parse_options(cls.OPTIONS, given_options)
         cls.check_options(players, options)
+        fixed = cls.fixed_options(players)
+        for key in fixed:
+            if key in given_options and given_options[key] != fixed[key]:
+                raise GameError(
+                    "bad_option",
+                    "%s: %d players play with %s %s"
+                    % (key, players, key, cls.option_text(key, fixed[key])),
+                )
+            options[key] = fixed[key]
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
         self.menu = None

@@ -91,8 +91,9 @@ def build_parser():
         "--game",
         default=None,
         help="game to start: quiz, difference, deglingo (Déglingo), redblack (Red or Black), "
-        "diddly, evidence; any case, accents optional (default: the timeline's set-up line, "
-        "else quiz for --script; the set-up menu on screen)",
+        "diddly, evidence, or menu (the set-up menu, as at power-up); any case, accents "
+        "optional (default: the timeline's set-up line, else quiz for --script; the menu on "
+        "screen)",
     )
     sim.add_argument(
         "--players",
@@ -124,6 +125,11 @@ def build_parser():
         '(on by itself when the timeline has "power" lines)',
     )
     sim.add_argument("--pretty", action="store_true", help="a human-readable log instead of JSON")
+    sim.add_argument(
+        "--save",
+        metavar="FILE",
+        help="interactive: write the session as a timeline to FILE on quitting (key w: now)",
+    )
     sim.add_argument(
         "--stamp", action="store_true", help="prefix each event with its simulated µs"
     )
@@ -191,8 +197,20 @@ def _header(args, players, seed):
     }
 
 
-def _tell_seed(args, seed):
-    if args.seed is None:
+def _tell_seed(args, seed, saved=None, interactive=False):
+    if saved:
+        print(
+            "tablebuzz: session saved to %s; replay it: tablebuzz sim --script %s"
+            % (saved, saved),
+            file=sys.stderr,
+        )
+    elif args.seed is None and interactive:
+        print(
+            "tablebuzz: simulated chip seed %s (to replay a session, save it: key w, or --save "
+            "FILE, then tablebuzz sim --script FILE)" % seed,
+            file=sys.stderr,
+        )
+    elif args.seed is None:
         print("tablebuzz: simulated chip seed %s (replay with --seed)" % seed, file=sys.stderr)
 
 
@@ -206,6 +224,8 @@ def cmd_sim(args):
     text = ""
     setup = {}  # the timeline's set-up line: what the flags do not say
     if not interactive:
+        if args.save:
+            return _fail("--save is for the interactive simulator (without --script)")
         try:
             text = _read_script(args.script)
             setup = read_setup(text)
@@ -222,7 +242,9 @@ def cmd_sim(args):
                 args.given_seed = _seed(setup["seed"])
             except argparse.ArgumentTypeError as e:
                 return _fail("%s: set-up seed: %s" % (args.script, e))
-    if args.game is not None:
+    if args.game is not None and args.game.strip().lower() == "menu":
+        args.game = None  # the set-up menu, as at power-up
+    elif args.game is not None:
         name = game_name(args.game)
         if name is None or not is_game(name):
             return _fail("unknown game %r (games: %s)" % (args.game, ", ".join(GAME_ORDER)))
@@ -256,8 +278,8 @@ def cmd_sim(args):
             return _fail("the interactive simulator needs a terminal; use --script FILE")
         from tablebuzz import tui
 
-        status = tui.run(header)
-        _tell_seed(args, seed)
+        status, saved = tui.run(header, save=args.save)
+        _tell_seed(args, seed, saved, interactive=True)
         return status
     try:
         records = parse(text, players, [name for name, _ in pinmap.CONTROLS])

@@ -23,6 +23,8 @@ Tests inject a clock (`SimulatorApp(header, clock=...)`): the simulation then mo
 test moves that clock, and keys are stamped with its current time (or by `key_time(event)`).
 """
 
+import json
+
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
@@ -48,22 +50,51 @@ LOG_LINES = 500
 
 CONTROL_KEYS = (("a", "arm", "ARM"), ("y", "yes", "YES"), ("n", "no", "NO"), ("u", "undo", "UNDO"))
 
-PHASE_HINTS = {  # the common phases; a game's own phases show their name
-    "ready": "ready: [a] arms the buzzers",
-    "racing": "ARMED: buzz!",
-    "answering": "P%d answers: [y] correct  [n] wrong",
-    "over": "game over: [y] for the menu",
-    "menu": "MENU %s  [a]next [n]prev [y]ok [u]back",
+CONTROL_KEY = {"ARM": "a", "YES": "y", "NO": "n", "UNDO": "u"}  # the firmware's labels -> keys
+GAME_PAGES = {
+    "quiz": "README.md (quiz)",
+    "difference": "README.md (Difference)",
+    "deglingo": "docs/games/deglingo.md",
+    "redblack": "docs/games/redblack.md",
+    "diddly": "docs/games/diddly.md",
+    "evidence": "docs/games/evidence.md",
 }
 
 OFF_RGB = (48, 48, 48)  # an unlit LED is drawn dark grey so its shape stays visible
 
 
-def run(header, records=None):
-    """Open the interactive simulator; returns the exit status (0 on q)."""
-    app = SimulatorApp(header, records=records)
+def run(header, records=None, save=None):
+    """Open the interactive simulator; returns (exit status (0 on q), the path the session was
+    saved to or None). `save`: where `w` and quitting write the session as a timeline."""
+    app = SimulatorApp(header, records=records, save=save)
     app.run()
-    return app.return_code or 0
+    return app.return_code or 0, app.saved_to
+
+
+def session_timeline(header, taps):
+    """The text of a timeline that replays a session: a set-up line (game or "menu", players,
+    options, seed) and one line per tap, in time order. `taps`: [(ns, record dict without
+    at_us)] in the order they were made; a buzzer's carries "hold_ns" (its release)."""
+    setup = {"game": header.get("game") or "menu", "players": header.get("players")}
+    if header.get("options"):
+        setup["options"] = header["options"]
+    setup["seed"] = header["seed"]
+    lines = [
+        "# a session of the interactive simulator; replay it: tablebuzz sim --script FILE",
+        json.dumps({"setup": setup}),
+    ]
+    ordered = []
+    for ns, rec in taps:
+        if "press" in rec:  # a buzzer: its release is a line of its own
+            ordered.append((ns, {"press": rec["press"]}))
+            ordered.append((ns + rec["hold_ns"], {"release": rec["press"]}))
+        else:
+            ordered.append((ns, rec))
+    ordered.sort(key=lambda item: item[0])  # stable: equal times keep the order they were made
+    for ns, rec in ordered:
+        at = "%d" % (ns // 1000) if ns % 1000 == 0 else "%d.%03d" % (ns // 1000, ns % 1000)
+        lines.append('{"at_us": %s, %s' % (at, json.dumps(rec)[1:]))
+    return "\n".join(lines) + "\n"
 
 
 def _hex(rgb):
@@ -224,9 +255,18 @@ class SimulatorApp(App):
         scrollbar-size-vertical: 1;
     }
     #help { height: 1; background: #26303a; color: #c0c8d0; }
+    #helppanel {
+        height: auto;
+        border: round #ffd75f;
+        background: #1a2028;
+        color: #e0e6ec;
+        padding: 0 1;
+    }
     """
 
-    def __init__(self, header, clock=None, key_time=None, records=None, tick_s=TICK_S):
+    def __init__(
+        self, header, clock=None, key_time=None, records=None, tick_s=TICK_S, save=None
+    ):
         super().__init__()
         simulate._ensure_paths()
         from refbox import pinmap
@@ -252,7 +292,13 @@ class SimulatorApp(App):
         self.menu = ""
         self.turn = None
         self.leaders = []
-        self.race_game = True
+        self.buttons = []  # [(control, meaning)]: what each control does now (the firmware's)
+        self.save_path = save  # where `w` (and quitting, if given) writes the session
+        self.saved_to = None
+        self.taps = []  # [(ns, record)]: every key that pressed a contact, for session_timeline
+        self.device_events = []  # every (ns, event) the device sent, oldest first
+        self.help_open = False
+        self._help_panel_shown = None
         self.unit = "points"
         self.colours = list(pinmap.PLAYER_COLOURS)  # each station's colour (a team shares one)
         self.quiz = None  # the quiz's own status (question, value, teams, names, line), if any
@@ -263,6 +309,7 @@ class SimulatorApp(App):
         self._title_shown = None
         self._scores_shown = None
         self._help_shown = None
+        self._tapped_at = 0
         self._screen_up = False  # the widgets exist (compose ran)
         self._widgets = {}
         self._pending_log = []
@@ -281,7 +328,9 @@ class SimulatorApp(App):
             "scores": Static(id="scores"),
             "log": RichLog(id="log", max_lines=LOG_LINES, wrap=False, auto_scroll=True),
             "help": Static(id="help"),
+            "helppanel": Static(id="helppanel"),
         }
+        w["helppanel"].display = False
         w["log"].border_title = "events"
         w["log"].can_focus = False
         yield w["title"]
@@ -292,6 +341,7 @@ class SimulatorApp(App):
             yield from w["controls"]
         yield w["scores"]
         yield w["log"]
+        yield w["helppanel"]
         yield w["help"]
         self._screen_up = True
         for text in self._pending_log:
@@ -317,6 +367,7 @@ class SimulatorApp(App):
             return
         for item in self.link.poll():
             if item.kind == "event":
+                self.device_events.append((item.ns, item.event))
                 self._event(item.ns, item.event)
             else:
                 self._log(Text(item.text, style="italic #ff8700"), item.ns)
@@ -328,7 +379,17 @@ class SimulatorApp(App):
         key = event.key
         if key == "q" or char == "q":
             event.stop()
+            if self.save_path:
+                self.save_session()
             self.exit(0)
+            return
+        if char == "w":
+            event.stop()
+            self.save_session()
+            return
+        if char == "?":
+            event.stop()
+            self.toggle_help()
             return
         at = self.sim_ns(self._key_time(event)) if self._started else 0
         if len(char) == 1 and char in "123456789" + SHIFTED_DIGITS:
@@ -336,19 +397,26 @@ class SimulatorApp(App):
             station = SHIFTED_DIGITS.index(char) if held else int(char) - 1
             if station < self.players:
                 event.stop()
-                self.tap(self.sim.players[station], at, BUZZER_HOLD_NS if held else HOLD_NS)
+                hold = BUZZER_HOLD_NS if held else HOLD_NS
+                if self.tap(self.sim.players[station], at, hold):
+                    self.taps.append((self._tapped_at, {"press": station + 1, "hold_ns": hold}))
             return
         for letter, name, _ in CONTROL_KEYS:
             if char == letter or char == letter.upper():
                 event.stop()
                 hold = LONG_HOLD_NS if char.isupper() else HOLD_NS
-                self.tap(self.sim.controls[name], at, hold)
+                if self.tap(self.sim.controls[name], at, hold):
+                    rec = {"control": name}
+                    if hold != HOLD_NS:
+                        rec["hold_ms"] = hold // 1_000_000
+                    self.taps.append((self._tapped_at, rec))
                 return
 
     def tap(self, contact, at_ns, hold_ns=HOLD_NS):
         """Close `contact` at simulated ns `at_ns` and open it `hold_ns` later; False if it was
         still held (the key is ignored)."""
         accepted, late = self.link.tap(contact, at_ns, hold_ns)
+        self._tapped_at = at_ns + late  # when the contact really closes
         if late:  # handled after the world passed its moment (a stall)
             self.late_keys += 1
             self._log(
@@ -358,6 +426,52 @@ class SimulatorApp(App):
                 )
             )
         return accepted
+
+    def save_session(self):
+        """Write the session so far as a timeline (session_timeline) to `save_path`, or to
+        session-<seed>.jsonl here; it replays with `tablebuzz sim --script FILE`."""
+        path = self.save_path or "session-%s.jsonl" % self.header["seed"][:8]
+        header = dict(self.header, players=self.header.get("players") or self.stations)
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(session_timeline(header, self.taps))
+        except OSError as e:
+            self._log(Text("cannot save %s: %s" % (path, e.strerror), style="bold #ff5f5f"))
+            return None
+        self.saved_to = path
+        self._log(Text("session saved: tablebuzz sim --script %s" % path, style="bold #87d7ff"))
+        return path
+
+    def toggle_help(self):
+        """`?`: show or hide the help panel (keys, and what each control does now)."""
+        self.help_open = not self.help_open
+        if self._screen_up:
+            self._widgets["helppanel"].display = self.help_open
+            self._paint_help_panel()
+
+    def help_text(self):
+        """The help panel's text: what each control does now (the firmware's button map), the
+        keys, where the game's page is."""
+        lines = ["What the controls do now:"]
+        for control, meaning in self.buttons:
+            lines.append("  [%s] %s: %s" % (self._key_of(control), control, meaning))
+        lines.append("  [u] UNDO: take back the last decision; [U] held 2.5 s: the menu")
+        lines += [
+            "",
+            "Keys: 1-%d buzzers (shift+digit: held 1.5 s), a ARM, y YES, n NO, u UNDO"
+            % self.players,
+            "      capitals hold a control 2.5 s (A / N held: fast entry), w save the session,",
+            "      ? this help, q quit",
+            "Game page: %s" % GAME_PAGES.get(self.game, "README.md"),
+        ]
+        return "\n".join(lines)
+
+    def _paint_help_panel(self):
+        if self.help_open and self._screen_up:
+            text = self.help_text()
+            if text != self._help_panel_shown:
+                self._help_panel_shown = text
+                self._widgets["helppanel"].update(Text(text))
 
     # ------------------------------------------------------------------ device events
 
@@ -520,6 +634,7 @@ class SimulatorApp(App):
         self._paint_scores()
         self._paint_title()
         self._paint_help()
+        self._paint_help_panel()
 
     def _read_device(self):
         """The game's status, read from the simulated device itself (as a debugger would): the
@@ -528,7 +643,8 @@ class SimulatorApp(App):
         if referee.menu is not None:
             step, _, _ = referee.menu.position()
             self.phase = "menu"
-            self.menu = "%s=%s" % (step, referee.menu.event()[1][1][1])
+            self.menu = "%s: %s" % (step.replace("_", " "), referee.menu.text())
+            self.buttons = referee.buttons()
             self.players = referee.menu.players
             self.leaders = []
             self.quiz = None
@@ -542,7 +658,7 @@ class SimulatorApp(App):
         self.scores, self.unit = list(game.scores), game.unit
         ranking = game.ranking()
         self.leaders = [p for place, p, _ in ranking if place == 1] if any(self.scores) else []
-        self.race_game = hasattr(game, "judged")
+        self.buttons = referee.buttons()
         self.colours = list(game.station_colours(list(self.pinmap.PLAYER_COLOURS)))
         self.quiz = self._quiz_status(game, referee.now) if game.name == "quiz" else None
 
@@ -600,31 +716,46 @@ class SimulatorApp(App):
             self._widgets["scores"].update(text)
 
     def _hint(self):
-        """What the table is asked now, in a few words."""
+        """What the table is asked now and which control does what: the phase in a few words
+        (the quiz: its question and value, who is next in line), then the firmware's own button
+        map (Referee.buttons) with this keyboard's keys."""
         phase = self.phase or ""
-        if phase == "menu":
-            return PHASE_HINTS["menu"] % self.menu
         quiz = self.quiz
-        if quiz and phase != "over":
-            head = "Q%d (%d pts%s) · " % (
-                quiz["question"], quiz["points"], ", sudden death" if quiz["sudden"] else ""
-            )
-            timer, left = quiz["timer"]
-            if timer is not None:
-                head += "%s %d s left · " % (timer, (left + 999) // 1000)
-            if phase == "answering" and self.answering:
-                waiting = " ".join("P%d" % p for p in quiz["line"])
-                hint = PHASE_HINTS["answering"].replace("P%d", "%s") % self.who(self.answering)
-                return head + hint + (" · next: " + waiting if waiting else "")
-            return head + (PHASE_HINTS[phase] if phase in PHASE_HINTS else phase)
-        if phase == "answering" and self.answering:
-            return PHASE_HINTS["answering"] % self.answering
-        if phase in ("racing", "over") or (phase == "ready" and self.race_game):
-            return PHASE_HINTS[phase]
-        hint = phase.replace("_", " ")
-        if self.turn:
-            hint += " · P%d's turn" % self.turn
-        return hint
+        head = ""
+        if phase == "menu":
+            hint = "MENU " + self.menu
+        else:
+            if quiz and phase != "over":
+                head = "Q%d (%d pts%s) · " % (
+                    quiz["question"], quiz["points"], ", sudden death" if quiz["sudden"] else ""
+                )
+                timer, left = quiz["timer"]
+                if timer is not None:
+                    head += "%s %d s left · " % (timer, (left + 999) // 1000)
+            if phase == "racing":
+                hint = "ARMED: buzz!"
+            elif phase == "answering" and self.answering:
+                hint = "%s answers" % self.who(self.answering)
+                waiting = " ".join("P%d" % p for p in quiz["line"]) if quiz else ""
+                if waiting:
+                    hint += " · next: " + waiting
+            elif phase == "over":
+                hint = "game over"
+            else:
+                hint = phase.replace("_", " ")
+                if self.turn:
+                    hint += " · P%d's turn" % self.turn
+        for control, meaning in self.buttons:
+            hint += "  [%s] %s" % (self._key_of(control), meaning)
+        return head + hint
+
+    def _key_of(self, control):
+        """The key that works `control` (a firmware label: ARM, YES, NO, UNDO, buzz, P3)."""
+        if control in CONTROL_KEY:
+            return CONTROL_KEY[control]
+        if control == "buzz":
+            return "1-%d" % self.players
+        return control[1:]  # "P3": buzzer 3
 
     def _paint_title(self):
         hint = self._hint()
@@ -657,7 +788,8 @@ class SimulatorApp(App):
         self._help_shown = self.players
         text = Text(" ")
         keys = [("1-%d" % self.players, "buzz")] + [(k, n) for k, n, _ in CONTROL_KEYS]
-        keys += [("A/Y/N/U", "hold 2.5s"), ("shift+1-6", "hold 1.5s"), ("q", "quit")]
+        keys += [("A/Y/N/U", "hold 2.5s"), ("shift+1-6", "hold 1.5s")]
+        keys += [("?", "help"), ("w", "save"), ("q", "quit")]
         for key, what in keys:
             text.append(" %s " % key, style="bold black on #c0c8d0")
             text.append(" %s " % what)

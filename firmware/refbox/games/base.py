@@ -111,6 +111,9 @@ def lockout_rule(value):
     raise ValueError('a length in ms (0 to 60000), "race" or "off"')
 
 
+_FALSE_START_WORDS = {"race": "until decided", "off": "no lockout"}
+
+
 class Game:
     """Base of every game: holds the log, refolds it on undo. Subclasses define reset() and
     step()."""
@@ -119,6 +122,31 @@ class Game:
     min_players = 2
     max_players = 8
     OPTIONS = ()  # type: tuple  # option(...) tuples, in menu order
+    UNITS = {"false_start": "ms"}  # type: dict  # option -> the unit of its numbers, for people
+    ZERO = {}  # type: dict  # option -> what its value 0 means ("no target")
+
+    @classmethod
+    def option_text(cls, name, value):
+        """Option `name`'s `value` for people, with its unit or meaning: "250 ms", "no target",
+        "until decided", "on" (the menu event's `text`, the display)."""
+        if value is True:
+            return "on"
+        if value is False:
+            return "off"
+        if isinstance(value, int):
+            if value == 0 and name in cls.ZERO:
+                return cls.ZERO[name]
+            unit = cls.UNITS.get(name)
+            return "%d %s" % (value, unit) if unit else "%d" % value
+        if name == "false_start":
+            return _FALSE_START_WORDS.get(value, value)
+        return str(value)
+
+    @classmethod
+    def fixed_options(cls, players):
+        """{option: value} the rules fix for `players` players whatever is chosen (Déglingo: 2
+        players play to 12). The menu offers only that value; new_game refuses another."""
+        return {}
 
     def __init__(self, players, options, seed=b""):
         self.players = players
@@ -234,6 +262,13 @@ class Game:
             return self.judge_entry(name == "yes")
         raise GameError("bad_value", "unknown control %s" % name)
 
+    def buttons(self):
+        """What each control does now, for people: [(control, meaning)], control "ARM", "YES",
+        "NO" or a buzzer ("buzz", "P3"), meaning a few words (at most 11 characters: one line of
+        the display with the control). UNDO (undo; held 2 s: the menu) always does the same and
+        is not listed. Shown in the simulator's header, on the display, in docs/games/."""
+        return []
+
     def repeats(self, name):
         """True if control `name` ("arm" or "no"), held, should repeat now: while a number or a
         value is being stepped (fast entry, refbox.controls). Nothing repeats by default."""
@@ -318,6 +353,16 @@ class RaceGame(Game):
     """A game built on buzzer races judged by the table: ARM opens the first race, the winner gets
     the floor, YES / NO judge. Subclasses fold the judgement in `judged(player, correct)` (and
     other entries in `decide(player, entry)`) and set `phase` for what comes next."""
+
+    def buttons(self):
+        """ready: ARM opens the race; racing: the buzzers; answering: YES / NO judge."""
+        if self.phase == "ready":
+            return [("ARM", "arm buzzers")]
+        if self.phase == "racing":
+            return [("buzz", "answer")]
+        if self.phase == "answering":
+            return [("YES", "right"), ("NO", "wrong")]
+        return []
 
     def arm_entry(self):
         if self.phase == "answering":

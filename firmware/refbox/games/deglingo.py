@@ -58,6 +58,15 @@ class Deglingo(Game):
         option("timer", 0, int_in(0, 300), (0, 30, 60, 15)),
     )
 
+    UNITS = {"false_start": "ms", "target": "points", "timer": "s"}
+    ZERO = {"timer": "no timer"}
+
+    @classmethod
+    def fixed_options(cls, players):
+        """Two players play Stop or Encore to 12 (rulebook "2-Player Variant"): `target` is
+        that, so the menu and the `game` event show the real target."""
+        return {"target": TWO_PLAYER_TARGET} if players == 2 else {}
+
     # Input still being typed, never folded (a refold does not need it):
     _draft = 0  # 2 players: the replaced count being entered (0 = nothing yet); secret
 
@@ -118,6 +127,21 @@ class Deglingo(Game):
             if lock is not None and lock != _RACE:
                 return True
         return False
+
+    def buttons(self):
+        """Eyes closed: the active player's buzzer calls (2 players: YES once per replaced card
+        first, NO clears: the prompt is the same whatever was entered); racing: the observers'
+        buzzers, ARM stop / give up; answering: YES / NO."""
+        if self.phase == EYES_CLOSED:
+            shown = [("P%d" % (self.active + 1), "Deglingo!")]
+            if self.two_players():
+                shown = [("YES", "+1 replaced"), ("NO", "clear")] + shown
+            return shown
+        if self.phase == RACING:
+            return [("buzz", "found it"), ("ARM", "stop" if self.two_players() else "give up")]
+        if self.phase == ANSWERING:
+            return [("YES", "right"), ("NO", "wrong")]
+        return []
 
     # ------------------------------------------------------------------ inputs (hooks)
     def control_entry(self, name):

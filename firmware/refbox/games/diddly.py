@@ -47,6 +47,7 @@ class Diddly(Game):
     min_players = 2
     max_players = 6
     OPTIONS = (option("columns", 3, columns_rule, (3, 4)),)
+    UNITS = {"columns": "columns"}
     unit = "points"
 
     def reset(self):
@@ -112,6 +113,15 @@ class Diddly(Game):
 
     def judge_entry(self, correct):
         raise GameError("not_now", "diddly has nothing to judge: enter scores with ARM/NO/YES")
+
+    def buttons(self):
+        """Scoring: ARM / NO step the number (held: fast), YES confirms; final: YES ends."""
+        if self.phase == SCORING and self.turn is not None:
+            confirm = "P%d = %d" % (self.turn + 1, self.pending)
+            return [("ARM", "+1"), ("NO", "-1"), ("YES", confirm)]
+        if self.phase == FINAL:
+            return [("YES", "end game")]
+        return []
 
     def repeats(self, name):
         """ARM / NO held step the number being entered (fast entry)."""

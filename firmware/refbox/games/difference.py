@@ -64,6 +64,16 @@ class Difference(RaceGame):
     def is_scoring(self, entry):
         return entry[0] in ("judge", "skip")
 
+    def buttons(self):
+        """ARM turns the first reference card; then race and judge (RaceGame); beginner: the
+        player with the floor presses again to put their card under."""
+        if self.phase == READY:
+            return [("ARM", "first card")]
+        shown = RaceGame.buttons(self)
+        if self.phase == ANSWERING and self.options["beginner"] and self.answering is not None:
+            shown.append(("P%d" % (self.answering + 1), "card under"))
+        return shown
+
     def press_entry(self, player, stamp):
         """Beginner variant: the player with the floor presses again to put their card under."""
         if not self.options["beginner"] or self.phase != ANSWERING or player != self.answering:

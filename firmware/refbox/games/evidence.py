@@ -104,6 +104,7 @@ class Evidence(Game):
     min_players = 2
     max_players = 6
     keeps_secrets = True  # the revealed seed would give away the next orientations and draws
+    UNITS = {"countdown": "ms"}
     OPTIONS = (
         option("countdown", 3000, int_in(500, 60000), (3000, 5000, 10000, 2000)),
         option("commit", "hold", _commit_rule, ("hold", "pause")),
@@ -179,6 +180,19 @@ class Evidence(Game):
         if self.phase == COUNTING:
             return self._dial_entry(1)
         raise GameError("not_now", "round %d: claims are open" % self.round)
+
+    def buttons(self):
+        """Between rounds ARM; claiming: the buzzers (N presses, the last held); counting:
+        ARM / NO step the count (held: fast), YES confirms."""
+        if self.phase == NEXT:
+            return [("ARM", "round %d" % (self.round + 1))]
+        if self.phase == CLAIMING:
+            if self.options["commit"] == "hold":
+                return [("buzz", "N x, hold")]
+            return [("buzz", "N x, wait")]
+        if self.phase == COUNTING:
+            return [("ARM", "+1"), ("NO", "-1"), ("YES", "count %d" % self.dial)]
+        return []
 
     def repeats(self, name):
         """ARM / NO held step the count being entered (fast entry), up to its bounds 0..30."""

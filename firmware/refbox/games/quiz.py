@@ -79,6 +79,8 @@ def _int_value(value, low, high, what):
 
 class Quiz(RaceGame):
     name = "quiz"
+    UNITS = {"false_start": "ms", "target": "points"}
+    ZERO = {"target": "no target"}
     OPTIONS = (
         false_start_option(),
         option("target", 0, int_in(0, 9999), (0, 3, 5, 10, 15, 20)),

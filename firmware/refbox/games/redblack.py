@@ -190,6 +190,23 @@ class RedBlack(Game):
         return self.to_give - sum([c for _, c in self.picks])
 
     # ---------------------------------------------------------------- hooks (raise GameError)
+    def buttons(self):
+        """By phase (docs/games/redblack.md "Controls and buzzers")."""
+        phase = self.phase
+        if phase == GUESS:
+            if self.round == 4:
+                suit = SUIT_NAMES[self.cursor]
+                return [("ARM", "next suit"), ("NO", "prev suit"), ("YES", suit)]
+            answers = ANSWERS[self.round - 1]
+            return [("YES", answers[0]), ("NO", answers[1])]
+        if phase == GIVE:
+            if self.left():
+                return [("buzz", "+1 penalty"), ("NO", "take back")]
+            return [("YES", "confirm"), ("NO", "take back")]
+        if phase == LINES:
+            return [("ARM", "column %d" % (self.column + 1))]
+        return []
+
     def repeats(self, name):
         """ARM / NO held step the suit shown in round 4 (the cursor)."""
         return self.phase == GUESS and self.round == 4
