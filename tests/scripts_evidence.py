@@ -67,18 +67,19 @@ class EvidenceTable:
     def claim(self, player, marker, start_us, offset_us=0, bounce=None):
         """`marker` presses from `start_us`, the last held HOLD_MS. Returns the commit time (the
         last press, where its contact first closed). `bounce` shapes that last press's edges:
-        "slow" (six 10 µs touches with 150 µs openings, then closed for good at 960 µs: the
-        debouncer accepts it about 1 ms after its first edge) or "fast" (closed 150 µs, then a
-        20 µs bounce: accepted at once); the debouncer stamps both at their first edge."""
+        "slow" (eight 10 µs touches with 150 µs openings, then closed for good at 1280 µs: the
+        debouncer accepts it once closed 1 ms in all, 2.2 ms after its first edge) or "fast"
+        (closed 150 µs, then a 20 µs bounce: accepted 1.02 ms after its first edge); the
+        debouncer stamps both at their first edge."""
         for i in range(marker - 1):
             at = start_us + i * TAP_MS * 1000 + offset_us
             self.add(at, press=player)
             self.add(at + TAP_DOWN_MS * 1000, release=player)
         commit = start_us + (marker - 1) * TAP_MS * 1000 + offset_us
-        if bounce == "slow":  # chatters: six 10 µs touches 160 µs apart, closes at 960 µs
-            for k in range(6):
+        if bounce == "slow":  # chatters: eight 10 µs touches 160 µs apart, closes at 1280 µs
+            for k in range(8):
                 self.add(commit + k * 160, glitch=player, width_ns=10000)
-            self.add(commit + 960, press=player)
+            self.add(commit + 1280, press=player)
         elif bounce == "fast":  # closed 150 µs (accepted at once), bounces open 20 µs
             self.add(commit, glitch=player, width_ns=150000)
             self.add(commit + 170, press=player)
@@ -134,7 +135,7 @@ class EvidenceTable:
             last_commit = max(last_commit, commit)
         if contest:
             # P2 taps the same count as P1, 3 µs behind on every press; P2's last press is
-            # accepted first, P1's (bouncing) about 1 ms later
+            # accepted first, P1's (bouncing) about 1 ms later, in a later loop pass
             p1_start = start + order.index(1) * 250000 + 500
             commit2 = self.claim(2, claims[1], p1_start, offset_us=3, bounce="fast")
             p1_commit = p1_start + (claims[1] - 1) * TAP_MS * 1000

@@ -153,14 +153,71 @@ def _feed(deb, edges, poll_at):
 
 def test_bouncy_press_keeps_its_first_edge():
     bounces = [(True, 1000), (False, 1010), (True, 1030), (False, 1040), (True, 1100)]
-    out = _feed(Debouncer(0), bounces, 1300)
-    assert out == [("press", 0, Stamp(1000))]
+    deb = Debouncer(0)
+    assert _feed(deb, bounces, 2079) == []  # closed 0.999 ms in all: not yet
+    assert _feed(deb, [], 2080) == [("press", 0, Stamp(1000))]  # 1 ms, openings not counted
 
 
 def test_short_glitch_is_rejected():
     deb = Debouncer(0)
     out = _feed(deb, [(True, 1000), (False, 1005)], 1006 + Debouncer.bounce_gap_us)
     assert out == [] and deb.is_idle() and deb.glitches == 1
+
+
+def test_noise_is_never_a_press():
+    # a 50 µs closure (ESD / EMI), a 0.9 ms one then 4.5 ms open, a storm of 50 µs spikes
+    # every 500 µs for 30 ms: never pressed
+    cases = [
+        [(True, 1000), (False, 1050)],
+        [(True, 1000), (False, 1900), (True, 6401), (False, 6402)],
+        [(k % 2 == 0, 1000 + (k // 2) * 500 + (k % 2) * 50) for k in range(120)],
+    ]
+    for edges in cases:
+        deb = Debouncer(0)
+        assert _feed(deb, edges, 40000) == [] and deb.is_idle() and deb.glitches >= 1
+
+
+def test_a_worn_switch_drop_out_keeps_the_first_edge():
+    # closed 0.9 ms, dropped out 4 ms (less than 5 x 0.9 ms), then closed for good
+    deb = Debouncer(0)
+    out = _feed(deb, [(True, 1000), (False, 1900), (True, 5900)], 5999)
+    assert out == [] and deb.press_pending() == Stamp(1000)
+    assert _feed(deb, [], 6000) == [("press", 0, Stamp(1000))]
+
+
+def test_a_spike_long_before_a_press_does_not_backdate_it():
+    deb = Debouncer(0)
+    out = _feed(deb, [(True, 1000), (False, 1010), (True, 1300)], 5000)
+    assert out == [("press", 0, Stamp(1300))] and deb.glitches == 1
+
+
+def test_judged_alike_however_often_the_loop_polls():
+    edges = [(True, 1000), (False, 1040), (True, 1200), (False, 1230), (True, 1400)]
+    edges += [(False, 9000), (True, 9100), (False, 30000)]
+    sparse = _feed(Debouncer(0), edges, 40000)
+    dense = Debouncer(0)
+    out = []
+    for closed, us in edges:
+        for t in range(us - 300, us, 7):
+            dense.poll(Stamp(t), out)
+        dense.edge(closed, Stamp(us), out)
+    dense.poll(Stamp(40000), out)
+    assert out == sparse == [("press", 0, Stamp(1000)), ("release", 0, Stamp(30000))]
+
+
+def test_a_release_and_the_next_press_seen_together_are_both_reported():
+    # the loop was away (a gc pause): the opening and the next closing arrive in one pass
+    deb = Debouncer(0)
+    out = _feed(deb, [(True, 0), (False, 2000), (True, 8000)], 9500)
+    assert out == [("press", 0, Stamp(0)), ("release", 0, Stamp(2000)), ("press", 0, Stamp(8000))]
+
+
+def test_a_release_is_stamped_at_its_first_opening():
+    deb = Debouncer(0)
+    # released at 50 ms, re-closing twice for 60 µs (release bounce)
+    edges = [(True, 0), (False, 50000), (True, 50100), (False, 50160), (True, 50400)]
+    out = _feed(deb, edges + [(False, 50460)], 50460 + Debouncer.release_us)
+    assert out == [("press", 0, Stamp(0)), ("release", 0, Stamp(50000))]
 
 
 def test_release_needs_the_contact_open_for_release_us():

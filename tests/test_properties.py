@@ -1,7 +1,8 @@
 """Property tests of arbitration through the whole simulated capture path (CPython lane).
 
 Random races with contact bounce, IRQ latency jitter, LED writes that mask interrupts, gc pauses
-and noise glitches. With PIO capture the earliest true contact closure wins whenever it leads by at
+and noise glitches (ESD-like spikes of 50 ns up to closures of 0.9 ms: never reported as presses).
+With PIO capture the earliest true contact closure wins whenever it leads by at
 least two sampling periods (2 x 56 ns: after another pin's change the PIO spends one extra period
 pushing); closer presses are a tie or correctly ordered, never inverted; no station number is
 favoured.
@@ -48,7 +49,9 @@ def races(draw, max_players=6):
                 {
                     "at_us": at_ns / 1000,
                     "glitch": draw(st.sampled_from(idle)),
-                    "width_ns": draw(st.integers(50, 5000)),
+                    "width_ns": draw(
+                        st.one_of(st.integers(50, 5000), st.integers(5000, 900000))
+                    ),
                 }
             )
         elif kind == "mask":
@@ -92,6 +95,8 @@ def test_pio_capture_finds_the_earliest_closure(race):
         assert all(times[p] - first_t < 2 * PERIOD_NS for p in decision["tied"])
     else:
         assert decision["winner"] == first_station  # never inverted
+    pressed = {s for s, _ in presses}
+    assert {ev["player"] for ev in events(result, "press")} == pressed  # noise is never a press
     overflowed = [e for e in events(result, "error") if e["code"] == "capture_overflow"]
     if not overflowed and decision["margin_ns"] is not None and not decision["tie"]:
         assert abs(decision["margin_ns"] - lead) < 2 * PERIOD_NS

@@ -1,15 +1,26 @@
-"""Debounce one station's contact from its edge stream, keeping the first edge's timestamp.
+"""Debounce one station's contact from its edge stream: presses stamped at their first edge, noise
+never a press.
 
-A press is accepted once the contact has stayed closed for `glitch_us` without a break, and it is
-timestamped at the first closing edge of its bounce train: the moment the contact really closed,
-however long it bounced. Within a train the contact only opens briefly (bounce); an opening longer
-than `bounce_gap_us` means what came before was noise, so the train starts again at the next
-closing edge (a noise spike just before a press cannot backdate it) or, if the contact stays open,
-the candidate is dropped. Noise spikes and storms of them never stay closed for `glitch_us`.
-A press ends when the contact has been open for `release_us` without a break: bounce and short
-drop-outs of a worn switch do not end it.
-Figures: design notes "Timing facts" (micro-switch bounce 0.5-6 ms; bounce openings last
-microseconds to ~150 µs; noise spikes a few µs).
+A closing edge starts a *candidate*, stamped at that edge. The candidate is a press once the
+contact has been closed for `press_us` in all since that edge (bounce openings do not count, but
+do not reset it either), so a bounce train is stamped where the contact first closed, however long
+it bounced. It is *noise* (dropped, never reported) when, before that:
+- one opening lasts longer than `bounce_gap_us` and longer than `noise_ratio` times the closure
+  accumulated so far (a 50 µs spike is noise once open 250 µs; a 0.9 ms closure once open 4.5 ms),
+- or it is still not a press `judge_us` after its first edge (a storm of spikes).
+The next closing edge after a drop starts a new candidate: a spike of width w backdates a real
+press only if that press closes within max(`bounce_gap_us`, `noise_ratio` * w) after it (bounce
+and such a pair of edges look alike).
+A press ends when the contact has been open for `release_us` without a break: bounce and the
+drop-outs of a worn switch do not end it. The release is stamped at the first opening edge of its
+train, like a press: re-closures of at most `bounce_gap_us` after it are release bounce; a longer
+closure means the press went on (that opening was a drop-out).
+
+Every rule is a function of the edges' stamps alone: `poll` only tells the debouncer how far the
+edges are known, so when the loop runs changes when a press is reported, never whether or with
+which stamp. Thresholds and why: docs/architecture.md "Debounce and noise"; figures: design notes
+"Timing facts" (micro-switch bounce 0.5-6 ms; a worn one drops out for longer; no finger presses
+for 50 µs).
 """
 
 from refbox.compat import const
@@ -20,9 +31,11 @@ _DOWN = const(2)
 
 
 class Debouncer:
-    glitch_us = 30  # closed this long without a break: a press
-    bounce_gap_us = 200  # open longer than this inside a train: the train was noise
-    release_us = 5000  # open this long: released
+    press_us = 1000  # closed this long in all since the first edge: a press
+    bounce_gap_us = 200  # an opening up to this long is bounce, whatever closed before it
+    noise_ratio = 5  # an opening this many times longer than the closure so far: noise
+    judge_us = 20000  # a candidate not a press this long after its first edge: noise
+    release_us = 5000  # open this long without a break: released
 
     def __init__(self, station):
         self.station = station
@@ -30,19 +43,20 @@ class Debouncer:
         self.closed = False
         self.first = None  # Stamp of the candidate's first closing edge
         self.since = None  # Stamp of the last level change
-        self.glitches = 0
+        self.closed_ns = 0  # the candidate's closed time before `since`
+        self.opened = None  # Stamp of the first opening edge of a press that may be ending
+        self.glitches = 0  # candidates dropped as noise (a figure for benches and tests)
 
     def is_idle(self):
         """True when released and settled: nothing this debouncer waits for."""
         return self.state == _UP
 
     def is_waiting(self):
-        """True while a timer runs: a candidate being accepted or dropped, or a press being
-        released."""
-        return self.state == _CANDIDATE or (self.state == _DOWN and not self.closed)
+        """True while a timer runs: a candidate being judged, or a press being released."""
+        return self.state == _CANDIDATE or (self.state == _DOWN and self.opened is not None)
 
     def press_pending(self):
-        """Stamp of the first edge of a closure not yet decided (a press or noise), else None.
+        """Stamp of the first edge of a closure not yet judged (a press or noise), else None.
         No press of this station stamped before it can still be reported."""
         return self.first if self.state == _CANDIDATE else None
 
@@ -51,42 +65,67 @@ class Debouncer:
         the opening edge of a press that may be ending), else None."""
         if self.state == _CANDIDATE:
             return self.first
-        if self.state == _DOWN and not self.closed:
-            return self.since
+        if self.state == _DOWN:
+            return self.opened
         return None
 
     def edge(self, closed, stamp, out):
-        """Feed one edge (closed: contact closed) at `stamp`; may append ('press'|'release',
-        station, Stamp)."""
+        """Feed one edge (closed: contact closed) at Stamp `stamp`, in time order; may append
+        ('press' | 'release', station, Stamp)."""
         if closed == self.closed:
             return
+        self._judge(stamp, out)  # what the level held since the last edge decided up to here
         if self.state == _UP:
             if closed:
                 self.state = _CANDIDATE
                 self.first = stamp
-        elif self.state == _CANDIDATE:
-            if closed:
-                if stamp.diff_ns(self.since) > self.bounce_gap_us * 1000:
-                    self.glitches += 1
-                    self.first = stamp  # the earlier closure was noise: start again here
-            elif stamp.diff_ns(self.since) >= self.glitch_us * 1000:
-                self.state = _DOWN  # it stayed closed long enough before this opening
-                out.append(("press", self.station, self.first))
+                self.closed_ns = 0
+        elif self.state == _CANDIDATE and not closed:
+            self.closed_ns += stamp.diff_ns(self.since)
+        elif self.state == _DOWN and not closed and self.opened is None:
+            self.opened = stamp  # a release may begin here
         self.closed = closed
         self.since = stamp
 
     def poll(self, now, out):
-        """Apply the timers at `now` (a Stamp no later than the newest edge that may still
-        arrive)."""
-        if self.state == _CANDIDATE:
+        """Apply the rules up to Stamp `now`, a time by which every edge has been fed (the loop's
+        tick minus the capture lag); may append ('press' | 'release', station, Stamp)."""
+        if self.state != _UP:
+            self._judge(now, out)
+
+    def _judge(self, t, out):
+        """Decide what the level held since `since` means by Stamp `t` (no edge in between)."""
+        if self.state == _UP or self.since is None:
+            return
+        held = t.diff_ns(self.since)
+        if held < 0:
+            return  # an edge later than `t` was fed already
+        if self.state == _DOWN:
             if self.closed:
-                if now.diff_ns(self.since) >= self.glitch_us * 1000:
-                    self.state = _DOWN
-                    out.append(("press", self.station, self.first))
-            elif now.diff_ns(self.since) > self.bounce_gap_us * 1000:
-                self.glitches += 1
+                if self.opened is not None and held > self.bounce_gap_us * 1000:
+                    self.opened = None  # closed again for good: that opening was a drop-out
+            elif held >= self.release_us * 1000:
                 self.state = _UP
-        elif self.state == _DOWN and not self.closed:
-            if now.diff_ns(self.since) >= self.release_us * 1000:
-                self.state = _UP
-                out.append(("release", self.station, self.since))
+                out.append(("release", self.station, self.opened))
+                self.opened = None
+            return
+        to_cap = self.judge_us * 1000 - self.since.diff_ns(self.first)  # ns from `since`
+        if self.closed:
+            need = self.press_us * 1000 - self.closed_ns
+            if need <= held and need <= to_cap:
+                self.state = _DOWN
+                out.append(("press", self.station, self.first))
+                return
+        else:
+            allowed = self.noise_ratio * self.closed_ns
+            if allowed < self.bounce_gap_us * 1000:
+                allowed = self.bounce_gap_us * 1000
+            if held > allowed:
+                self._drop()  # open too long for bounce: what closed before was noise
+                return
+        if held >= to_cap:
+            self._drop()  # still not a press: a storm; a closed contact must open first
+
+    def _drop(self):
+        self.state = _UP
+        self.glitches += 1

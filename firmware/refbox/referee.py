@@ -38,6 +38,8 @@ class Referee:
         self.seed = b""
         self.tie_shown = False
         self.now = 0  # µs tick of the input being handled (set by the App)
+        self._switches = []  # (Stamp, pressed, station) accepted, waiting for the horizon
+        self._horizons = (Stamp(0), Stamp(0))  # (horizon, press_horizon) of the last tick
         # (game, players, options) of the last game started: the menu opens on it and YES at
         # game over plays it again (a rematch); the journal keeps it across power cuts
         self.last_setup = None  # type: tuple | None
@@ -56,7 +58,31 @@ class Referee:
 
     # ------------------------------------------------------------------ switches and races
     def press(self, station, stamp):
-        """An accepted press of 0-based `station`, its contact closed at Stamp `stamp`."""
+        """An accepted press of 0-based `station`, its contact closed at Stamp `stamp`. Queued:
+        `tick` delivers it in stamp order once every earlier press is known, after every timer
+        due at or before its stamp (docs/architecture.md "Deadlines")."""
+        self._queue(stamp, True, station)
+
+    def release(self, station, stamp):
+        """A press of 0-based `station` ended; the contact opened at Stamp `stamp`. Queued like
+        press()."""
+        self._queue(stamp, False, station)
+
+    def _queue(self, stamp, pressed, station):
+        queue = self._switches
+        i = len(queue)
+        while i and queue[i - 1][0].diff_ns(stamp) > 0:
+            i -= 1
+        queue.insert(i, (stamp, pressed, station))
+
+    def _deliver(self, stamp, pressed, station):
+        if pressed:
+            self._press(station, stamp)
+        elif self.game is not None and station < self.players and self.game.phase != OVER:
+            self.game.now = self.now
+            self._offer(self.game.release_entry, station, stamp)
+
+    def _press(self, station, stamp):
         in_menu = self.game is None  # in the menu every station reports presses: a wiring test
         if station >= (self.stations if in_menu else self.players):
             return
@@ -80,39 +106,64 @@ class Referee:
         race's order is no longer proven (refbox.arbiter)."""
         self.arbiter.capture_lost(closed)
 
-    def release(self, station, stamp):
-        """A press of 0-based `station` ended; the contact opened at Stamp `stamp`."""
-        if self.game is not None and station < self.players and self.game.phase != OVER:
-            self.game.now = self.now
-            self._offer(self.game.release_entry, station, stamp)
-
     def _offer(self, hook, *args):
-        """Record what a game hook answers (an entry or None); a refusal becomes an error."""
+        """Record what a game hook answers (an entry or None); a refusal becomes an error.
+        True if the hook recorded something or refused."""
         try:
             entry = hook(*args)
         except GameError as e:
             self.error(e.code, e.detail)
-            return
-        if entry is not None:
-            self._record(entry)
+            return True
+        if entry is None:
+            return False
+        self._record(entry)
+        return True
 
     def tick(self, now, horizon, press_horizon):
-        """The timers, at loop tick `now` (µs). `press_horizon` (a Stamp): every press stamped at
-        or before it has been delivered (refbox.app.App.horizons); `horizon`: every press and
-        release. The arbiter decides its races and lockout ends against `press_horizon`; the
-        game's timers get `horizon`, held just before the first press of a race still being
-        decided, so a press stamped before a deadline always beats it."""
+        """Deliver the switches and run the timers, at loop tick `now` (µs).
+
+        `press_horizon` (a Stamp): every press stamped at or before it has been accepted or
+        refused (refbox.app.App.horizons); `horizon` (no later): every press and release. Queued
+        switches stamped at or before `press_horizon` are delivered in stamp order, each after
+        the timers due at its stamp; then the timers run up to the horizons. The arbiter decides
+        races and lockout ends against the press horizon; the game's timers get `horizon`, held
+        just before the first press of a race still being decided. So a press stamped before a
+        deadline always beats it, and one stamped at or after it never does."""
         self.now = now
+        self._horizons = (horizon, press_horizon)
         if self.game is not None:
             self.game.now = now
+        queue = self._switches
+        while queue and press_horizon.diff_ns(queue[0][0]) >= 0:
+            stamp, pressed, station = queue.pop(0)
+            self._timers(stamp if horizon.diff_ns(stamp) >= 0 else horizon, stamp)
+            self._deliver(stamp, pressed, station)
+        self._timers(horizon, press_horizon)
+
+    def _flush(self):
+        """Before a control or command: deliver what is queued (those switches came first),
+        with the timers only up to the last horizons the loop gave."""
+        horizon, press_horizon = self._horizons
+        queue = self._switches
+        while queue:
+            stamp, pressed, station = queue.pop(0)
+            if press_horizon.diff_ns(stamp) >= 0:
+                self._timers(stamp if horizon.diff_ns(stamp) >= 0 else horizon, stamp)
+            self._deliver(stamp, pressed, station)
+
+    def _timers(self, horizon, press_horizon):
         out = []
         self.arbiter.tick(press_horizon, out)
         self.arbiter_events(out)
-        if self.game is not None and self.game.phase != OVER:
-            deciding = self.arbiter.deciding()
-            if deciding is not None and horizon.diff_ns(deciding) >= 0:
-                horizon = deciding.after_ns(-1)
-            self._offer(self.game.tick_entry, horizon)
+        game = self.game
+        if game is None:
+            return
+        deciding = self.arbiter.deciding()
+        if deciding is not None and horizon.diff_ns(deciding) >= 0:
+            horizon = deciding.after_ns(-1)
+        for _ in range(8):  # every timer due by the horizon: one entry a call
+            if game.phase == OVER or not self._offer(game.tick_entry, horizon):
+                break
 
     def arbiter_events(self, out):
         for item in out:
@@ -155,6 +206,8 @@ class Referee:
         return self.game.buttons()
 
     def is_busy(self):
+        if self._switches:
+            return True
         if self.menu is not None and self.menu.is_busy():
             return True
         if self.game is not None and self.game.phase != OVER and self.game.is_busy():
@@ -353,6 +406,7 @@ class Referee:
     def control(self, name):
         """A control button (or the `control` command): arm, yes, no, undo, undo:hold, and
         arm:repeat / no:repeat while ARM / NO is held (refbox.controls)."""
+        self._flush()
         if name.endswith(":repeat"):
             name = name[: -len(":repeat")]
             if self.menu is None and (self.game.phase == OVER or not self.game.repeats(name)):
@@ -385,6 +439,7 @@ class Referee:
 
     def command_line(self, line):
         """One protocol line (bytes); errors become `error` events."""
+        self._flush()
         try:
             name, args = parse_command(line)
             self.command(name, args)

@@ -249,8 +249,8 @@ class Simulation:
         t = (now // LOOP_NS + 1) * LOOP_NS
         if t <= self._last_step:
             t = self._last_step + LOOP_NS
-        gc_until = self.world.gc_until()
-        while t < gc_until:
+        busy_until = self.world.loop_free_at()
+        while t < busy_until:
             t += LOOP_NS
         if self._step_at is not None and self._step_at <= t:
             return
@@ -261,7 +261,7 @@ class Simulation:
         if self._step_at != t:
             return
         self._step_at = None
-        if t < self.world.gc_until():
+        if t < self.world.loop_free_at():
             self._request_step()
             return
         if self.stopped or self.app is None:

@@ -67,6 +67,7 @@ class World:
         self._pending = {}  # irq source key -> (priority, handler, arg)
         self._dispatch_at = None
         self._gc_until = 0
+        self._masked_until = 0
         self._soft = []  # scheduled (soft) callbacks
         self.cpu_until = 0  # a flash write stalls the CPU until then: the clock read after it
         # in the same loop pass shows the time it took (tablebuzz.sim.flashfs)
@@ -196,6 +197,7 @@ class World:
     def mask_interrupts(self, ns):
         """Interrupts masked from now for `ns` (a CPU NeoPixel write, a flash write)."""
         self._busy_until = max(self._busy_until, self.now + ns)
+        self._masked_until = max(self._masked_until, self.now + ns)
         self.stats["masked_ns"] += ns
         if self._pending:
             self._plan_dispatch(self._busy_until)
@@ -239,6 +241,11 @@ class World:
 
     def gc_until(self):
         return self._gc_until
+
+    def loop_free_at(self):
+        """ns from which the loop may run again: a gc pause or an interrupt mask is the loop's
+        own work (gc.collect, a CPU NeoPixel or flash write), so no pass runs inside one."""
+        return max(self._gc_until, self._masked_until)
 
     def schedule(self, fn, arg):
         """micropython.schedule: a soft IRQ. Raises RuntimeError when the queue is full."""
