@@ -20,7 +20,7 @@ from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 
 class App:
-    capture_lag_us = 500  # an edge reaches the ring within this (hard IRQ latency <= ~100 us)
+    capture_lag_us = 500  # an edge is in the ring this long after it (DMA: µs; pin IRQ <= ~100 µs)
     loop_ms = 1
     gc_threshold = 48 * 1024  # bytes: no automatic gc before this much is allocated
 
