@@ -320,6 +320,11 @@ class Referee:
         for name, fields in game.prompt_events():
             self.emit(name, fields)
 
+    def record(self, entry):
+        """Fold one log entry as if it were decided now, its events sent: how a journal pulled off
+        the board is replayed on the host (tablebuzz.journal_replay)."""
+        self._record(entry)
+
     def _record(self, entry):
         if entry is None:
             return  # the hook had nothing to record

@@ -1,4 +1,4 @@
-"""`tablebuzz`: the command line. Subcommands: sim, flash, monitor, pinmap.
+"""`tablebuzz`: the command line. Subcommands: sim, flash, pull, monitor, pinmap.
 
 User mistakes (a bad option, a malformed timeline, no board) print one clear line and exit
 non-zero; no traceback.
@@ -144,6 +144,14 @@ def build_parser():
         "--dry-run", action="store_true", help="build only; show what would be copied"
     )
 
+    pull = sub.add_parser(
+        "pull", help="copy the board's journal (the game it keeps across power cuts) off it"
+    )
+    pull.add_argument(
+        "--port", default=os.environ.get("PORT") or None, help="serial port (default: auto)"
+    )
+    pull.add_argument("--to", default=".", metavar="DIR", help="folder to copy into (default: .)")
+
     mon = sub.add_parser(
         "monitor", help="print a connected board's events; commands typed on stdin are sent"
     )
@@ -165,6 +173,10 @@ def main(argv=None):
             from tablebuzz.flash import cmd_flash
 
             return cmd_flash(args)
+        if args.command == "pull":
+            from tablebuzz.pull import cmd_pull
+
+            return cmd_pull(args)
         if args.command == "monitor":
             from tablebuzz.monitor import cmd_monitor
 

@@ -367,6 +367,12 @@ class Board:
     def write(self, rel, data):
         self._call("write " + rel, self.transport.fs_writefile, self.root + rel, data)
 
+    def read(self, rel):
+        """The bytes of file `rel` on the board, or None if there is no such file."""
+        if not self._call("look for " + rel, self.transport.fs_exists, self.root + rel):
+            return None
+        return self._call("read " + rel, self.transport.fs_readfile, self.root + rel)
+
     def remove(self, rel):
         self._call("remove " + rel, self.transport.fs_rmfile, self.root + rel)
 
