@@ -6,7 +6,7 @@ PORT ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help sim demo test lint typecheck test-fast flash repl monitor pinmap schematic bench clean
+.PHONY: help sim demo test lint typecheck test-fast flash repl monitor show pinmap schematic bench clean browser
 
 help:
 	@echo "make sim        the interactive simulator: the real firmware, your keyboard as the buzzers"
@@ -14,6 +14,7 @@ help:
 	@echo "make test       lint, type-check and run both test lanes (CPython and MicroPython)"
 	@echo "make flash      compile firmware/ with mpy-cross and copy it to the board (PORT=...)"
 	@echo "make monitor    print the board's protocol events (PORT=...)"
+	@echo "make show       the scoreboard and the desk in a browser (PORT=..., or ARGS=--sim)"
 	@echo "make bench      print the benchmarks' figures"
 	@echo "make pinmap     regenerate firmware/refbox/pinmap.py from hardware/pinmap.json"
 	@echo "make schematic  redraw hardware/schematic.svg from hardware/pinmap.json"
@@ -50,7 +51,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/python -m tablebuzz.typecheck
 
-test: lint typecheck
+test: lint typecheck browser
 	$(BIN)/pytest -q
 
 test-fast: $(STAMP)
@@ -58,6 +59,25 @@ test-fast: $(STAMP)
 
 flash: $(STAMP)
 	$(BIN)/tablebuzz flash $(if $(PORT),--port $(PORT))
+
+# The scoreboard's tests drive Debian's chromium headless (tests/test_show.py). `make test` installs
+# it when it is missing and this is a root shell on Debian; elsewhere it stops with the command.
+CHROMIUM ?= /usr/bin/chromium
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "make: installing Debian's chromium for the browser tests (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null \
+	    || { echo "make: apt-get install chromium failed; run: apt-get update && apt-get install -y chromium"; exit 1; }; \
+	  [ -x "$(CHROMIUM)" ] || { echo "make: chromium installed but $(CHROMIUM) is missing"; exit 1; }; \
+	else \
+	  echo "make: the scoreboard tests need Debian's chromium at $(CHROMIUM). Install it with:"; \
+	  echo "  sudo apt-get update && sudo apt-get install -y chromium"; \
+	  echo "(or give another Chromium: make test CHROMIUM=/path/to/chromium)"; exit 1; \
+	fi
+
+show: $(STAMP)
+	$(BIN)/tablebuzz show $(if $(PORT),--port $(PORT)) $(ARGS)
 
 monitor: $(STAMP)
 	$(BIN)/tablebuzz monitor $(if $(PORT),--port $(PORT))

@@ -81,32 +81,7 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True)
 
     sim = sub.add_parser("sim", help="run the firmware in the simulator")
-    sim.add_argument(
-        "--script", metavar="FILE", help="JSON-lines timeline to play ('-' for stdin)"
-    )
-    sim.add_argument(
-        "--seed", type=_seed, help="hex seed for the simulated chip (default: random)"
-    )
-    sim.add_argument(
-        "--game",
-        default=None,
-        help="game to start: quiz, difference, deglingo (Déglingo), redblack (Red or Black), "
-        "diddly, evidence, or menu (the set-up menu, as at power-up); any case, accents "
-        "optional (default: the timeline's set-up line, else quiz for --script; the menu on "
-        "screen)",
-    )
-    sim.add_argument(
-        "--players",
-        type=int,
-        default=None,
-        help="players (default: the timeline's set-up line, else every station)",
-    )
-    sim.add_argument(
-        "--options",
-        type=_options,
-        default=None,
-        help="game options as a JSON object (default: the timeline's set-up line, else none)",
-    )
+    _simulation_args(sim)
     sim.add_argument("--interpreter", choices=simulate.INTERPRETERS, default="cpython")
     sim.add_argument("--capture", choices=("pio", "irq"), default="pio", help="press capture path")
     sim.add_argument("--pixels", choices=("pio", "cpu"), default="pio", help="NeoPixel driver")
@@ -160,8 +135,70 @@ def build_parser():
     )
     mon.add_argument("--pretty", action="store_true", help="readable sentences instead of JSON")
 
+    show = sub.add_parser(
+        "show", help="the scoreboard and the host's desk in a browser (a board, or --sim)"
+    )
+    show.add_argument(
+        "--http", default="127.0.0.1:8765", metavar="HOST:PORT",
+        help="where to serve the pages (default 127.0.0.1:8765; 0.0.0.0:8765 for phones)",
+    )
+    show.add_argument(
+        "--port", default=os.environ.get("PORT") or None,
+        help="the board's serial port (default: found by USB vendor id)",
+    )
+    show.add_argument("--sim", action="store_true", help="the simulator instead of a board")
+    _simulation_args(show)
+    show.add_argument(
+        "--speed", type=float, default=1.0, metavar="X",
+        help="--sim only: run the simulated clock X times faster (a long timeline in a demo)",
+    )
+    show.add_argument("--records", metavar="DIR", help="where the game records go")
+    show.add_argument("--no-records", action="store_true", help="keep no records")
+
+    replay = sub.add_parser("replay", help="print a saved game, or play it on the scoreboard")
+    replay.add_argument("file", metavar="FILE", help="a game record (.jsonl)")
+    replay.add_argument("--show", action="store_true", help="play it on the scoreboard")
+    replay.add_argument("--speed", type=float, default=1.0, help="playback speed (--show)")
+    replay.add_argument("--http", default="127.0.0.1:8765", metavar="HOST:PORT")
+    replay.add_argument("--json", action="store_true", help="print the protocol lines as JSON")
+
+    export = sub.add_parser("export", help="a CSV of the games in the records (one row a game)")
+    export.add_argument("--records", metavar="DIR", help="records folder (default: see docs)")
+    export.add_argument("--date", metavar="YYYY-MM-DD", help="one night only")
+    export.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+
     sub.add_parser("pinmap", help="regenerate firmware/refbox/pinmap.py from hardware/pinmap.json")
     return parser
+
+
+def _simulation_args(sim):
+    """The simulator's set-up flags, shared by `sim` and `show --sim`."""
+    sim.add_argument(
+        "--script", metavar="FILE", help="JSON-lines timeline to play ('-' for stdin)"
+    )
+    sim.add_argument(
+        "--seed", type=_seed, help="hex seed for the simulated chip (default: random)"
+    )
+    sim.add_argument(
+        "--game",
+        default=None,
+        help="game to start: quiz, difference, deglingo (Déglingo), redblack (Red or Black), "
+        "diddly, evidence, or menu (the set-up menu, as at power-up); any case, accents "
+        "optional (default: the timeline's set-up line, else quiz for --script; the menu on "
+        "screen)",
+    )
+    sim.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="players (default: the timeline's set-up line, else every station)",
+    )
+    sim.add_argument(
+        "--options",
+        type=_options,
+        default=None,
+        help="game options as a JSON object (default: the timeline's set-up line, else none)",
+    )
 
 
 def main(argv=None):
@@ -181,6 +218,18 @@ def main(argv=None):
             from tablebuzz.monitor import cmd_monitor
 
             return cmd_monitor(args)
+        if args.command == "show":
+            from tablebuzz.show.command import cmd_show
+
+            return cmd_show(args)
+        if args.command == "replay":
+            from tablebuzz.show.command import cmd_replay
+
+            return cmd_replay(args)
+        if args.command == "export":
+            from tablebuzz.show.command import cmd_export
+
+            return cmd_export(args)
         if args.command == "pinmap":
             from tablebuzz import pinmap_gen
 
@@ -202,10 +251,10 @@ def _header(args, players, seed):
         "game": args.game,
         "players": players,
         "options": args.options or {},
-        "capture": args.capture,
-        "pixels": args.pixels,
-        "bounce": args.bounce,
-        "ticks_origin_us": args.ticks_start,
+        "capture": getattr(args, "capture", "pio"),
+        "pixels": getattr(args, "pixels", "pio"),
+        "bounce": getattr(args, "bounce", "typical"),
+        "ticks_origin_us": getattr(args, "ticks_start", 0),
     }
 
 
@@ -226,23 +275,29 @@ def _tell_seed(args, seed, saved=None, interactive=False):
         print("tablebuzz: simulated chip seed %s (replay with --seed)" % seed, file=sys.stderr)
 
 
-def cmd_sim(args):
+class CommandLineError(Exception):
+    """A command-line mistake: the message is printed as one line."""
+
+
+def simulation_setup(args, interactive):
+    """(header, timeline text, seed) for the simulator from the command line and the timeline's
+    set-up line. Raises CommandLineError with the message for the user. Used by `sim` and
+    `show --sim`."""
     simulate._ensure_paths()
     from refbox import pinmap
     from refbox.games import GAME_ORDER, game_class, is_game
     from refbox.games.base import GameError, parse_options
 
-    interactive = args.script is None
     text = ""
     setup = {}  # the timeline's set-up line: what the flags do not say
     if not interactive:
-        if args.save:
-            return _fail("--save is for the interactive simulator (without --script)")
+        if getattr(args, "save", None):
+            raise CommandLineError("--save is for the interactive simulator (without --script)")
         try:
             text = _read_script(args.script)
             setup = read_setup(text)
         except (OSError, UnicodeDecodeError, TimelineError) as e:
-            return _fail(_script_error(args.script, e))
+            raise CommandLineError(_script_error(args.script, e)) from None
         if args.game is None:
             args.game = setup.get("game", "quiz")
         if args.players is None:
@@ -253,13 +308,15 @@ def cmd_sim(args):
             try:
                 args.given_seed = _seed(setup["seed"])
             except argparse.ArgumentTypeError as e:
-                return _fail("%s: set-up seed: %s" % (args.script, e))
+                raise CommandLineError("%s: set-up seed: %s" % (args.script, e)) from None
     if args.game is not None and args.game.strip().lower() == "menu":
         args.game = None  # the set-up menu, as at power-up
     elif args.game is not None:
         name = game_name(args.game)
         if name is None or not is_game(name):
-            return _fail("unknown game %r (games: %s)" % (args.game, ", ".join(GAME_ORDER)))
+            raise CommandLineError(
+                "unknown game %r (games: %s)" % (args.game, ", ".join(GAME_ORDER))
+            )
         args.game = name
     high = pinmap.PLAYER_COUNT
     if args.game is not None:
@@ -268,21 +325,40 @@ def cmd_sim(args):
         try:
             parse_options(cls.OPTIONS, args.options or {})
         except GameError as e:
-            return _fail("--options: %s" % e.detail)
+            raise CommandLineError("--options: %s" % e.detail) from None
         low = cls.min_players
     else:
         low = 2
     players = args.players if args.players is not None else high
     if not low <= players <= high:
-        return _fail("--players must be %d..%d here" % (low, high))
-    if not 0 <= args.ticks_start < 1 << 30:
-        return _fail("--ticks-start must be 0..2**30-1")
+        raise CommandLineError("--players must be %d..%d here" % (low, high))
+    if not 0 <= getattr(args, "ticks_start", 0) < 1 << 30:
+        raise CommandLineError("--ticks-start must be 0..2**30-1")
     # The simulated chip's seed decides every game's seed: it is told only after the run, so a
     # dealer game in the simulator cannot be read ahead from it.
     seed = args.seed or getattr(args, "given_seed", None) or os.urandom(16).hex()
     if getattr(args, "given_seed", None):
         args.seed = seed  # from the set-up line: nothing to tell
-    header = _header(args, players, seed)
+    return _header(args, players, seed), text, seed
+
+
+def timeline_records(args, text, players):
+    """The normalized records of a timeline text. Raises CommandLineError naming the line."""
+    from refbox import pinmap
+
+    try:
+        return parse(text, players, [name for name, _ in pinmap.CONTROLS])
+    except TimelineError as e:
+        raise CommandLineError("%s: %s" % (args.script, e)) from None
+
+
+def cmd_sim(args):
+    interactive = args.script is None
+    try:
+        header, text, seed = simulation_setup(args, interactive)
+        records = None if interactive else timeline_records(args, text, header["players"])
+    except CommandLineError as e:
+        return _fail(str(e))
     if interactive:
         if args.interpreter != "cpython":
             return _fail("the interactive simulator runs on CPython; use --script for MicroPython")
@@ -293,10 +369,6 @@ def cmd_sim(args):
         status, saved = tui.run(header, save=args.save)
         _tell_seed(args, seed, saved, interactive=True)
         return status
-    try:
-        records = parse(text, players, [name for name, _ in pinmap.CONTROLS])
-    except TimelineError as e:
-        return _fail("%s: %s" % (args.script, e))
     if args.flash or any(rec["k"] == "power" for rec in records):
         header["flash"] = {}
     try:

@@ -394,3 +394,51 @@ def _close(contact):
 
 def _open(contact):
     contact.release()
+
+
+# ------------------------------------------------------------------------------ a saved game
+class RecordConnection(Connection):
+    """A saved game played back on the wall clock (`tablebuzz replay --show`).
+
+    `lines`: [(seconds from the start, protocol line text)] in order; `speed`: 2.0 plays twice as
+    fast. Gaps longer than `max_gap_s` (a pause at the table) are shortened to it. Commands are
+    refused: a record cannot change.
+    """
+
+    label = "replay"
+
+    def __init__(self, lines, speed=1.0, clock=time.monotonic, max_gap_s=5.0):
+        self.speed = speed if speed > 0 else 1.0
+        self._clock = clock
+        self._origin = None
+        self._lines = []
+        offset = 0.0
+        last = None
+        for t, text in lines:
+            if last is not None:
+                offset += min(max(t - last, 0.0), max_gap_s)
+            last = t
+            self._lines.append((offset, text))
+        self._next = 0
+        self.connected = True
+
+    def start(self):
+        if self._origin is None:
+            self._origin = self._clock()
+
+    @property
+    def done(self):
+        return self._next >= len(self._lines)
+
+    def poll(self):
+        if self._origin is None:
+            return []
+        elapsed = (self._clock() - self._origin) * self.speed
+        out = []
+        while self._next < len(self._lines) and self._lines[self._next][0] <= elapsed:
+            out += items_from_lines([self._lines[self._next][1].encode("utf-8")])
+            self._next += 1
+        return out
+
+    def send(self, cmd):
+        raise LinkError("this is a replay of a saved game: nothing can be sent to it")

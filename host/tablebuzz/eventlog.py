@@ -172,7 +172,8 @@ class Narrator:
     """Turns a stream of protocol events into readable lines, remembering what tie-breaks need.
 
     `line(ev)` -> str for one event dict (never raises for a malformed event: it falls back to
-    its fields). `names` (optional, {player number: name}) puts names next to player numbers.
+    its fields). `names` (optional, {player number: name}) puts names after player numbers
+    ("P1 Ann").
     """
 
     def __init__(self, names=None):
@@ -185,7 +186,7 @@ class Narrator:
 
     def p(self, number):
         name = self.names.get(number)
-        return "P%s (%s)" % (number, name) if name else "P%s" % number
+        return "P%s %s" % (number, name) if name else "P%s" % number
 
     def line(self, ev):
         kind = ev.get("ev")

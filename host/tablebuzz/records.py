@@ -1,0 +1,250 @@
+"""Records of the games played: one JSON-lines file per game, written as the game is played.
+
+Where: `--records DIR`, else `$TABLEBUZZ_RECORDS`, else `$XDG_DATA_HOME/tablebuzz/records`
+(`~/.local/share/tablebuzz/records`), one folder per day: `2026-12-01/20-31-05-quiz.jsonl`.
+
+A file (docs/host.md "Records"): the first line is the header
+`{"record": "tablebuzz-game", "version": 1, "started": "2026-12-01T20:31:05.120+01:00",
+"source": "board on /dev/ttyACM0", "game": "quiz", "players": 4, "names": {"1": "Ann"},
+"joined": false}`, then one line per protocol line as it came, with the wall-clock time:
+`{"at": "...", "line": "{\"ev\":\"race\",...}"}`, the commands the host sent
+(`{"at": ..., "sent": "{\"cmd\":\"arm\"}"}`), the names given (`{"at": ..., "names": {...}}`) and
+the link's news (`{"at": ..., "status": "lost the board ..."}`). Each line is flushed as it is
+written, so a crash or a power cut of the computer loses at most the line being written; the
+file ends after the game's `game_over`. `joined` is true when the host met the game already under
+way (it connected mid-game): the file then starts at the resync's `state`.
+
+`read_record(path)` reads one back (a torn last line is skipped and reported); `night_csv`
+writes one row per game of a folder of records.
+"""
+
+import csv
+import datetime
+import hashlib
+import json
+import os
+from pathlib import Path
+
+RECORD_KIND = "tablebuzz-game"
+SEED_PREFIX = b"tablebuzz-seed-v1:"  # refbox.prng.commitment
+
+
+class RecordError(ValueError):
+    """A file that is not a tablebuzz record (the message names the file and the line)."""
+
+
+def default_folder():
+    """The records folder when none is given (see the module doc)."""
+    env = os.environ.get("TABLEBUZZ_RECORDS")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local",
+                                                          "share")
+    return Path(base) / "tablebuzz" / "records"
+
+
+def now_text(wall=None):
+    """Local wall-clock time with its UTC offset, to the ms: "2026-12-01T20:31:05.120+01:00"."""
+    moment = datetime.datetime.fromtimestamp(wall, datetime.UTC) if wall else \
+        datetime.datetime.now(datetime.UTC)
+    return moment.astimezone().isoformat(timespec="milliseconds")
+
+
+def seed_matches(seed_hex, commit):
+    """True if sha256("tablebuzz-seed-v1:" + seed) is `commit` (docs/protocol.md)."""
+    digest = hashlib.sha256(SEED_PREFIX + str(seed_hex).encode("ascii", "replace")).hexdigest()
+    return digest == commit
+
+
+class Recorder:
+    """Writes the records as items come (see the module doc). `folder` is created on the first
+    game. `source` names the link in the header."""
+
+    def __init__(self, folder, source):
+        self.folder = Path(folder)
+        self.source = source
+        self.names = {}
+        self._file = None
+        self.path = None
+        self.paths = []  # every file written, oldest first
+
+    def set_names(self, names):
+        self.names = {str(k): v for k, v in (names or {}).items()}
+        self._write({"at": now_text(), "names": self.names})
+
+    def item(self, item):
+        """Record one connection item (events, notices and status; events outside a game are
+        not recorded)."""
+        at = now_text(item.wall)
+        if item.kind == "event":
+            ev = item.event
+            kind = ev.get("ev")
+            if kind == "game":
+                self._open(ev.get("game"), ev.get("players"), joined=False)
+            elif kind == "state" and self._file is None:
+                self._open(ev.get("game"), ev.get("players"), joined=True)
+            elif kind == "menu" and self._file is not None:
+                self._close()  # back in the menu without a game_over we saw: the game is done
+                return
+            self._write({"at": at, "line": item.text})
+            if kind == "game_over":
+                self._close()
+        elif item.kind == "status":
+            self._write({"at": at, "status": item.text})
+        elif item.kind == "notice":
+            self._write({"at": at, "notice": item.text})
+
+    def sent(self, line):
+        self._write({"at": now_text(), "sent": line})
+
+    def _open(self, game, players, joined):
+        self._close()
+        stamp = datetime.datetime.now()
+        day = self.folder / stamp.strftime("%Y-%m-%d")
+        day.mkdir(parents=True, exist_ok=True)
+        base = "%s-%s" % (stamp.strftime("%H-%M-%S"), game)
+        path = day / (base + ".jsonl")
+        n = 2
+        while path.exists():
+            path = day / ("%s-%d.jsonl" % (base, n))
+            n += 1
+        self._file = open(path, "x", encoding="utf-8")  # noqa: SIM115 - kept open per game
+        self.path = path
+        self.paths.append(path)
+        self._write({"record": RECORD_KIND, "version": 1, "started": now_text(),
+                     "source": self.source, "game": game, "players": players,
+                     "names": self.names, "joined": joined})
+
+    def _write(self, obj):
+        if self._file is None:
+            return
+        self._file.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._file.flush()
+
+    def _close(self):
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def close(self):
+        self._close()
+
+
+def read_record(path):
+    """(header dict, [line dict], problems): a record read back. Lines that are not JSON (a
+    torn last line) are skipped and named in `problems`. Raises RecordError for a file that is
+    not a record, OSError when it cannot be read."""
+    path = Path(path)
+    header = None
+    lines = []
+    problems = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, text in enumerate(f, 1):
+            if not text.strip():
+                continue
+            try:
+                obj = json.loads(text)
+            except ValueError:
+                problems.append("%s: line %d is not JSON (skipped)" % (path.name, number))
+                continue
+            if header is None:
+                if not isinstance(obj, dict) or obj.get("record") != RECORD_KIND:
+                    raise RecordError("%s: line 1 is not a tablebuzz game record header"
+                                      % path.name)
+                header = obj
+                continue
+            if isinstance(obj, dict):
+                lines.append(obj)
+    if header is None:
+        raise RecordError("%s is empty" % path.name)
+    return header, lines, problems
+
+
+def events_of(lines):
+    """[(at text, event dict)] of a record's protocol lines."""
+    out = []
+    for obj in lines:
+        if "line" in obj:
+            try:
+                ev = json.loads(obj["line"])
+            except ValueError:
+                continue
+            if isinstance(ev, dict):
+                out.append((obj.get("at", ""), ev))
+    return out
+
+
+CSV_FIELDS = ("date", "started", "ended", "game", "players", "names", "winner", "ranking",
+              "scores", "unit", "abandoned", "seed", "commitment", "verified", "file")
+
+
+def summary(path):
+    """One CSV row (dict over CSV_FIELDS) for the record at `path`."""
+    header, lines, _ = read_record(path)
+    names = header.get("names") or {}
+    commit = None
+    over = None
+    last_at = header.get("started", "")
+    scores = None
+    for at, ev in events_of(lines):
+        last_at = at or last_at
+        kind = ev.get("ev")
+        if kind == "game":
+            commit = ev.get("commit")
+        elif kind == "reseed":
+            commit = ev.get("commit")
+        elif kind in ("score", "state") and isinstance(ev.get("scores"), list):
+            scores = ev["scores"]
+        elif kind == "game_over":
+            over = ev
+        if kind == "names" and isinstance(ev.get("names"), dict):
+            names = ev["names"]
+    for obj in lines:
+        if isinstance(obj.get("names"), dict):
+            names = obj["names"]
+
+    def who(p):
+        name = names.get(str(p))
+        return "P%s %s" % (p, name) if name else "P%s" % p
+
+    started = header.get("started", "")
+    row = dict.fromkeys(CSV_FIELDS, "")
+    row.update(date=started[:10], started=started[11:19], ended=last_at[11:19],
+               game=header.get("game", ""), players=header.get("players", ""),
+               names="; ".join("P%s %s" % kv for kv in sorted(names.items())),
+               file=str(path))
+    if over is None:
+        row.update(abandoned="unfinished", scores=" ".join(str(s) for s in scores or []))
+        return row
+    ranking = over.get("ranking") or []
+    abandoned = bool(over.get("abandoned"))
+    winners = [who(r["player"]) for r in ranking if r.get("place") == 1]
+    row.update(
+        winner="" if abandoned else " & ".join(winners),
+        ranking="; ".join("%s. %s (%s)" % (r["place"], who(r["player"]), r["score"])
+                          for r in ranking),
+        scores=" ".join(str(r["score"]) for r in sorted(ranking, key=lambda r: r["player"])),
+        unit=over.get("unit", "points"),
+        abandoned="yes" if abandoned else "no",
+        seed=over.get("seed", ""),
+        commitment=commit or "",
+        verified=("yes" if seed_matches(over.get("seed", ""), commit) else "NO")
+        if commit else "no commitment seen",
+    )
+    return row
+
+
+def night_csv(folder, out):
+    """Write one CSV row per record under `folder` (oldest first) to the text stream `out`.
+    Returns (rows written, problems): files that are not records are named, not fatal."""
+    writer = csv.DictWriter(out, fieldnames=CSV_FIELDS)
+    writer.writeheader()
+    problems = []
+    count = 0
+    for path in sorted(Path(folder).rglob("*.jsonl")):
+        try:
+            writer.writerow(summary(path))
+            count += 1
+        except (RecordError, OSError) as e:
+            problems.append(str(e))
+    return count, problems

@@ -1,0 +1,1 @@
+"""`tablebuzz show`: the scoreboard and the desk (docs/show.md)."""

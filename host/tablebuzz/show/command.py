@@ -1,0 +1,226 @@
+"""The commands around the scoreboard: `tablebuzz show`, `tablebuzz replay`, `tablebuzz export`.
+
+Each turns user mistakes into one line on stderr and exit status 2 (never a traceback).
+"""
+
+import datetime
+import socket
+import sys
+import time
+from pathlib import Path
+
+from tablebuzz import records as records_module
+
+
+def _fail(message):
+    print("tablebuzz: " + message, file=sys.stderr)
+    return 2
+
+
+def parse_http(text):
+    """(host, port) from "HOST:PORT" (or ":PORT", or "PORT"). Raises ValueError."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = "", text
+    host = host.strip("[]") or "127.0.0.1"
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError("--http wants HOST:PORT, e.g. 127.0.0.1:8765 (got %r)" % text)
+    return host, int(port)
+
+
+def check_free(host, port):
+    """Raise OSError with a plain message when HOST:PORT cannot be served (in use, bad host)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    probe = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+    except OSError as e:
+        if e.errno == 98:  # EADDRINUSE
+            raise OSError("%s:%d is in use (another tablebuzz show?); choose another with "
+                          "--http %s:%d" % (host, port, host, port + 1)) from None
+        raise OSError("cannot serve on %s:%d: %s" % (host, port, e.strerror or e)) from None
+    finally:
+        probe.close()
+
+
+def serve(hub, host, port, banner):
+    """Run the web app for `hub` until Ctrl-C."""
+    import uvicorn
+
+    from tablebuzz.show.server import make_app
+
+    print(banner, file=sys.stderr)
+    config = uvicorn.Config(make_app(hub), host=host, port=port, log_level="warning",
+                            access_log=False, ws_max_size=64 * 1024)
+    uvicorn.Server(config).run()
+
+
+def _banner(host, port, extra):
+    shown = "localhost" if host in ("127.0.0.1", "::1") else host
+    return ("tablebuzz: scoreboard http://%s:%d/   desk http://%s:%d/desk   %s (Ctrl-C stops)"
+            % (shown, port, shown, port, extra))
+
+
+def cmd_show(args):
+    """`tablebuzz show [--http H:P] [--port DEV | --sim [--script F --seed S --game G ...]]`."""
+    from tablebuzz import cli, simulate
+    from tablebuzz.connection import BoardConnection, SimConnection
+    from tablebuzz.show.server import Hub
+    from tablebuzz.table import Table
+
+    simulate._ensure_paths()
+    from refbox import pinmap
+
+    try:
+        host, port = parse_http(args.http)
+    except ValueError as e:
+        return _fail(str(e))
+    seed = None
+    if args.sim:
+        if args.port:
+            return _fail("--port is for a board; --sim uses the simulator: give one of them")
+        try:
+            header, text, seed = cli.simulation_setup(args, args.script is None)
+            records = None
+            if args.script is not None:
+                records = cli.timeline_records(args, text, header["players"])
+        except cli.CommandLineError as e:
+            return _fail(str(e))
+        if not 0.1 <= args.speed <= 50:
+            return _fail("--speed is 0.1 to 50")
+        speed = args.speed
+        link = SimConnection(header, records, clock=lambda: time.monotonic() * speed)
+        source = {"kind": "simulator", "label": "simulator", "status": "simulator running"}
+    else:
+        if args.script or args.seed or args.game or args.players or args.options or \
+                args.speed != 1.0:
+            return _fail("--script, --seed, --game, --players, --options, --speed are for --sim; "
+                         "with a board, start games from the desk")
+        link = BoardConnection(args.port)
+        source = {"kind": "board", "label": "board" + (" on " + args.port if args.port else "")}
+    try:
+        check_free(host, port)
+    except OSError as e:
+        return _fail(str(e))
+    recorder = None
+    extra = "records: off"
+    if not args.no_records:
+        folder = Path(args.records) if args.records else records_module.default_folder()
+        recorder = records_module.Recorder(folder, source["label"])
+        extra = "records: %s" % folder
+    table = Table(pinmap.PLAYER_COLOURS, source=source)
+    hub = Hub(link, table, recorder, simulator=args.sim, stations=pinmap.PLAYER_COUNT)
+    try:
+        serve(hub, host, port, _banner(host, port, extra))
+    except KeyboardInterrupt:
+        pass
+    if seed is not None and args.seed is None and not getattr(args, "given_seed", None):
+        print("tablebuzz: simulated chip seed %s (replay with --seed)" % seed, file=sys.stderr)
+    return 0
+
+
+def _offsets(lines):
+    """[(seconds from the first, text)] from a record's lines with ISO "at" times."""
+    out = []
+    first = None
+    for obj in lines:
+        if "line" not in obj:
+            continue
+        try:
+            t = datetime.datetime.fromisoformat(obj.get("at", "")).timestamp()
+        except (TypeError, ValueError):
+            t = first or 0.0
+        if first is None:
+            first = t
+        out.append((t - first, obj["line"]))
+    return out
+
+
+def load_replay(path):
+    """(header, [(seconds, line)], problems) for a record FILE. Raises RecordError/OSError."""
+    header, lines, problems = records_module.read_record(path)
+    return header, _offsets(lines), problems
+
+
+def cmd_replay(args):
+    """`tablebuzz replay FILE [--show] [--speed X] [--json]`: a saved game, printed or played."""
+    import json
+
+    from tablebuzz.eventlog import Narrator
+
+    try:
+        header, lines, problems = load_replay(args.file)
+    except OSError as e:
+        return _fail("cannot read %s: %s" % (args.file, e.strerror or e))
+    except records_module.RecordError as e:
+        return _fail(str(e))
+    for problem in problems:
+        print("tablebuzz: %s" % problem, file=sys.stderr)
+    names = {int(k): v for k, v in (header.get("names") or {}).items() if str(k).isdigit()}
+    if not args.show:
+        narrator = Narrator(names)
+        print("# %s, %s players, started %s, from the %s%s" % (
+            header.get("game"), header.get("players"), header.get("started"),
+            header.get("source"), " (joined mid-game)" if header.get("joined") else ""))
+        try:
+            for t, text in lines:
+                if args.json:
+                    print(text)
+                    continue
+                try:
+                    ev = json.loads(text)
+                    said = narrator.line(ev) if isinstance(ev, dict) else text
+                except ValueError:
+                    said = "console: " + text
+                print("%9.3f s  %s" % (t, said))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            import os
+
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    from tablebuzz import simulate
+    from tablebuzz.connection import RecordConnection
+    from tablebuzz.show.server import Hub
+    from tablebuzz.table import Table
+
+    simulate._ensure_paths()
+    from refbox import pinmap
+
+    try:
+        host, port = parse_http(args.http)
+        check_free(host, port)
+    except (ValueError, OSError) as e:
+        return _fail(str(e))
+    link = RecordConnection(lines, speed=args.speed)
+    table = Table(pinmap.PLAYER_COLOURS, source={"kind": "replay", "label": "replay of %s" % (
+        Path(args.file).name), "status": "replaying"})
+    table.set_names(names)
+    hub = Hub(link, table, None, simulator=True, stations=pinmap.PLAYER_COUNT)
+    try:
+        serve(hub, host, port, _banner(host, port, "replaying %s" % args.file))
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def cmd_export(args):
+    """`tablebuzz export [--records DIR] [--date D] [-o FILE]`: one CSV row per game."""
+    folder = Path(args.records) if args.records else records_module.default_folder()
+    if args.date:
+        folder = folder / args.date
+    if not folder.is_dir():
+        return _fail("no records in %s (tablebuzz show writes them there)" % folder)
+    try:
+        if args.output:
+            with open(args.output, "w", encoding="utf-8", newline="") as out:
+                count, problems = records_module.night_csv(folder, out)
+        else:
+            count, problems = records_module.night_csv(folder, sys.stdout)
+    except OSError as e:
+        return _fail("cannot write %s: %s" % (args.output, e.strerror or e))
+    for problem in problems:
+        print("tablebuzz: skipped %s" % problem, file=sys.stderr)
+    print("tablebuzz: %d games from %s" % (count, folder), file=sys.stderr)
+    return 0

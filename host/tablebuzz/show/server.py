@@ -1,0 +1,275 @@
+"""`tablebuzz show`: the scoreboard and the host's desk, served on the local network.
+
+A Starlette app under uvicorn. The pages are static files (no build step); live updates go over
+one WebSocket per page (`/ws`). The device is reached through the connection layer
+(tablebuzz.connection): a board (`--port`, or found by USB vendor id) or the simulator (`--sim`).
+The `Hub` polls the connection every 5 ms, folds each item into the `Table` (tablebuzz.table),
+writes it to the records (tablebuzz.records) and sends the new view to every page.
+
+Messages from a page (JSON objects; see docs/show.md):
+- `{"type": "hello", "role": "scoreboard" | "desk"}`
+- `{"type": "cmd", "id": n, "cmd": {...}}`: a protocol command for the device;
+- `{"type": "new_game", "id": n, "game", "players", "options", "names"}`: names are the host's;
+- `{"type": "names", "id": n, "names": {"1": "Ann"}}`;
+- `{"type": "press", "id": n, "player": p}`, `{"type": "control", "id": n, "name": "arm"}`: the
+  simulator's buzzers and buttons (refused on a real board).
+
+Answers to the page that acted: `{"type": "reply", "id": n, "ok": true, "text": ...}` when sent,
+`{"type": "reply", "id": n, "ok": false, "text": ...}` when it could not be sent or the device
+refused it: an `error` event that comes within 1 s of a page's command is that command's answer
+(the protocol has no request ids; the device answers a command before it reads the next line).
+Every page gets `{"type": "view", "view": ..., "pages": {"desk": n, "scoreboard": m}}`.
+"""
+
+import asyncio
+import contextlib
+import json
+import time
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from tablebuzz.serial_link import LinkError
+
+STATIC = Path(__file__).parent / "static"
+POLL_S = 0.005
+REPLY_WINDOW_S = 1.0
+MAX_MESSAGE = 4096  # bytes a page message may hold
+
+
+def game_specs(stations):
+    """The desk's new-game form, from the firmware's own catalogue and option specs
+    (refbox.games): [{name, title, min, max, options: [{name, default, choices, kind, label}]}].
+    A new option in a game appears here without a change to the host."""
+    from tablebuzz import simulate
+
+    simulate._ensure_paths()
+    from refbox.games import CATALOG, game_class
+
+    from tablebuzz.eventlog import OPTION_UNITS, ZERO_MEANS, game_name
+
+    specs = []
+    for name, _, _, low, high in CATALOG:
+        options = []
+        for spec in game_class(name).OPTIONS:
+            opt, default, _check, choices = spec[0], spec[1], spec[2], spec[3]
+            if default is True or default is False:
+                kind = "bool"
+            elif isinstance(default, int):
+                kind = "int"
+            else:
+                kind = "text"
+            options.append({
+                "name": opt, "default": default, "choices": list(choices), "kind": kind,
+                "label": opt.replace("_", " "), "unit": OPTION_UNITS.get(opt, ""),
+                "zero": ZERO_MEANS.get(opt, ""),
+            })
+        specs.append({"name": name, "title": game_name(name), "min": low,
+                      "max": min(high, stations), "options": options})
+    return specs
+
+
+class Hub:
+    """Between the connection and the pages (see the module doc)."""
+
+    def __init__(self, link, table, recorder=None, simulator=False, stations=6):
+        self.link = link
+        self.table = table
+        self.recorder = recorder
+        self.simulator = simulator
+        self.stations = stations
+        self.pages = {}  # WebSocket -> role
+        self._awaiting = None  # (websocket, id, deadline): the last page command
+        self._task = None
+        self.sent_at = {}  # for the bench: when each view version went out
+
+    # ---------------------------------------------------------------- the loop
+    async def start(self):
+        self.link.start()
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self):
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+        self.link.close()
+        if self.recorder is not None:
+            self.recorder.close()
+
+    async def _run(self):
+        loop = asyncio.get_running_loop()
+        while True:
+            if self.simulator:
+                items = self.link.poll()  # the simulator runs in this thread: no locking
+            else:  # a board: its reading thread queues items; wait for them off the loop
+                items = await loop.run_in_executor(None, self.link.wait, 0.05)
+            if items:
+                changed = False
+                for item in items:
+                    changed |= self.table.apply(item)
+                    if self.recorder is not None:
+                        try:
+                            self.recorder.item(item)
+                        except OSError as e:
+                            self.table.notices.append("could not write the records: %s" % e)
+                    await self._answer(item)
+                if changed:
+                    await self.broadcast()
+            if self.simulator:
+                await asyncio.sleep(POLL_S)
+
+    async def _answer(self, item):
+        """An `error` event within REPLY_WINDOW_S of a page's command is that command's answer."""
+        if self._awaiting is None:
+            return
+        ws, msg_id, deadline = self._awaiting
+        if time.monotonic() > deadline:
+            self._awaiting = None
+            return
+        if item.kind == "event" and item.event.get("ev") == "error":
+            self._awaiting = None
+            await self._send(ws, {"type": "reply", "id": msg_id, "ok": False,
+                                  "text": self.table.narrator.line(item.event)})
+
+    def message(self, role="scoreboard"):
+        """The view message for a page of `role`: only a desk's carries `desk_only`."""
+        counts = {"desk": 0, "scoreboard": 0}
+        for r in self.pages.values():
+            counts[r] = counts.get(r, 0) + 1
+        return {"type": "view", "view": self.table.view(desk=role == "desk"), "pages": counts,
+                "simulator": self.simulator}
+
+    async def broadcast(self):
+        texts = {}
+        for ws, role in list(self.pages.items()):
+            if role not in texts:
+                texts[role] = json.dumps(self.message(role), ensure_ascii=False)
+            await self._send(ws, texts[role])
+
+    async def _send(self, ws, msg):
+        try:
+            if isinstance(msg, str):
+                await ws.send_text(msg)
+            else:
+                await ws.send_text(json.dumps(msg, ensure_ascii=False))
+        except Exception:  # noqa: BLE001 - a page that went away: forget it, keep the others
+            self.pages.pop(ws, None)
+
+    # ---------------------------------------------------------------- pages
+    async def page(self, ws):
+        await ws.accept()
+        self.pages[ws] = "scoreboard"
+        await self._send(ws, self.message())
+        try:
+            while True:
+                text = await ws.receive_text()
+                await self._message(ws, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            self.pages.pop(ws, None)
+            await self.broadcast()
+
+    async def _message(self, ws, text):
+        msg_id = None
+        try:
+            if len(text.encode("utf-8")) > MAX_MESSAGE:
+                raise ValueError("message too long")
+            msg = json.loads(text)
+            if not isinstance(msg, dict):
+                raise ValueError("not an object")
+            msg_id = msg.get("id")
+            kind = msg.get("type")
+            if kind == "hello":
+                role = msg.get("role")
+                self.pages[ws] = role if role in ("desk", "scoreboard") else "scoreboard"
+                await self.broadcast()
+                return
+            if kind == "cmd":
+                self._command(msg.get("cmd"), ws, msg_id)
+            elif kind == "new_game":
+                names = msg.get("names") or {}
+                if not isinstance(names, dict):
+                    raise ValueError("names are an object")
+                self.table.set_names(names)
+                if self.recorder is not None:
+                    self.recorder.set_names(self.table.pending_names)
+                cmd = {"cmd": "new_game", "game": msg.get("game"), "players": msg.get("players"),
+                       "options": msg.get("options") or {}}
+                self._command(cmd, ws, msg_id)
+            elif kind == "names":
+                self.table.set_names(msg.get("names") or {})
+                if self.recorder is not None:
+                    self.recorder.set_names(self.table.pending_names)
+                await self.broadcast()
+            elif kind in ("press", "control"):
+                if not self.simulator:
+                    raise LinkError("the buzzers on this page work with the simulator only; "
+                                    "on a board, press the real ones")
+                if kind == "press":
+                    self.link.press(int(msg.get("player")))
+                else:
+                    self.link.control(str(msg.get("name")))
+            else:
+                raise ValueError("unknown message type %r" % kind)
+        except LinkError as e:
+            await self._send(ws, {"type": "reply", "id": msg_id, "ok": False, "text": str(e)})
+            return
+        except (ValueError, TypeError) as e:
+            await self._send(ws, {"type": "reply", "id": msg_id, "ok": False,
+                                  "text": "the page sent something the host cannot use: %s" % e})
+            return
+        await self._send(ws, {"type": "reply", "id": msg_id, "ok": True, "text": "sent"})
+
+    def _command(self, cmd, ws, msg_id):
+        if not isinstance(cmd, dict):
+            raise ValueError("a command is an object")
+        from tablebuzz.connection import encode_command
+
+        line = encode_command(cmd)
+        self.link.send(cmd)  # raises LinkError: not connected
+        if self.recorder is not None:
+            self.recorder.sent(line)
+        self._awaiting = (ws, msg_id, time.monotonic() + REPLY_WINDOW_S)
+
+
+def make_app(hub):
+    """The Starlette app for `hub`."""
+
+    async def scoreboard(request):
+        return FileResponse(STATIC / "scoreboard.html")
+
+    async def desk(request):
+        return FileResponse(STATIC / "desk.html")
+
+    async def api_view(request):
+        return JSONResponse(hub.message())
+
+    async def api_games(request):
+        return JSONResponse(game_specs(hub.stations))
+
+    async def ws_endpoint(websocket: WebSocket):
+        await hub.page(websocket)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        await hub.start()
+        yield
+        await hub.stop()
+
+    routes = [
+        Route("/", scoreboard),
+        Route("/desk", desk),
+        Route("/api/view", api_view),
+        Route("/api/games", api_games),
+        WebSocketRoute("/ws", ws_endpoint),
+        Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

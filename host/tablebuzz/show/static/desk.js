@@ -1,0 +1,260 @@
+// The host's desk: start games (the form is built from the firmware's own option specs, served
+// at /api/games), arm, judge, undo, end, enter numbers, and read the board's answers where you
+// acted. Every command goes to the device through the host; the device decides.
+"use strict";
+
+const D = { specs: [], view: null, pad: 0, lastId: null, simulator: false, game: null };
+const el = TB.el;
+
+// ------------------------------------------------------------------------------ messages
+function say(text, ok) {
+  const node = document.getElementById("message");
+  node.textContent = text;
+  node.className = ok ? "ok" : "bad";
+}
+
+function onReply(msg) {
+  if (msg.id !== D.lastId && msg.ok) return;  // an old "sent": a newer action is shown
+  say(msg.ok ? "✔ " + msg.text : "✘ " + msg.text, msg.ok);
+}
+
+function send(msg, what) {
+  D.lastId = link.send(msg);
+  say("… " + what, true);
+}
+
+function cmd(c, what) { send({ type: "cmd", cmd: c }, what || c.cmd); }
+function act(action, fields, what) { cmd(Object.assign({ cmd: "act", action: action }, fields || {}), what || action); }
+
+// ------------------------------------------------------------------------------ the number pad
+function setPad(value) {
+  D.pad = Math.max(0, Math.min(999, value));
+  document.getElementById("padvalue").textContent = String(D.pad);
+}
+
+function padKey(key) {
+  if (key === "clear") setPad(0);
+  else if (key === "back") setPad(Math.floor(D.pad / 10));
+  else if (key.startsWith("+") || key.startsWith("-")) setPad(D.pad + Number(key));
+  else setPad(D.pad >= 100 ? Number(key) : D.pad * 10 + Number(key));
+}
+
+document.querySelectorAll("[data-pad]").forEach((b) => b.addEventListener("click", () => padKey(b.dataset.pad)));
+document.addEventListener("keydown", (e) => {
+  const typing = e.target && ["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName);
+  if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (/^[0-9]$/.test(e.key)) { padKey(e.key); e.preventDefault(); }
+  else if (e.key === "Backspace") { padKey("back"); e.preventDefault(); }
+  else if (e.key === "a") cmd({ cmd: "arm" });
+  else if (e.key === "y") cmd({ cmd: "judge", correct: true }, "judge: correct");
+  else if (e.key === "n") cmd({ cmd: "judge", correct: false }, "judge: wrong");
+  else if (e.key === "u") cmd({ cmd: "undo" });
+});
+
+// ------------------------------------------------------------------------------ fixed buttons
+document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click", () => {
+  if (b.dataset.cmd === "menu" && D.game && !D.game.over && !confirm("Abandon the game and go back to the menu?")) return;
+  if (b.dataset.cmd === "end" && D.game && !D.game.over && !confirm("End the game now?")) return;
+  cmd({ cmd: b.dataset.cmd });
+}));
+document.querySelectorAll("[data-judge]").forEach((b) => b.addEventListener("click", () =>
+  cmd({ cmd: "judge", correct: b.dataset.judge === "true" }, "judge: " + (b.dataset.judge === "true" ? "correct" : "wrong"))));
+document.querySelectorAll("[data-control]").forEach((b) => b.addEventListener("click", () =>
+  cmd({ cmd: "control", name: b.dataset.control }, b.dataset.control.toUpperCase())));
+
+// ------------------------------------------------------------------------------ new game form
+function spec(name) { return D.specs.find((s) => s.name === name); }
+
+function buildForm() {
+  const select = document.getElementById("ng-game");
+  select.replaceChildren(...D.specs.map((s) => el("option", { value: s.name }, s.title)));
+  select.addEventListener("change", buildOptions);
+  document.getElementById("ng-players").addEventListener("input", buildNames);
+  buildOptions();
+}
+
+function buildOptions() {
+  const s = spec(document.getElementById("ng-game").value);
+  if (!s) return;
+  const players = document.getElementById("ng-players");
+  players.min = s.min; players.max = s.max;
+  if (Number(players.value) > s.max) players.value = s.max;
+  if (Number(players.value) < s.min) players.value = s.min;
+  const rows = s.options.map((o) => {
+    const id = "opt-" + o.name;
+    if (o.kind === "bool") {
+      const box = el("input", { type: "checkbox", id: id, "data-option": o.name, "data-kind": "bool" });
+      box.checked = o.default === true;
+      return el("div", { class: "row" }, el("label", {}, box, o.label));
+    }
+    const list = el("datalist", { id: id + "-list" }, o.choices.map((c) => el("option", { value: String(c) })));
+    const input = el("input", { id: id, list: id + "-list", value: String(o.default), "data-option": o.name,
+      "data-kind": o.kind, size: 8 });
+    const hint = [o.unit, o.zero ? "0 = " + o.zero : ""].filter(Boolean).join(", ");
+    return el("div", { class: "row" }, el("label", {}, o.label, input), list, hint ? el("span", { class: "muted" }, hint) : null);
+  });
+  TB.fill("ng-options", rows);
+  buildNames();
+}
+
+function buildNames() {
+  const n = Number(document.getElementById("ng-players").value) || 2;
+  const old = {};
+  document.querySelectorAll("#ng-names input").forEach((i) => { old[i.dataset.player] = i.value; });
+  const colours = (D.view && D.view.game && D.view.game.colours) || ["#f00", "#06f", "#0c0", "#fa0", "#c0f", "#0dc"];
+  const inputs = [];
+  for (let p = 1; p <= n; p++) {
+    inputs.push(el("label", {}, el("b", { style: "color:" + (colours[p - 1] || "#fff") }, "P" + p),
+      el("input", { class: "name", "data-player": p, id: "name-" + p, placeholder: "name", maxlength: 24,
+        value: old[p] || "" })));
+  }
+  TB.fill("ng-names", inputs);
+}
+
+function readNames() {
+  const names = {};
+  document.querySelectorAll("#ng-names input").forEach((i) => { if (i.value.trim()) names[i.dataset.player] = i.value.trim(); });
+  return names;
+}
+
+function readOptions() {
+  const options = {};
+  document.querySelectorAll("[data-option]").forEach((i) => {
+    if (i.dataset.kind === "bool") options[i.dataset.option] = i.checked;
+    else {
+      const text = i.value.trim();
+      options[i.dataset.option] = /^-?[0-9]+$/.test(text) ? Number(text) : text;
+    }
+  });
+  return options;
+}
+
+document.getElementById("newform").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const game = document.getElementById("ng-game").value;
+  if (D.game && !D.game.over && !confirm("A game is being played: abandon it and start " + game + "?")) return;
+  send({ type: "new_game", game: game, players: Number(document.getElementById("ng-players").value),
+    options: readOptions(), names: readNames() }, "new game: " + game);
+});
+document.getElementById("ng-rename").addEventListener("click", () => send({ type: "names", names: readNames() }, "names"));
+
+// ------------------------------------------------------------------------------ each game's inputs
+function playerSelect(id, g, preferred) {
+  const s = el("select", { id: id });
+  for (let p = 1; p <= g.players; p++) {
+    const o = el("option", { value: p }, TB.whoText(g, p));
+    if (p === preferred) o.selected = true;
+    s.append(o);
+  }
+  return s;
+}
+
+function button(text, onclick, cls, id) {
+  return el("button", { class: cls || "", id: id || null, type: "button", onclick: onclick }, text);
+}
+
+const DESKS = {
+  evidence(g) {
+    const dial = D.view && D.view.desk_only && D.view.desk_only.dial;
+    return [el("h2", {}, "Evidence"),
+      dial ? el("div", { id: "ev-dial", style: "font-size:1.4em;font-weight:800" }, "count on the box: " + dial.value +
+        " (not shown to the room)") : null,
+      el("div", { class: "row" }, button("Enter the count (number)", () => act("count", { value: D.pad }, "count " + D.pad), "go", "ev-count"),
+        el("span", { class: "muted" }, "the room sees it only once it is entered")),
+      g.phase === "counting" && g.view.counting ? el("div", { class: "muted" }, "claims closed: count the differences") : null,
+      el("div", { class: "row" }, playerSelect("ev-player", g), button("sits out", () =>
+        act("sit_out", { player: Number(document.getElementById("ev-player").value) }, "sit out")))];
+  },
+  diddly(g) {
+    const v = g.view;
+    return [el("h2", {}, "Diddly · round " + v.round),
+      el("div", { class: "row" }, playerSelect("dd-player", g, v.turn),
+        button("Score = number", () => act("score", { player: Number(document.getElementById("dd-player").value), value: D.pad },
+          "score " + D.pad), "go", "dd-score")),
+      el("div", { class: "row" }, el("input", { id: "dd-board", placeholder: "board: 7 7 DH 9 PEEK RECYCLE", size: 30 }),
+        button("Score the board", () => act("board", { player: Number(document.getElementById("dd-player").value),
+          values: document.getElementById("dd-board").value.split(/[\s,]+/).filter(Boolean) }, "board"))),
+      el("div", { class: "row" }, button("Finish (every score is in)", () => act("finish"), "", "dd-finish"))];
+  },
+  redblack(g) {
+    const v = g.view;
+    const q = v.asking ? v.asking.question : null;
+    const answers = {
+      red_black: [["red", "Red"], ["black", "Black"]],
+      higher_lower: [["higher", "Higher"], ["lower", "Lower"]],
+      between_outside: [["between", "Between"], ["outside", "Outside"]],
+      suit: [["spades", "♠ Spades"], ["hearts", "♥ Hearts"], ["diamonds", "♦ Diamonds"], ["clubs", "♣ Clubs"]],
+    };
+    const parts = [el("h2", {}, "Red or Black")];
+    if (q && !v.handing_out && !v.lines) {
+      parts.push(el("div", { class: "row" }, el("span", {}, TB.whoText(g, v.asking.player) + " answers: "),
+        (answers[q] || []).map(([a, label]) => button(label, () => act(a, { player: v.asking.player }, a), "big", "rb-" + a))));
+    }
+    if (v.handing_out) {
+      parts.push(el("div", { class: "row" }, el("span", {}, TB.whoText(g, v.handing_out.player) + " gives (" + v.handing_out.left + " left) to "),
+        playerSelect("rb-to", g), button("Give number", () => act("give", { player: Number(document.getElementById("rb-to").value), value: Math.max(1, D.pad) }, "give"), "go", "rb-give"),
+        button("Take back", () => act("take_back")), button("Confirm", () => act("confirm"), "go", "rb-confirm")));
+    }
+    if (v.lines) parts.push(el("div", { class: "row" }, button("Turn the next column", () => act("column"), "big go", "rb-column")));
+    return parts;
+  },
+  deglingo(g) {
+    return [el("h2", {}, "Déglingo"),
+      g.players === 2 ? el("div", { class: "row" }, button("Cards replaced = number (1–3)", () => act("replaced", { value: D.pad }, "replaced"), "", "dg-replaced")) : null,
+      el("div", { class: "row" }, button("Déglingo! (the call)", () => act("deglingo"), "go", "dg-call"),
+        button(g.players === 2 ? "Stop" : "Give up", () => act(g.players === 2 ? "stop" : "give_up"), "no", "dg-stop"))];
+  },
+};
+
+// ------------------------------------------------------------------------------ drawing
+function render(msg) {
+  if (msg === null) { setLink(false, "host gone"); say("✘ lost the host (tablebuzz show): retrying…", false); return; }
+  D.view = msg.view;
+  D.simulator = msg.simulator;
+  const v = msg.view;
+  const g = v.game;
+  D.game = g;
+  const src = v.source || {};
+  setLink(src.connected, src.connected ? (src.kind === "simulator" ? "simulator" : "board connected") : src.status);
+  const warn = [];
+  if (msg.pages && msg.pages.desk > 1) warn.push(msg.pages.desk + " desks are open: every one of them can act on the game.");
+  if (!src.connected) warn.push("No board yet: " + (src.status || "waiting") + ". Commands cannot be sent until it is connected.");
+  (v.notices || []).slice(-1).forEach((n) => warn.push("board said: " + n));
+  const w = document.getElementById("warning");
+  w.classList.toggle("hidden", !warn.length);
+  w.replaceChildren(...warn.map((t) => el("div", {}, t)));
+  TB.fill("subtitle", g ? g.title + " · " + g.players + " players" : v.menu ? "box in the set-up menu" : "");
+  TB.fill("phase", g ? TB.phaseText(g) : "");
+  const gameDesk = g && DESKS[g.name] && !g.over ? DESKS[g.name](g) : [];
+  const key = JSON.stringify([g && g.name, g && g.phase, g && g.players, g && g.view && g.view.asking, g && g.view && !!g.view.handing_out,
+    g && g.view && g.view.handing_out && g.view.handing_out.left, g && g.view && !!g.view.lines, g && g.view && g.view.round, g && g.view && g.view.turn, g && g.names, !!(g && g.over),
+    v.desk_only && v.desk_only.dial && v.desk_only.dial.value]);
+  if (key !== D.deskKey) { D.deskKey = key; TB.fill("gamedesk", gameDesk); }
+  const sim = document.getElementById("simbuzzers");
+  sim.classList.toggle("hidden", !D.simulator || !g);
+  if (D.simulator && g && document.querySelectorAll("#buzzers button").length !== g.players) {
+    const buttons = [];
+    for (let p = 1; p <= g.players; p++) {
+      buttons.push(el("button", { type: "button", id: "buzz-" + p, style: "border-color:" + g.colours[p - 1],
+        onclick: () => send({ type: "press", player: p }, "P" + p + " buzzes") }, "P" + p));
+    }
+    TB.fill("buzzers", buttons);
+  }
+  if (g) {
+    TB.fill("scores", el("table", { class: "grid" }, g.scores.map((s, i) =>
+      el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, i + 1)), el("td", {}, String(s) + " " + g.unit)))));
+  } else {
+    TB.fill("scores", el("div", { class: "muted" }, v.menu ? "the box shows its menu: start a game here or on the box" : "no game"));
+  }
+  TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
+}
+
+function setLink(up, text) {
+  const node = document.getElementById("link");
+  node.className = up ? "up" : "down";
+  node.textContent = text || (up ? "connected" : "not connected");
+}
+
+const link = TB.connect("desk", render, onReply);
+fetch("/api/games").then((r) => r.json()).then((specs) => { D.specs = specs; buildForm(); })
+  .catch(() => say("✘ could not load the games list from the host", false));

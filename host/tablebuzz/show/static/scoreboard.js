@@ -1,0 +1,278 @@
+// The scoreboard: draws the host's view (tablebuzz.table) for the room. Nothing is computed
+// here that the device did not say, except the seed check, which is done in this page.
+"use strict";
+
+const SB = { view: null, sentAt: 0, verified: {} };
+const el = TB.el;
+
+function render(msg) {
+  if (msg === null) {
+    showWaiting("Lost the host", "tablebuzz show is not answering: retrying…");
+    setLink(false, "host gone");
+    return;
+  }
+  SB.view = msg.view;
+  SB.sentAt = performance.now();
+  const v = msg.view;
+  const src = v.source || {};
+  setLink(src.connected, src.connected ? (src.kind === "simulator" ? "simulator" : src.kind === "replay" ? "replay" : "board connected") : src.status);
+  const g = v.game;
+  if (!src.connected && !g) {
+    showWaiting("Waiting for the board…", src.status || "");
+  } else if (!g && v.menu) {
+    showWaiting("Set-up menu", "choosing " + v.menu.step.replace(/_/g, " ") + ": " + v.menu.value +
+      "  (" + v.menu.index + " of " + v.menu.of + ")");
+  } else if (!g) {
+    showWaiting("Connected", "waiting for the board to say what it is playing…");
+  } else {
+    document.getElementById("waiting").classList.add("hidden");
+  }
+  document.title = g ? "tablebuzz: " + g.title : "tablebuzz scoreboard";
+  TB.fill("title", g ? g.title : "tablebuzz");
+  TB.fill("subtitle", g ? g.players + " players" + (g.options_text ? " · " + g.options_text : "") +
+    (g.joined ? " · joined mid-game" : "") : "");
+  TB.fill("phase", g ? TB.phaseText(g) : "");
+  if (g) {
+    renderPlayers(g);
+    renderRace(g);
+    renderGameView(g);
+    renderOver(g);
+  } else {
+    document.getElementById("over").classList.add("hidden");
+  }
+  renderTimers();
+  TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
+}
+
+function setLink(up, text) {
+  const node = document.getElementById("link");
+  node.className = up ? "up" : "down";
+  node.textContent = text || (up ? "connected" : "not connected");
+}
+
+function showWaiting(title, text) {
+  document.getElementById("waiting").classList.remove("hidden");
+  TB.fill("waittitle", title);
+  TB.fill("waittext", text);
+}
+
+// ------------------------------------------------------------------------------ players
+function renderPlayers(g) {
+  const tiles = [];
+  for (let p = 1; p <= g.players; p++) {
+    const badges = [];
+    let cls = "player";
+    if (g.answering === p) { badges.push(el("span", { class: "badge floor" }, "HAS THE FLOOR")); cls += " floor"; }
+    const lock = g.locked[String(p)];
+    if (lock) {
+      badges.push(el("span", { class: "badge " + (lock.reason === "wrong" ? "out" : "locked") },
+        lock.reason === "wrong" ? "out" : "locked out"));
+      if (lock.reason === "wrong") cls += " out";
+    }
+    if (g.armed && g.eligible.includes(p) && !lock) cls += " armed";
+    if (g.turn === p && g.name !== "deglingo") badges.push(el("span", { class: "badge turn" }, "turn"));
+    gameBadges(g, p, badges);
+    const name = g.names[String(p)];
+    tiles.push(el("div", { class: cls, style: "--pc:" + g.colours[p - 1], "data-player": p },
+      el("div", { class: "who" }, el("span", { class: "num" }, "P" + p), name ? " " + name : ""),
+      el("div", { class: "score" }, String(g.scores[p - 1]), el("span", { class: "unit" }, g.unit)),
+      el("div", { class: "badges" }, badges)));
+  }
+  TB.fill("players", tiles);
+}
+
+function gameBadges(g, p, badges) {
+  const v = g.view;
+  if (g.name === "difference" && v.places[String(p)]) {
+    badges.push(el("span", { class: "badge place" }, ordinal(v.places[String(p)]) + " place"));
+  }
+  if (g.name === "deglingo") {
+    if (v.active === p) badges.push(el("span", { class: "badge turn" }, "active"));
+    else if (v.out.includes(p)) badges.push(el("span", { class: "badge out" }, "out this round"));
+    else badges.push(el("span", { class: "badge" }, "observer"));
+  }
+  if (g.name === "diddly" && v.dealer === p) badges.push(el("span", { class: "badge" }, "dealer ★"));
+  if (g.name === "evidence") {
+    const t = v.tally[p - 1] || [0, 0, 0];
+    badges.push(el("span", { class: "tokens" }, el("span", { class: "tok-green", title: "green" }, t[0]),
+      el("span", { class: "tok-yellow", title: "yellow" }, t[1]), el("span", { class: "tok-red", title: "red" }, t[2])));
+    if (v.sit_out.includes(p)) badges.push(el("span", { class: "badge out" }, "sits out"));
+  }
+}
+
+function ordinal(n) { return n === 1 ? "1st" : n === 2 ? "2nd" : n === 3 ? "3rd" : n + "th"; }
+
+// ------------------------------------------------------------------------------ race
+function renderRace(g) {
+  const race = g.race;
+  const box = document.getElementById("race");
+  const racing = ["quiz", "difference", "deglingo"].includes(g.name);
+  box.classList.toggle("hidden", !racing);
+  if (!racing) return;
+  if (!race) {
+    TB.fill("racebody", el("div", { class: "muted" }, g.armed ? "armed: buzz!" : "no race yet"));
+    return;
+  }
+  if (race.open || race.winner === null || race.winner === undefined) {
+    const prev = race.previous;
+    TB.fill("racebody", el("div", { class: "cue" }, "BUZZ!"),
+      prev ? el("div", { class: "muted", id: "race-previous" }, "last race: ", TB.who(g, prev.winner), " " + prev.margin_text +
+        (prev.judged ? " · " + prev.judged : "")) : null);
+    return;
+  }
+  const order = (race.order || []).map((row) =>
+    el("li", {}, TB.who(g, row.player), "  ", el("span", { class: "muted" }, row.behind_text)));
+  TB.fill("racebody",
+    el("div", { class: "winner", id: "race-winner" }, TB.who(g, race.winner)),
+    el("div", { class: "margin", id: "race-margin" }, race.margin_text +
+      (race.tie ? " → " + TB.whoText(g, race.winner) : "")),
+    race.judged ? el("div", { class: race.judged === "correct" ? "badge place" : "badge locked" }, race.judged) : null,
+    order.length ? el("ol", { id: "race-order" }, order) : null);
+}
+
+// ------------------------------------------------------------------------------ each game's view
+function renderGameView(g) {
+  const box = document.getElementById("gameview");
+  const parts = (VIEWS[g.name] || (() => null))(g);
+  box.classList.toggle("hidden", !parts);
+  if (parts) TB.fill("gameview", parts);
+}
+
+const VIEWS = {
+  quiz(g) {
+    const target = g.options.target;
+    return target ? [el("h2", {}, "quiz"), el("div", {}, "first to " + target + " points")] : null;
+  },
+  difference(g) {
+    const places = Object.entries(g.view.places).sort((a, b) => a[1] - b[1]);
+    return [el("h2", {}, "cards left"),
+      el("div", { style: "font-size:var(--mid)" }, g.scores.map((n, i) =>
+        el("span", { style: "margin-right:1em" }, TB.who(g, i + 1), " " + n))),
+      places.length ? el("div", {}, "places: ", places.map(([p, n]) =>
+        el("span", { style: "margin-right:1em" }, ordinal(n) + " ", TB.who(g, Number(p))))) : null];
+  },
+  deglingo(g) {
+    const v = g.view;
+    const observers = [];
+    for (let p = 1; p <= g.players; p++) if (p !== v.active) observers.push(p);
+    const inGame = observers.filter((p) => !v.out.includes(p));
+    return [el("h2", {}, "round " + v.round),
+      el("div", { style: "font-size:var(--mid)" }, "active: ", TB.who(g, v.active)),
+      el("div", {}, "observers: ", inGame.map((p) => [TB.who(g, p), " "]),
+        v.out.length ? el("span", { class: "muted" }, " · out: ", v.out.map((p) => [TB.who(g, p), " "])) : ""),
+      el("div", { class: "muted" }, g.players === 2 ? "Stop or Encore, first to 12" :
+        "first to " + (g.options.target || 5) + " points"),
+      v.last_round ? el("div", { class: "muted" }, v.last_round.text) : null];
+  },
+  redblack(g) {
+    const v = g.view;
+    const rows = [];
+    for (let p = 1; p <= g.players; p++) {
+      rows.push(el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, p)),
+        el("td", {}, el("span", { class: "cards" }, v.hands[p - 1].map((c) => TB.card(c)))),
+        el("td", {}, String(v.given[p - 1])), el("td", {}, String(v.received[p - 1])),
+        el("td", {}, el("b", {}, String(v.given[p - 1] - v.received[p - 1])))));
+    }
+    const parts = [el("h2", {}, "Red or Black")];
+    const ask = v.asking;
+    if (v.handing_out) {
+      const h = v.handing_out;
+      parts.push(el("div", { style: "font-size:var(--mid)" }, TB.who(g, h.player), " hands out " + h.penalties +
+        " (" + h.left + " left)"));
+    } else if (ask && !v.lines) {
+      const q = { red_black: "red or black?", higher_lower: "higher or lower?", between_outside: "between or outside?", suit: "which suit?" }[ask.question] || ask.question;
+      parts.push(el("div", { style: "font-size:var(--mid)" }, TB.who(g, ask.player), " · round " + ask.round + ": " + q +
+        (v.suit ? "  [" + { S: "♠", H: "♥", D: "♦", C: "♣" }[v.suit] + "]" : "")));
+    }
+    parts.push(el("table", { class: "grid", id: "rb-table" },
+      el("tr", {}, el("th", {}, "player"), el("th", {}, "cards"), el("th", {}, "given"), el("th", {}, "taken"), el("th", {}, "±")),
+      rows));
+    if (v.lines) {
+      const give = v.give_line || "top";
+      for (const which of ["top", "bottom"]) {
+        parts.push(el("div", { class: "row", style: "margin-top:0.3em" },
+          el("span", { class: "line-label" }, which === give ? "give" : "take"),
+          el("span", { class: "cards" }, v.lines[which].map((c) => TB.card(c)))));
+      }
+    }
+    return parts;
+  },
+  diddly(g) {
+    const v = g.view;
+    const head = [el("th", {}, "round")];
+    for (let p = 1; p <= g.players; p++) {
+      head.push(el("th", {}, TB.who(g, p), v.dealer === p ? " ★" : ""));
+    }
+    const rows = [el("tr", {}, head)];
+    for (let r = 1; r <= 5; r++) {
+      const cells = [el("td", {}, String(r))];
+      for (let p = 1; p <= g.players; p++) {
+        const value = v.rounds[p - 1][r - 1];
+        const now = v.turn === p && v.round === r;
+        cells.push(el("td", { class: now ? "now" : "" }, value === null ? (now ? "…" : "") : String(value)));
+      }
+      rows.push(el("tr", {}, cells));
+    }
+    rows.push(el("tr", { class: "total" }, el("td", {}, "total"), g.scores.map((s) => el("td", {}, String(s)))));
+    return [el("h2", {}, "Diddly · round " + v.round + " · lowest total wins · ★ dealer"),
+      el("table", { class: "grid", id: "diddly-grid" }, rows)];
+  },
+  evidence(g) {
+    const v = g.view;
+    const arrows = { up: "↑", right: "→", down: "↓", left: "←" };
+    const words = { up: "top edge away from you", right: "top edge towards marker 10", down: "top edge towards you", left: "top edge towards marker 1" };
+    const markers = v.markers.map((p, i) => el("div", {
+      class: "marker" + (p ? " taken" : ""), style: p ? "background:" + g.colours[p - 1] : "",
+      title: p ? TB.whoText(g, p) : "free"}, String(i + 1)));
+    const parts = [el("h2", {}, (v.round ? "round " + v.round : "Evidence") + (v.playoff ? " · play-off" : "")),
+      el("div", { class: "markers", id: "ev-markers" }, markers)];
+    if (v.orientation) {
+      parts.push(el("div", { class: "row" }, el("span", { class: "arrow" }, arrows[v.orientation] || "?"),
+        el("span", { style: "margin-left:0.5em" }, "photos: " + (words[v.orientation] || v.orientation))));
+    }
+    if (v.counting) parts.push(el("div", { style: "font-size:var(--mid)" }, "counting the differences…"));
+    const t = v.last_tokens;
+    if (t && !v.counting) {
+      const tok = (c) => t[c] ? TB.whoText(g, t[c]) : "nobody";
+      parts.push(el("div", {}, "round " + t.round + ": " + t.differences + " differences · green " + tok("green") +
+        " · yellow " + tok("yellow") + " · red " + tok("red")));
+    }
+    return parts;
+  },
+};
+
+// ------------------------------------------------------------------------------ timers
+function renderTimers() {
+  const g = SB.view && SB.view.game;
+  const timers = g ? g.timers : [];
+  document.getElementById("timers").classList.toggle("hidden", !timers.length);
+  TB.fill("timerlist", timers.map((t) => el("div", { class: "timer" }, t.label + ": ", el("b", {}, TB.timerText(t, SB.sentAt)))));
+}
+setInterval(renderTimers, 200);
+
+// ------------------------------------------------------------------------------ game over
+function renderOver(g) {
+  const box = document.getElementById("over");
+  const over = g.over;
+  if (!over || g.closed) { box.classList.add("hidden"); return; }
+  box.classList.remove("hidden");
+  TB.fill("overtitle", over.abandoned ? g.title + ": game abandoned" : g.title + ": game over");
+  TB.fill("ranking", over.ranking.map((r, i) => el("li", { class: !over.abandoned && r.place === 1 ? "first" : "" },
+    over.abandoned ? "" : ordinal(r.place) + "  ", TB.who(g, r.player), "  " + r.score + " " + over.unit)));
+  TB.fill("overnotes", over.abandoned ? "stopped before the end: no winner" : (over.notes || []).join(" · "));
+  TB.fill("seedline", "seed " + over.seed + "  ·  commitment " + (over.commit || "not seen (joined mid-game)"));
+  const key = over.seed + "/" + over.commit;
+  const badge = document.getElementById("verified");
+  const show = (state) => {
+    if (state === true) { badge.className = "ok"; badge.textContent = "✔ verified: the seed matches its commitment"; }
+    else if (state === false) { badge.className = "bad"; badge.textContent = "✘ NOT verified: the seed does not match its commitment"; }
+    else if (state === null) { badge.className = "wait"; badge.textContent = "this page cannot check the seed (open it on localhost or https)"; }
+    else { badge.className = "wait"; badge.textContent = over.commit ? "checking the seed…" : "no commitment seen: cannot check"; }
+  };
+  if (!over.commit) { show(undefined); return; }
+  if (key in SB.verified) { show(SB.verified[key]); return; }
+  show(undefined);
+  TB.verifySeed(over.seed, over.commit).then((ok) => { SB.verified[key] = ok; show(ok); });
+}
+
+TB.connect("scoreboard", render, null);

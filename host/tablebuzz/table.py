@@ -1,0 +1,642 @@
+"""What the room sees: protocol events folded into the scoreboard's view (a JSON-able dict).
+
+`Table.apply(item)` takes each connection item (tablebuzz.connection.Item) in order; `view()`
+is the whole picture for the scoreboard and the desk: the source and its status, the menu or the
+game (players with names and colours, scores, who has the floor, lockouts and timers, the last
+race with everyone's delay behind the winner, each game's own view, the game-over ranking with
+the seed to check), and the last lines of the readable log (tablebuzz.eventlog).
+
+The device is the source of truth: every field comes from an event (docs/protocol.md,
+docs/games/*.md). An undo is followed by `score`, `state` and the game's prompt events, which set
+what they carry; what they do not carry (Red or Black's penalty table and hands, Déglingo's out
+observers) is restored from a snapshot taken before the decision the undo takes back. Nothing is
+guessed: a view never shows a card before the event that turns it, and Evidence's count is not
+shown before it is confirmed (the desk shows the number being entered; the room does not).
+"""
+
+import copy
+import time
+
+from tablebuzz.eventlog import Narrator, duration, game_name, option_text
+
+LOG_LINES = 10
+# Events kept out of the room's log: Evidence's number being entered would show the true count
+# before it is confirmed (docs/games/evidence.md; the desk shows it on its number pad).
+NOT_FOR_THE_ROOM = ("dial",)
+TICKS_PERIOD_US = 1 << 30  # the device's µs ticks wrap here (docs/protocol.md)
+
+# Events that begin a decision UNDO can take back, per game (docs/games/*.md "Undo"): the view
+# is saved before each, and an `undo` event restores the last save.
+DECISION_HEADS = {
+    "redblack": ("guess", "pick", "unpick", "given", "column"),
+    "deglingo": ("judge", "deglingo", "round_over"),
+}
+
+
+def _hex(rgb):
+    return "#%02x%02x%02x" % tuple(rgb)
+
+
+def stamp_ns(ev):
+    """A press/race stamp as ns on the device's wrapping µs clock."""
+    return ev.get("t_us", 0) * 1000 + ev.get("t_ns", 0)
+
+
+def behind_ns(later, earlier):
+    """ns from stamp `earlier` to `later` across the 2**30 µs wrap (ticks_diff)."""
+    period = TICKS_PERIOD_US * 1000
+    d = (later - earlier) % period
+    return d - period if d >= period // 2 else d
+
+
+class Table:
+    """The scoreboard's state, folded from connection items (see the module doc).
+
+    `colours`: the stations' colours (0..255 RGB tuples, the pin map's); `clock`: wall clock for
+    the timers (time.monotonic; tests pass their own).
+    """
+
+    def __init__(self, colours, source=None, clock=time.monotonic):
+        self.colours = [_hex(c) for c in colours]
+        self.clock = clock
+        self.source = dict(source or {"kind": "board", "label": "board"})
+        self.source.setdefault("connected", False)
+        self.source.setdefault("status", "waiting for the board")
+        self.board = None
+        self.menu = None
+        self.game = None
+        self.pending_names = {}  # names the desk gave for the next game
+        self.narrator = Narrator()
+        self.log = []
+        self.notices = []
+        self.desk_only = {}  # what the host's desk sees and the room does not (see view())
+        self.version = 0
+        self._undo_stack = []
+        self._last_kind = None
+
+    # ---------------------------------------------------------------- input
+    def apply(self, item):
+        """Fold one connection item; returns True if the view changed."""
+        self.version += 1
+        if item.kind == "status":
+            self.source["status"] = item.text
+            self.source["connected"] = item.text.startswith("connected")
+            self._log("link: " + item.text)
+            return True
+        if item.kind == "notice":
+            self.notices = (self.notices + [item.text])[-3:]
+            self._log("notice: " + item.text)
+            return True
+        if item.kind != "event":
+            return False
+        ev = item.event
+        self.source["connected"] = True
+        kind = ev.get("ev")
+        try:
+            self._event(kind, ev)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            self._log("notice: an event the scoreboard could not read: %s" % item.text[:120])
+        if kind not in NOT_FOR_THE_ROOM:
+            self._log(self.narrator.line(ev))
+        else:
+            self.desk_only[kind] = {"value": ev.get("value"), "text": self.narrator.line(ev)}
+        self._last_kind = kind
+        return True
+
+    def set_names(self, names):
+        """Names for the next game's players ({1: "Ann", ...}); also the current game's, if the
+        desk renames during play."""
+        clean = {}
+        for k, v in (names or {}).items():
+            text = str(v).strip()[:24]
+            if text:
+                clean[int(k)] = text
+        self.pending_names = clean
+        if self.game is not None:
+            self.game["names"] = {str(k): v for k, v in clean.items()}
+            self.narrator.names = dict(clean)
+
+    def _log(self, text):
+        self.log = (self.log + [text])[-LOG_LINES:]
+
+    # ---------------------------------------------------------------- events
+    def _event(self, kind, ev):
+        if kind == "hello":
+            self.board = {k: ev.get(k) for k in ("fw", "proto", "stations", "capture", "games")}
+            return
+        if kind == "menu":
+            self.menu = {k: ev.get(k) for k in ("step", "value", "index", "of", "game",
+                                                 "players")}
+            if self.game is not None and self.game.get("over") is None:
+                self.game = None  # the game ended without game_over reaching us (we were away)
+            elif self.game is not None:
+                self.game["closed"] = True
+            return
+        if kind == "game":
+            self._new_game(ev)
+            return
+        if kind == "state":
+            self.menu = None
+            if self.game is None or self.game["name"] != ev.get("game") or \
+                    self.game["players"] != ev.get("players"):
+                self._join(ev)
+            self._state(ev)
+            return
+        g = self.game
+        if g is None:
+            return  # events of a game we never saw start: the resync's `state` brings it
+        heads = DECISION_HEADS.get(g["name"], ())
+        if kind in heads and not (kind == "round_over" and self._last_kind in ("judge", "score")):
+            self._undo_stack.append(copy.deepcopy(g))
+        if kind == "undo":
+            self._undo(g)
+            return
+        handler = getattr(self, "_ev_" + kind, None)
+        if handler is not None:
+            handler(g, ev)
+        game_handler = getattr(self, "_%s_%s" % (g["name"], kind), None)
+        if game_handler is not None:
+            game_handler(g, ev)
+
+    def _blank_game(self, name, players, options, commit, names):
+        return {
+            "name": name,
+            "title": game_name(name),
+            "players": players,
+            "names": {str(k): v for k, v in names.items()},
+            "colours": self.colours[:players],
+            "options": options,
+            "options_text": "; ".join(option_text(k, v) for k, v in sorted(options.items())),
+            "commit": commit,
+            "unit": "points",
+            "scores": [0] * players,
+            "phase": "ready",
+            "answering": None,
+            "turn": None,
+            "eligible": [],
+            "armed": False,
+            "locked": {},
+            "race": None,
+            "timers": [],
+            "over": None,
+            "joined": commit is None,
+            "view": self._blank_view(name, players),
+        }
+
+    def _blank_view(self, name, players):
+        if name == "difference":
+            return {"places": {}}
+        if name == "deglingo":
+            return {"round": 1, "active": 1, "out": [], "timer_s": 0, "last_round": None}
+        if name == "redblack":
+            return {
+                "hands": [[None] * 4 for _ in range(players)],
+                "asking": None,
+                "given": [0] * players,
+                "received": [0] * players,
+                "handing_out": None,
+                "lines": None,
+                "give_line": None,
+                "suit": None,
+                "table": None,
+            }
+        if name == "diddly":
+            return {"rounds": [[None] * 5 for _ in range(players)], "round": 1, "dealer": 1,
+                    "turn": None, "entering": None}
+        if name == "evidence":
+            return {"round": 0, "orientation": None, "markers": [None] * 10, "claimers": [],
+                    "tally": [[0, 0, 0] for _ in range(players)], "counting": False,
+                    "last_tokens": None, "sit_out": [], "playoff": False}
+        return {}
+
+    def _new_game(self, ev):
+        self.menu = None
+        names = dict(self.pending_names)
+        for i, name in enumerate(ev.get("names") or []):  # a firmware that carries names
+            if name:
+                names[i + 1] = name
+        self.narrator.names = dict(names)
+        self._undo_stack = []
+        self.game = self._blank_game(ev["game"], ev["players"], ev.get("options") or {},
+                                     ev.get("commit"), names)
+        if ev["game"] == "deglingo":
+            self.game["view"]["timer_s"] = (ev.get("options") or {}).get("timer", 0)
+
+    def _join(self, ev):
+        """The host met a game already under way (started before it connected)."""
+        self._undo_stack = []
+        self.game = self._blank_game(ev["game"], ev["players"], {}, None, self.pending_names)
+
+    def _state(self, ev):
+        g = self.game
+        g["phase"] = ev["phase"]
+        g["scores"] = list(ev["scores"])
+        g["unit"] = ev.get("unit", g["unit"])
+        g["eligible"] = list(ev.get("eligible") or [])
+        g["answering"] = ev.get("answering")
+        g["turn"] = ev.get("turn")
+        g["armed"] = ev["phase"] == "racing"
+        now = self.clock()
+        locked = {}
+        for p in ev.get("locked") or []:
+            locked[str(p)] = g["locked"].get(str(p)) or {"reason": "false start",
+                                                         "until": None, "since": now}
+        g["locked"] = locked
+        if g["name"] == "deglingo" and ev.get("turn"):
+            g["view"]["active"] = ev["turn"]
+
+    def _undo(self, g):
+        if self._undo_stack:
+            saved = self._undo_stack.pop()
+            for key in ("view", "locked", "timers"):
+                g[key] = saved[key]
+        g["race"] = None
+        g["over"] = None
+        g["closed"] = False
+        name = g["name"]
+        v = g["view"]
+        if name == "diddly":
+            self._diddly_drop_last(v)
+        elif name == "evidence" and v.get("history"):
+            v["history"].pop()
+            v["tally"] = copy.deepcopy(v["history"][-1]) if v["history"] else [
+                [0, 0, 0] for _ in range(g["players"])]
+            v["last_tokens"] = None
+
+    # ---------------------------------------------------------------- common events
+    def _ev_score(self, g, ev):
+        g["scores"] = list(ev["scores"])
+        g["unit"] = ev.get("unit", g["unit"])
+        if g["name"] == "difference":
+            places = g["view"]["places"]
+            for p in list(places):  # an undo gave cards back: no place any more
+                if g["scores"][int(p) - 1] > 0:
+                    del places[p]
+
+    def _ev_armed(self, g, ev):
+        g["armed"] = True
+        g["phase"] = "racing"
+        g["eligible"] = list(ev["players"])
+        g["answering"] = None
+        previous = g["race"]
+        if previous is not None and previous.get("winner") is None:
+            previous = previous.get("previous")  # re-armed before anyone pressed
+        if previous is not None:
+            previous = {k: v for k, v in previous.items() if k not in ("previous", "presses")}
+        g["race"] = {"open": True, "presses": [], "winner": None, "previous": previous}
+
+    def _ev_press(self, g, ev):
+        race = g["race"]
+        if race is None:
+            return
+        player = ev["player"]
+        if any(p["player"] == player for p in race["presses"]):
+            return  # only each player's first press counts for the order
+        if race["winner"] is None and not race["open"]:
+            return
+        race["presses"].append({"player": player, "stamp": stamp_ns(ev)})
+        self._order(race)
+
+    def _ev_race(self, g, ev):
+        race = g["race"] or {"open": True, "presses": []}
+        race.update(
+            open=False,
+            winner=ev["winner"],
+            tie=bool(ev.get("tie")),
+            tied=list(ev.get("tied") or []),
+            margin_ns=ev.get("margin_ns"),
+            stamp=stamp_ns(ev),
+        )
+        race["margin_text"] = self._margin_text(race)
+        g["race"] = race
+        g["armed"] = False
+        g["answering"] = ev["winner"]
+        g["phase"] = "answering"
+        self._order(race)
+
+    def _ev_margin(self, g, ev):
+        race = g["race"]
+        if race is not None and race.get("margin_ns") is None:
+            race["margin_ns"] = ev["margin_ns"]
+            race["margin_text"] = self._margin_text(race)
+
+    @staticmethod
+    def _margin_text(race):
+        if race.get("tie"):
+            return "tie: %s, drawn" % " & ".join("P%d" % p for p in race["tied"])
+        if race.get("margin_ns") is None:
+            return "nobody else yet"
+        return "by " + duration(race["margin_ns"])
+
+    def _order(self, race):
+        """The buzz order: the winner first, then everyone who pressed, each with their delay
+        behind the winner (ties at 0)."""
+        winner = race.get("winner")
+        presses = race["presses"]
+        if winner is not None and not any(p["player"] == winner for p in presses):
+            presses.append({"player": winner, "stamp": race.get("stamp", 0)})
+        if not presses:
+            race["order"] = []
+            return
+        base = race.get("stamp")
+        if base is None:
+            base = min(p["stamp"] for p in presses)
+        rows = []
+        for p in presses:
+            d = behind_ns(p["stamp"], base)
+            rows.append((0 if p["player"] == winner else 1, max(d, 0), p["player"]))
+        rows.sort()
+        race["order"] = [
+            {"player": pl, "behind_ns": d,
+             "behind_text": "first" if pl == winner else "+" + duration(d)}
+            for _, d, pl in rows
+        ]
+
+    def _ev_judge(self, g, ev):
+        g["answering"] = None
+        if g["race"] is not None:
+            g["race"]["judged"] = "correct" if ev["correct"] else "wrong"
+
+    def _ev_lockout(self, g, ev):
+        now = self.clock()
+        until = now + ev["ms"] / 1000 if ev.get("ms") is not None else None
+        reason = "false start" if ev["reason"] == "false_start" else "wrong"
+        g["locked"][str(ev["player"])] = {"reason": reason, "until": until, "since": now}
+        if g["name"] == "deglingo" and ev["reason"] == "wrong":
+            out = g["view"]["out"]
+            if ev["player"] not in out:
+                out.append(ev["player"])
+
+    def _ev_unlock(self, g, ev):
+        g["locked"].pop(str(ev["player"]), None)
+
+    def _ev_finished(self, g, ev):
+        g["view"]["places"][str(ev["player"])] = ev["place"]
+
+    def _ev_reseed(self, g, ev):
+        g["commit"] = ev["commit"]
+
+    def _ev_game_over(self, g, ev):
+        unit = ev.get("unit", g["unit"])
+        ranking = [dict(r, name=g["names"].get(str(r["player"]))) for r in ev["ranking"]]
+        g["over"] = {
+            "ranking": ranking,
+            "abandoned": bool(ev.get("abandoned")),
+            "seed": ev["seed"],
+            "commit": g["commit"],
+            "notes": [] if ev.get("abandoned") else self.narrator.tie_notes(
+                ev.get("game"), ev["ranking"], unit),
+            "unit": unit,
+        }
+        g["phase"] = "over"
+        if g["race"] is not None and g["race"].get("winner") is None:
+            g["race"] = None  # a race opened but nobody pressed: nothing to show
+        g["armed"] = False
+        g["answering"] = None
+        g["timers"] = []
+        g["locked"] = {}
+
+    # ---------------------------------------------------------------- Déglingo
+    def _deglingo_deglingo(self, g, ev):
+        v = g["view"]
+        v["round"], v["active"], v["out"] = ev["round"], ev["active"], []
+        g["turn"] = ev["active"]
+        if v.get("timer_s"):
+            g["timers"] = [{"label": "round timer", "remaining_ms": v["timer_s"] * 1000,
+                            "running": True, "at": self.clock()}]
+
+    def _deglingo_race(self, g, ev):
+        for t in g["timers"]:  # paused while an observer has the floor
+            if t["running"]:
+                t["remaining_ms"] = max(0, t["remaining_ms"] - (self.clock() - t["at"]) * 1000)
+                t["running"] = False
+
+    def _deglingo_judge(self, g, ev):
+        for t in g["timers"]:
+            if not t["running"]:
+                t["running"], t["at"] = True, self.clock()
+
+    def _deglingo_round_over(self, g, ev):
+        v = g["view"]
+        v["last_round"] = {k: ev.get(k) for k in ("round", "active", "how", "replaced",
+                                                   "found", "points")}
+        v["last_round"]["text"] = self.narrator.line(ev)
+        v["out"] = []
+        g["timers"] = []
+        g["race"] = None
+        if ev.get("next"):
+            v["active"] = ev["next"]
+            v["round"] = ev["round"] + 1
+            g["turn"] = ev["next"]
+        g["phase"] = "eyes_closed"
+
+    # ---------------------------------------------------------------- Red or Black
+    def _redblack_ask(self, g, ev):
+        v = g["view"]
+        player, rnd = ev["player"], ev["round"]
+        v["asking"] = {"player": player, "round": rnd, "question": ev["question"]}
+        v["handing_out"] = None
+        v["suit"] = None
+        g["turn"] = player
+        # the cards this player holds, as the device says; nobody after them in play order
+        # can hold a card of this round or later (an undo went back)
+        hand = list(ev.get("hand") or [])
+        v["hands"][player - 1] = (hand + [None] * 4)[:4]
+        for p in range(g["players"]):
+            for r in range(4):
+                if (r + 1, p + 1) >= (rnd, player):
+                    v["hands"][p][r] = None
+        for r, c in enumerate(hand):
+            v["hands"][player - 1][r] = c
+
+    def _redblack_guess(self, g, ev):
+        v = g["view"]
+        v["hands"][ev["player"] - 1][ev["round"] - 1] = ev["card"]
+        v["last_guess"] = {k: ev[k] for k in ("player", "round", "answer", "card", "right",
+                                              "penalties")}
+
+    def _redblack_take(self, g, ev):
+        g["view"]["received"][ev["player"] - 1] += ev["penalties"]
+
+    def _redblack_give(self, g, ev):
+        g["view"]["handing_out"] = {"player": ev["player"], "penalties": ev["penalties"],
+                                    "left": ev["penalties"], "picks": {}}
+        g["turn"] = ev["player"]
+
+    def _redblack_pick(self, g, ev, sign=1):
+        h = g["view"]["handing_out"]
+        if h is None:
+            return
+        key = str(ev["player"])
+        h["picks"][key] = h["picks"].get(key, 0) + sign
+        if h["picks"][key] <= 0:
+            del h["picks"][key]
+        h["left"] = ev["left"]
+
+    def _redblack_unpick(self, g, ev):
+        self._redblack_pick(g, ev, -1)
+
+    def _redblack_given(self, g, ev):
+        v = g["view"]
+        for d in ev["to"]:
+            v["received"][d["player"] - 1] += d["penalties"]
+            v["given"][ev["player"] - 1] += d["penalties"]
+        v["handing_out"] = None
+
+    def _redblack_suit(self, g, ev):
+        g["view"]["suit"] = ev["suit"]
+
+    def _redblack_lines(self, g, ev):
+        v = g["view"]
+        v["asking"] = None
+        v["lines"] = {"top": [None] * ev["columns"], "bottom": [None] * ev["columns"]}
+        v["give_line"] = ev["give_line"]
+        g["turn"] = None
+
+    def _redblack_column(self, g, ev):
+        v = g["view"]
+        i = ev["column"] - 1
+        give_line = v["give_line"] or "top"
+        take_line = "bottom" if give_line == "top" else "top"
+        if v["lines"] is None:
+            v["lines"] = {"top": [None] * 8, "bottom": [None] * 8}
+        v["lines"][give_line][i] = ev["give"]
+        v["lines"][take_line][i] = ev["take"]
+        for d in ev.get("takers") or []:
+            v["received"][d["player"] - 1] += d["penalties"]
+        v["column"] = ev["column"]
+
+    def _redblack_table(self, g, ev):
+        v = g["view"]
+        v["given"], v["received"] = list(ev["given"]), list(ev["received"])
+        v["table"] = True
+        v["handing_out"] = None
+
+    # ---------------------------------------------------------------- Diddly
+    def _diddly_score(self, g, ev):
+        v = g["view"]
+        for key in ("round", "dealer", "turn"):
+            if key in ev:
+                v[key] = ev[key]
+        g["turn"] = ev.get("turn")
+        v["entering"] = None
+
+    def _diddly_round_score(self, g, ev):
+        v = g["view"]
+        v["rounds"][ev["player"] - 1][ev["round"] - 1] = ev["value"]
+        v.setdefault("order", []).append((ev["player"], ev["round"]))
+        v["entering"] = None
+
+    def _diddly_enter(self, g, ev):
+        g["view"]["entering"] = {"player": ev["player"], "round": ev["round"],
+                                 "value": ev["value"]}
+
+    def _diddly_board(self, g, ev):
+        g["view"]["last_board"] = {k: ev[k] for k in ("player", "round", "cards", "columns",
+                                                      "value")}
+
+    def _diddly_table(self, g, ev):
+        v = g["view"]
+        for p, rounds in enumerate(ev["rounds"]):
+            v["rounds"][p] = (list(rounds) + [None] * 5)[:5]
+        g["scores"] = list(ev["scores"])
+
+    @staticmethod
+    def _diddly_drop_last(v):
+        order = v.get("order") or []
+        if order:
+            player, rnd = order.pop()
+            v["rounds"][player - 1][rnd - 1] = None
+
+    # ---------------------------------------------------------------- Evidence
+    def _evidence_round(self, g, ev):
+        v = g["view"]
+        v.update(round=ev["round"], orientation=ev["orientation"], claimers=list(ev["players"]),
+                 playoff=bool(ev.get("playoff")), counting=False, markers=[None] * 10,
+                 sit_out=[])
+        g["phase"] = "claiming"
+        g["timers"] = []
+
+    def _evidence_claim(self, g, ev):
+        g["view"]["markers"][ev["marker"] - 1] = ev["player"]
+        g["timers"] = [t for t in g["timers"] if t.get("player") != ev["player"]]
+
+    def _evidence_lost(self, g, ev):
+        g["view"]["markers"][ev["marker"] - 1] = ev["winner"]
+        g["view"]["lost"] = {k: ev[k] for k in ("player", "marker", "winner", "margin_ns",
+                                                "tie")}
+
+    def _evidence_countdown(self, g, ev):
+        name = g["names"].get(str(ev["player"]))
+        g["timers"] = [{"label": "P%d%s to claim" % (ev["player"], " " + name if name else ""),
+                        "player": ev["player"], "remaining_ms": ev["ms"], "running": True,
+                        "at": self.clock()}]
+
+    def _evidence_sit_out(self, g, ev):
+        v = g["view"]
+        if ev["player"] not in v["sit_out"]:
+            v["sit_out"].append(ev["player"])
+        g["timers"] = []
+
+    def _evidence_claims(self, g, ev):
+        v = g["view"]
+        v.update(round=ev["round"], markers=list(ev["markers"]), counting=True)
+        g["phase"] = "counting"
+        g["timers"] = []
+
+    def _evidence_tokens(self, g, ev):
+        v = g["view"]
+        v["tally"] = [list(t) for t in ev["tally"]]
+        v.setdefault("history", []).append(copy.deepcopy(v["tally"]))
+        v["last_tokens"] = {k: ev[k] for k in ("round", "differences", "green", "yellow",
+                                               "red")}
+        v["counting"] = False
+        g["phase"] = "next"
+
+    def _evidence_playoff(self, g, ev):
+        g["view"]["playoff_players"] = list(ev["players"])
+
+    # ---------------------------------------------------------------- the picture
+    def view(self, desk=False):
+        """The whole picture (JSON-able). Timers carry the ms left at this moment. With `desk`,
+        it also holds `desk_only`: what the room must not see (Evidence's number being entered);
+        the scoreboard's view never carries it, not even unseen in the page's data."""
+        now = self.clock()
+        game = None
+        if self.game is not None:
+            game = copy.deepcopy(self.game)
+            timers = []
+            for t in game["timers"]:
+                left = t["remaining_ms"]
+                if t["running"]:
+                    left -= (now - t["at"]) * 1000
+                timers.append({"label": t["label"], "remaining_ms": max(0, int(left)),
+                               "running": t["running"]})
+            for p, lock in sorted(game["locked"].items(), key=lambda kv: int(kv[0])):
+                if lock["until"] is not None:
+                    left = max(0, int((lock["until"] - now) * 1000))
+                    timers.append({"label": "P%s locked out" % p, "remaining_ms": left,
+                                   "running": True})
+            game["timers"] = timers
+            game["locked"] = {p: {"reason": lk["reason"]} for p, lk in game["locked"].items()}
+            if game["race"] is not None:
+                game["race"].pop("presses", None)
+                if game["race"].get("winner") is not None:
+                    game["race"].pop("previous", None)
+            v = game["view"]
+            v.pop("history", None)
+            v.pop("order", None)
+        if game is None or game["name"] != "evidence" or not game["view"].get("counting"):
+            self.desk_only.pop("dial", None)
+        out = {
+            "version": self.version,
+            "source": dict(self.source),
+            "board": self.board,
+            "menu": self.menu,
+            "game": game,
+            "log": list(self.log),
+            "notices": list(self.notices),
+        }
+        if desk:
+            out["desk_only"] = copy.deepcopy(self.desk_only)
+        return out

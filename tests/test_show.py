@@ -1,0 +1,279 @@
+"""`tablebuzz show` end to end: the real server (the CLI, uvicorn on 127.0.0.1) and a real headless
+Chromium (Debian's `chromium`, driven by Playwright) load the scoreboard and the desk while the
+simulator plays scripted games of all six games; the tests read what the pages show (DOM text)
+and keep a screenshot of each in tests/artifacts/. A desk click reaches the board and changes the
+scoreboard; bad input (a refused command, two desks, no board yet, garbage on the line, a busy
+port) gets a clear message on the page.
+
+`make test` installs chromium when it is missing (see the Makefile's `browser` target); run
+directly without it, these tests fail with the command to run, they never skip.
+"""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import serial
+from tablebuzz.paths import REPO
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = REPO / "tests" / "artifacts"
+TABLEBUZZ = Path(sys.executable).parent / "tablebuzz"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the whole module (a fresh profile), closed at the end."""
+    if not os.path.exists(CHROMIUM):
+        pytest.fail("no chromium at %s: run `make browser` (as root on Debian it installs it: "
+                    "apt-get update && apt-get install -y chromium)" % CHROMIUM)
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
+        context = p.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, args=FLAGS, headless=True,
+            viewport={"width": 1920, "height": 1080})
+        context.set_default_timeout(20000)
+        yield context
+        context.close()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Show:
+    """`tablebuzz show ...` as a subprocess on a free port of 127.0.0.1."""
+
+    def __init__(self, *args, records=None):
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        extra = ["--records", str(records)] if records else ["--no-records"]
+        self.proc = subprocess.Popen(
+            [str(TABLEBUZZ), "show", "--http", "127.0.0.1:%d" % self.port] + list(args) + extra,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while True:
+            assert self.proc.poll() is None, self.proc.stderr.read()
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+
+    def stop(self):
+        if self.proc.returncode is not None:
+            return ""
+        self.proc.terminate()
+        try:
+            out, err = self.proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            out, err = self.proc.communicate()
+        assert "Traceback" not in err, err
+        return err
+
+
+@pytest.fixture
+def show():
+    servers = []
+
+    def start(*args, records=None):
+        server = Show(*args, records=records)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def text_of(page, selector):
+    return page.locator(selector).text_content()
+
+
+def open_page(page, url):
+    """Load `url` and wait until its live link to the host is up."""
+    page.goto(url)
+    page.wait_for_function("() => typeof TB !== 'undefined' && window.__tbLastMessageAt")
+
+
+def wait_text(page, selector, words, timeout=30000):
+    """Wait until the element's text holds every one of `words`."""
+    page.wait_for_function(
+        "([sel, words]) => { const n = document.querySelector(sel);"
+        " return n && words.every((w) => n.textContent.includes(w)); }",
+        arg=[selector, list(words)], timeout=timeout)
+
+
+# ------------------------------------------------------------------------------ six games
+GAMES = [
+    # (timeline, clock speed (each lasts about 5 s), what the scoreboard shows while it plays
+    # (selector, words), what it shows at the end)
+    ("quiz_demo.jsonl", 1, ("#race-winner", ["P"]), ["quiz: game over", "1st", "P5"]),
+    ("difference_6p.jsonl", 1, ("#race-margin", ["by"]), ["Difference: game over", "P3"]),
+    ("deglingo_4p.jsonl", 6, ("#gameview", ["round", "active", "observers"]),
+     ["Déglingo: game over"]),
+    ("redblack_2p.jsonl", 4, ("#rb-table", ["♠", "given"]), ["Red or Black: game over"]),
+    ("diddly_2p.jsonl", 2.5, ("#diddly-grid", ["total", "★"]),
+     ["Diddly: game over", "P1 and P2 tied on 50 points"]),
+    ("evidence_2p.jsonl", 8, ("#ev-markers", ["10"]), ["Evidence: game over"]),
+]
+
+
+@pytest.mark.parametrize("script, speed, during, over_words", GAMES,
+                         ids=[g[0].split(".")[0] for g in GAMES])
+def test_scoreboard_and_desk_follow_a_scripted_game(browser, show, tmp_path, script, speed,
+                                                    during, over_words):
+    server = show("--sim", "--script", str(REPO / "examples" / script), "--speed", str(speed),
+                  records=tmp_path)
+    board = browser.new_page()
+    desk = browser.new_page()
+    try:
+        open_page(board, server.url + "/")
+        open_page(desk, server.url + "/desk")
+        title = over_words[0].split(":")[0]
+        wait_text(board, "#title", [title])
+        wait_text(desk, "#subtitle", [title])
+        wait_text(board, during[0], during[1])
+        assert board.locator("#over").is_hidden()  # it is still being played
+        name = script.split(".")[0]
+        board.screenshot(path=str(ARTIFACTS / ("scoreboard-%s-playing.png" % name)))
+        wait_text(board, "#over", over_words, timeout=60000)
+        wait_text(board, "#verified", ["verified: the seed matches"])
+        assert "NOT verified" not in text_of(board, "#over")
+        body = board.locator("body").inner_text()
+        assert "None" not in body and "undefined" not in body and "NaN" not in body
+        board.screenshot(path=str(ARTIFACTS / ("scoreboard-%s-over.png" % name)))
+    finally:
+        board.close()
+        desk.close()
+    # the game was recorded as it played: a file, a header, every protocol line (a timeline that
+    # goes on with a rematch after the game over makes a second file)
+    files = sorted(tmp_path.rglob("*.jsonl"))
+    assert files
+    lines = files[0].read_text().splitlines()
+    assert json.loads(lines[0])["record"] == "tablebuzz-game"
+    assert json.loads(json.loads(lines[-1])["line"])["ev"] == "game_over"
+
+
+def test_evidence_count_is_not_shown_to_the_room_before_it_is_entered(browser, show):
+    server = show("--sim", "--game", "evidence", "--players", "2", "--seed", "4")
+    board = browser.new_page()
+    desk = browser.new_page()
+    try:
+        open_page(board, server.url + "/")
+        open_page(desk, server.url + "/desk")
+        wait_text(board, "#title", ["Evidence"])
+        desk.click("#btn-arm")  # round 1: the claims open
+        wait_text(board, "#gameview", ["round 1"])
+        for p, marker in ((1, 4), (2, 9)):  # each claims through the protocol
+            desk.evaluate("([p, m]) => link.send({type: 'cmd', cmd: {cmd: 'act', action: 'claim',"
+                          " player: p, value: m}})", [p, marker])
+        wait_text(board, "#gameview", ["counting the differences"])
+        for _ in range(17):  # the table enters 17 with ARM, one press at a time
+            desk.click("[data-control=arm]")
+        wait_text(desk, "#ev-dial", ["count on the box: 17"])  # the desk sees it...
+        time.sleep(0.3)
+        assert "17" not in board.locator("body").inner_text()  # ...the room does not
+        desk.click("[data-control=yes]")
+        wait_text(board, "#gameview", ["17 differences"])
+    finally:
+        board.close()
+        desk.close()
+
+
+# ------------------------------------------------------------------------------ the desk
+def test_desk_starts_a_game_with_names_and_its_clicks_change_the_scoreboard(browser, show):
+    server = show("--sim", "--seed", "7")
+    board = browser.new_page()
+    desk = browser.new_page()
+    try:
+        open_page(board, server.url + "/")
+        open_page(desk, server.url + "/desk")
+        wait_text(board, "#waiting", ["Set-up menu"])  # the box starts in its menu
+        desk.select_option("#ng-game", "quiz")
+        desk.fill("#ng-players", "3")
+        desk.dispatch_event("#ng-players", "input")
+        desk.fill("#name-1", "Ann")
+        desk.fill("#name-2", "Bob")
+        desk.fill("#name-3", "Zoé")
+        desk.fill("#opt-target", "2")
+        desk.click("#ng-start")
+        wait_text(board, "#players", ["Ann", "Bob", "Zoé"])
+        wait_text(board, "#subtitle", ["target: 2 points"])
+        # a refused command is answered where the host acted
+        desk.click("#btn-correct")
+        wait_text(desk, "#message", ["refused (not_now)"])
+        desk.click("#btn-arm")
+        wait_text(board, "#race", ["BUZZ"])
+        desk.click("#buzz-2")  # the simulator's buzzer P2
+        wait_text(board, "#race-winner", ["P2", "Bob"])
+        desk.click("#btn-correct")
+        wait_text(board, "[data-player='2'] .score", ["1"])
+        desk.click("#btn-arm")
+        wait_text(board, "#race", ["BUZZ"])
+        desk.click("#buzz-2")
+        wait_text(board, "#race-winner", ["Bob"])
+        desk.click("#btn-correct")
+        wait_text(board, "#over", ["quiz: game over", "1st", "P2 Bob"])
+        wait_text(board, "#verified", ["verified"])
+        board.screenshot(path=str(ARTIFACTS / "scoreboard-desk-quiz.png"))
+        desk.screenshot(path=str(ARTIFACTS / "desk-quiz.png"))
+    finally:
+        board.close()
+        desk.close()
+
+
+def test_two_desks_are_told_and_a_page_without_a_board_says_what_it_waits_for(browser, show):
+    server = show("--port", "/dev/ttyNOPE")
+    board = browser.new_page()
+    desk1 = browser.new_page()
+    desk2 = browser.new_page()
+    try:
+        board.goto(server.url + "/")
+        wait_text(board, "#waiting", ["Waiting for the board",
+                                      "no MicroPython board found on /dev/ttyNOPE"])
+        desk1.goto(server.url + "/desk")
+        desk2.goto(server.url + "/desk")
+        wait_text(desk1, "#warning", ["2 desks are open"])
+        desk1.click("#btn-arm")
+        wait_text(desk1, "#message", ["no board connected", "not sent"])
+    finally:
+        for page in (board, desk1, desk2):
+            page.close()
+
+
+def test_a_board_that_sends_garbage_and_a_busy_port(browser, show):
+    master, slave = os.openpty()
+    name = os.ttyname(slave)
+    holder = serial.Serial(name, exclusive=True)  # another program has the port
+    server = show("--port", name)
+    board = browser.new_page()
+    try:
+        board.goto(server.url + "/")
+        wait_text(board, "#waiting", ["is busy", "close the other program"])
+        holder.close()
+        wait_text(board, "#link", ["board connected"], timeout=10000)
+        os.write(master, b"Traceback (most recent call last):\r\n\xff\xfe\r\n"
+                 b'{"ev":"game","game":"quiz","players":2,"options":{"false_start":250,'
+                 b'"target":0},"commit":"00"}\r\n{"ev":"score","scores":[3,1],"unit":"points"}\r\n')
+        wait_text(board, "#players", ["3", "1"])
+        wait_text(board, "#loglist", ["notice: board console: Traceback"])
+        assert "Traceback" not in server.stop()
+    finally:
+        board.close()
+        os.close(master)
+        os.close(slave)
