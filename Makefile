@@ -91,7 +91,7 @@ pinmap: $(STAMP)
 schematic: $(STAMP)
 	$(BIN)/python -m tablebuzz.schematic
 
-bench: $(STAMP)
+bench: $(STAMP) browser
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:

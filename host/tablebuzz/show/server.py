@@ -61,8 +61,10 @@ def game_specs(stations):
                 kind = "bool"
             elif isinstance(default, int):
                 kind = "int"
-            else:
+            elif isinstance(default, str):
                 kind = "text"
+            else:
+                kind = "json"  # a list or an object (the quiz's teams): typed as JSON
             options.append({
                 "name": opt, "default": default, "choices": list(choices), "kind": kind,
                 "label": opt.replace("_", " "), "unit": OPTION_UNITS.get(opt, ""),

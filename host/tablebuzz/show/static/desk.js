@@ -87,9 +87,10 @@ function buildOptions() {
       box.checked = o.default === true;
       return el("div", { class: "row" }, el("label", {}, box, o.label));
     }
-    const list = el("datalist", { id: id + "-list" }, o.choices.map((c) => el("option", { value: String(c) })));
-    const input = el("input", { id: id, list: id + "-list", value: String(o.default), "data-option": o.name,
-      "data-kind": o.kind, size: 8 });
+    const shown = (c) => (o.kind === "json" ? JSON.stringify(c) : String(c));
+    const list = el("datalist", { id: id + "-list" }, o.choices.map((c) => el("option", { value: shown(c) })));
+    const input = el("input", { id: id, list: id + "-list", value: shown(o.default), "data-option": o.name,
+      "data-kind": o.kind, size: o.kind === "json" ? 16 : 8 });
     const hint = [o.unit, o.zero ? "0 = " + o.zero : ""].filter(Boolean).join(", ");
     return el("div", { class: "row" }, el("label", {}, o.label, input), list, hint ? el("span", { class: "muted" }, hint) : null);
   });
@@ -123,7 +124,11 @@ function readOptions() {
     if (i.dataset.kind === "bool") options[i.dataset.option] = i.checked;
     else {
       const text = i.value.trim();
-      options[i.dataset.option] = /^-?[0-9]+$/.test(text) ? Number(text) : text;
+      if (i.dataset.kind === "json") {
+        try { options[i.dataset.option] = JSON.parse(text || "null"); } catch (e) { options[i.dataset.option] = text; }
+      } else {
+        options[i.dataset.option] = /^-?[0-9]+$/.test(text) ? Number(text) : text;
+      }
     }
   });
   return options;

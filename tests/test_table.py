@@ -1,0 +1,114 @@
+"""The scoreboard's view (tablebuzz.table) folded from whole scripted games, undos included,
+checked against what the device says at the end (the `table` events, the revealed deal)."""
+
+import json
+
+from tablebuzz import simulate
+from tablebuzz.connection import Item
+from tablebuzz.paths import REPO
+from tablebuzz.table import Table, behind_ns
+from tablebuzz.timeline import parse, read_setup
+
+COLOURS = [(255, 0, 0), (0, 96, 255), (0, 200, 0), (255, 160, 0), (200, 0, 255), (0, 220, 200)]
+
+
+def events_of(script):
+    text = (REPO / "examples" / script).read_text()
+    setup = read_setup(text)
+    header = {"seed": setup.get("seed", "1"), "game": setup["game"],
+              "players": setup["players"], "options": setup.get("options", {})}
+    records = parse(text, setup["players"], ["arm", "yes", "no", "undo"])
+    return [json.loads(line) for _, line in simulate.run(header, records)]
+
+
+def fold(events, until=None):
+    """A Table fed `events` up to (not including) the first of kind `until`."""
+    table = Table(COLOURS, clock=lambda: 0.0)
+    for ev in events:
+        if ev["ev"] == until:
+            return table, ev
+        table.apply(Item("event", json.dumps(ev), ev))
+    return table, None
+
+
+def test_red_or_black_hands_and_penalties_survive_the_undos():
+    simulate._ensure_paths()
+    from refbox.games.redblack import RedBlack, card_text
+
+    for script in ("redblack_2p.jsonl", "redblack_6p.jsonl"):
+        events = events_of(script)
+        assert any(ev["ev"] == "undo" for ev in events)
+        table, final = fold(events, until="table")
+        view = table.game["view"]
+        assert view["given"] == final["given"] and view["received"] == final["received"]
+        game_ev = next(ev for ev in events if ev["ev"] == "game")
+        over = next(ev for ev in events if ev["ev"] == "game_over")
+        deal = RedBlack(game_ev["players"], game_ev["options"], bytes.fromhex(over["seed"]))
+        for p in range(game_ev["players"]):
+            truth = [card_text(deal.deck[r * game_ev["players"] + p]) for r in range(4)]
+            assert view["hands"][p] == truth, (script, p)
+        turned = [c for c in view["lines"]["top"] + view["lines"]["bottom"] if c]
+        assert len(turned) == 16
+
+
+def test_diddly_grid_survives_the_undos():
+    for script in ("diddly_2p.jsonl", "diddly_6p.jsonl"):
+        events = events_of(script)
+        assert any(ev["ev"] == "undo" for ev in events)
+        table, final = fold(events, until="table")
+        assert table.game["view"]["rounds"] == final["rounds"], script
+        assert table.game["scores"] == final["scores"]
+
+
+def test_evidence_tokens_follow_the_undone_count():
+    events = events_of("evidence_4p.jsonl")
+    table = Table(COLOURS, clock=lambda: 0.0)
+    checked = 0
+    for ev in events:
+        table.apply(Item("event", json.dumps(ev), ev))
+        if ev["ev"] == "score" and table.game["view"]["round"]:
+            tally = table.game["view"]["tally"]
+            points = [3 * g + 2 * y + r for g, y, r in tally]
+            assert points == ev["scores"]
+            checked += 1
+    assert checked > 10 and any(ev["ev"] == "undo" for ev in events)
+
+
+def test_difference_places_and_the_race_order():
+    events = events_of("difference_6p.jsonl")
+    table, _ = fold(events)
+    g = table.game
+    assert g["view"]["places"] == {"3": 1}
+    assert g["over"]["ranking"][0]["player"] == 3 and g["over"]["abandoned"] is False
+
+
+def test_buzz_order_lists_everyone_behind_the_winner_across_the_tick_wrap():
+    table = Table(COLOURS, clock=lambda: 0.0)
+    period_us = 1 << 30
+    for ev in (
+        {"ev": "game", "game": "quiz", "players": 3, "options": {}, "commit": "c"},
+        {"ev": "armed", "players": [1, 2, 3]},
+        {"ev": "press", "player": 2, "t_us": period_us - 1, "t_ns": 500},
+        {"ev": "race", "winner": 2, "margin_ns": None, "tie": False, "tied": [],
+         "t_us": period_us - 1, "t_ns": 500},
+        {"ev": "press", "player": 3, "t_us": 2, "t_ns": 0},  # after the wrap: 2.5 µs later
+        {"ev": "margin", "winner": 2, "player": 3, "margin_ns": 2500},
+    ):
+        table.apply(Item("event", json.dumps(ev), ev))
+    race = table.view()["game"]["race"]
+    assert [(r["player"], r["behind_text"]) for r in race["order"]] == [
+        (2, "first"), (3, "+2.50 µs")]
+    assert race["margin_text"] == "by 2.50 µs"
+    assert behind_ns(0, (period_us - 1) * 1000) == 1000
+
+
+def test_evidence_count_being_entered_is_for_the_desk_only():
+    table = Table(COLOURS, clock=lambda: 0.0)
+    for ev in (
+        {"ev": "game", "game": "evidence", "players": 2, "options": {}, "commit": "c"},
+        {"ev": "claims", "round": 1, "markers": [1, 2] + [None] * 8},
+        {"ev": "dial", "value": 23},
+    ):
+        table.apply(Item("event", json.dumps(ev), ev))
+    assert "23" not in json.dumps(table.view())
+    assert table.view(desk=True)["desk_only"]["dial"]["value"] == 23
