@@ -191,6 +191,32 @@ def test_a_race_open_at_the_cut_reopens_and_no_stale_press_decides_it():
     assert all(e.get("winner") != 2 for e in resumed)
 
 
+@pytest.mark.parametrize("capture", ["pio", "irq"])
+@pytest.mark.parametrize("off_us", [700000, 30000])  # the saved tick: ahead of, behind the chip
+def test_stamps_after_a_resume_run_on_the_resumed_clock(capture, off_us):
+    """The resumed game's clock continues from the last save's tick; press stamps (the DMA
+    anchor reads the chip's own timer) must run on that clock too, or margins, lockouts and
+    timers would mix two time bases."""
+    text = timeline(
+        {"at_us": off_us - 20000, "control": "arm"},
+        {"at_us": off_us, "power": "off"},
+        {"at_us": 2000000, "power": "on"},
+        {"at_us": 2600000, "press": 3},
+        {"at_us": 2700000, "release": 3},
+    )
+    result, fs = run(text, capture=capture)
+    saves = fs.files["journal.tbj"].split(b"\n")[1:-1]
+    t_saved = json.loads(saves[-2].split(b" ", 2)[2])["t"]  # the last save before the cut
+    resumed = after(result, "hello", 2)
+    press = [e for e in resumed if e["ev"] == "press"][0]
+    race = [e for e in resumed if e["ev"] == "race"][0]
+    # boot at 2.0 s + BOOT_NS runs at the saved tick; the press came 0.58 s later
+    expected = t_saved + 2600000 - 2000000 - runner.BOOT_NS // 1000
+    slack = 50 if capture == "pio" else 100  # the IRQ path stamps at its handler
+    assert abs(press["t_us"] - expected) < slack
+    assert race["winner"] == 3 and race["t_us"] == press["t_us"]
+
+
 def test_the_resume_leaks_nothing_hidden():
     """Red or Black deals from the seed: the seed (and so the deck) is never on the wire before
     the end, resumed or not; the resume tells only the published commitment."""

@@ -410,7 +410,10 @@ class Board:
         else:
             self.capture = PinIrqCapture(self.player_pins, self.ring, clock.ticks_us)
         self.capture_mode = self.capture.mode  # type: ignore[union-attr]
-        self.capture_start_tick = self.capture.start_tick  # type: ignore[union-attr]
+        # the DMA anchor is the chip's own timer (TIMERAWL); a resumed game's clock runs shifted
+        # from it (refbox.boot.ShiftedClock), and so must the stamps
+        shift = getattr(clock, "offset", 0) if capture == "pio" else 0
+        self.capture_start_tick = ticks_add(self.capture.start_tick, shift)  # type: ignore[union-attr]
         self.capture_start_ns = self.capture.start_ns  # type: ignore[union-attr]
         pixel_pin = pin(pinmap.NEOPIXEL_GPIO, pin.OUT)
         count = pinmap.STATION_PIXELS + pinmap.MARKER_PIXELS

@@ -302,8 +302,6 @@ class Referee:
             self.arbiter.prng.restore(saved.ties)
         self.arbiter.false_start = saved.options.get("false_start", 250)
         self.tie_shown = False
-        if saved.setup is not None and hasattr(self, "last_setup"):
-            self.last_setup = saved.setup
         self.emit(
             "resume",
             (
