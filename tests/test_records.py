@@ -103,3 +103,19 @@ def test_seed_check_matches_the_firmware():
     seed = bytes(range(16))
     assert records.seed_matches(seed_hex(seed), commitment(seed))
     assert not records.seed_matches("00" * 16, commitment(seed))
+
+
+def test_replay_takes_a_journal_pulled_off_the_board(tmp_path):
+    from journal_games import Played
+
+    game = Played("quiz")
+    journal = tmp_path / "journal.tbj"
+    journal.write_bytes(game.fs.files["journal.tbj"])
+    out = subprocess.run(TABLEBUZZ + ["replay", str(journal)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "from the journal journal.tbj" in out.stdout and "game over" in out.stdout
+    junk = tmp_path / "junk.bin"
+    junk.write_bytes(b"\x00\x01 nothing")
+    result = subprocess.run(TABLEBUZZ + ["replay", str(junk)], capture_output=True, text=True)
+    assert result.returncode == 2 and "as a journal:" in result.stderr
+    assert result.stderr.count("\n") == 1

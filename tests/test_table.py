@@ -112,3 +112,35 @@ def test_evidence_count_being_entered_is_for_the_desk_only():
         table.apply(Item("event", json.dumps(ev), ev))
     assert "23" not in json.dumps(table.view())
     assert table.view(desk=True)["desk_only"]["dial"]["value"] == 23
+
+
+def test_quiz_teams_names_and_timers():
+    from helpers import timeline
+
+    header = {"seed": "9", "game": "quiz", "players": 4,
+              "options": {"teams": [[1, 2], [3, 4]], "answer_s": 10}}
+    text = timeline(
+        {"at_us": 100000, "send": {"cmd": "act", "action": "name", "team": 2, "text": "Owls"}},
+        {"at_us": 150000, "send": {"cmd": "act", "action": "name", "player": 3, "text": "Ann"}},
+        {"at_us": 200000, "control": "arm"},
+        {"at_us": 500000, "press": 3},
+        {"at_us": 600000, "release": 3},
+    )
+    events = [json.loads(line) for _, line in simulate.run(
+        header, parse(text, 4, ["arm", "yes", "no", "undo"]))]
+    table = Table(COLOURS, clock=lambda: 0.0)
+    for ev in events:
+        table.apply(Item("event", json.dumps(ev), ev))
+    g = table.view()["game"]
+    assert g["names"] == {"3": "Ann"}
+    assert [(t["name"], t["players"]) for t in g["view"]["teams"]] == [(None, [1, 2]),
+                                                                      ("Owls", [3, 4])]
+    assert g["answering"] == 3 and g["view"]["question"] == 1
+    assert g["timers"] == [{"label": "P3 Ann to answer", "remaining_ms": 10000,
+                            "running": True}]
+    judged = {"ev": "judge", "player": 3, "correct": True, "points": 1}
+    score = {"ev": "score", "scores": [0, 0, 1, 0], "unit": "points", "teams": [0, 1]}
+    for ev in (judged, score):
+        table.apply(Item("event", json.dumps(ev), ev))
+    g = table.view()["game"]
+    assert g["timers"] == [] and g["view"]["teams"][1]["score"] == 1

@@ -8,6 +8,7 @@ uses the real clock and the real key timestamps (textual's `Message.time`).
 import asyncio
 import json
 
+import pytest
 from tablebuzz.eventlog import describe
 from tablebuzz.tui import SimulatorApp
 
@@ -374,3 +375,38 @@ def test_a_saved_session_replays_to_the_same_events(tmp_path):
     assert replayed[: len(app_lines)] == app_lines
     assert any(ev["ev"] == "race" for _, ev in app_lines)
     assert any(ev["ev"] == "game" for _, ev in app_lines)
+
+
+@pytest.mark.micropython
+def test_the_same_screen_on_a_board_behind_a_pty(tmp_path):
+    """`tablebuzz tui --port`: the firmware under the unix port behind a pty, reached through the
+    connection layer; a/y/n/u are the box's buttons."""
+    from helpers import unix_port_board
+    from tablebuzz.connection import BoardConnection
+    from tablebuzz.tui import BoardApp
+
+    cable = unix_port_board(tmp_path / "ttyBOARD", dict(HEADER, game="quiz", players=3))
+    link = BoardConnection(str(cable.path), retry_s=0.1)
+
+    async def scenario():
+        app = BoardApp(link, poll_s=0.02)
+        async with app.run_test(size=(100, 30)) as pilot:
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if app.table.game is not None:
+                    break
+            assert app.table.game["name"] == "quiz"  # learnt from the resync's state
+            await pilot.press("a")
+            for _ in range(100):
+                await pilot.pause(0.05)
+                if any("armed: P1 P2 P3" in line for line in app.log_lines):
+                    break
+            assert any("armed: P1 P2 P3" in line for line in app.log_lines)
+            assert levels(app)[:3] == ["full"] * 3 and levels(app)[3:] == ["off"] * 3
+            assert "board connected" in screen_text(app)
+
+    try:
+        run(scenario())
+    finally:
+        link.close()
+        cable.close()

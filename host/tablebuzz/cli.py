@@ -155,6 +155,13 @@ def build_parser():
     show.add_argument("--records", metavar="DIR", help="where the game records go")
     show.add_argument("--no-records", action="store_true", help="keep no records")
 
+    tui = sub.add_parser(
+        "tui", help="the simulator's screen on a real board (tablebuzz sim: on the simulator)"
+    )
+    tui.add_argument(
+        "--port", default=os.environ.get("PORT") or None, help="serial port (default: auto)"
+    )
+
     replay = sub.add_parser("replay", help="print a saved game, or play it on the scoreboard")
     replay.add_argument("file", metavar="FILE", help="a game record (.jsonl)")
     replay.add_argument("--show", action="store_true", help="play it on the scoreboard")
@@ -222,6 +229,12 @@ def main(argv=None):
             from tablebuzz.show.command import cmd_show
 
             return cmd_show(args)
+        if args.command == "tui":
+            if not sys.stdout.isatty():
+                return _fail("the screen needs a terminal; use tablebuzz monitor")
+            from tablebuzz import tui
+
+            return tui.run_board(args.port)
         if args.command == "replay":
             from tablebuzz.show.command import cmd_replay
 

@@ -304,6 +304,12 @@ class Narrator:
         n = ev["dropped"]
         return "undo: %d log %s taken back" % (n, "entry" if n == 1 else "entries")
 
+    def _ev_resume(self, ev):
+        self.game = ev["game"]
+        return "resumed after a restart: %s, %d players, %d log entries folded back" % (
+            game_name(ev["game"]), ev["players"], ev.get("log", 0)
+        )
+
     def _ev_reseed(self, ev):
         return "reseed: the game goes on under a new seed commitment %s…" % str(ev["commit"])[:16]
 

@@ -81,7 +81,7 @@ class Recorder:
             kind = ev.get("ev")
             if kind == "game":
                 self._open(ev.get("game"), ev.get("players"), joined=False)
-            elif kind == "state" and self._file is None:
+            elif kind in ("state", "resume") and self._file is None:
                 self._open(ev.get("game"), ev.get("players"), joined=True)
             elif kind == "menu" and self._file is not None:
                 self._close()  # back in the menu without a game_over we saw: the game is done

@@ -33,6 +33,23 @@ DECISION_HEADS = {
 }
 
 
+def options_summary(game, options):
+    """The options that differ from the game's defaults, in words ("target: 5 points; teams: ...");
+    "standard rules" when none do. The defaults come from the firmware's own specs."""
+    from tablebuzz import simulate
+
+    simulate._ensure_paths()
+    from refbox.games import game_class
+
+    try:
+        defaults = {spec[0]: spec[1] for spec in game_class(game).OPTIONS}
+    except KeyError:
+        defaults = {}
+    changed = [(k, v) for k, v in sorted(options.items()) if k not in defaults or
+               defaults[k] != v or type(defaults[k]) is not type(v)]
+    return "; ".join(option_text(k, v) for k, v in changed) or "standard rules"
+
+
 def _hex(rgb):
     return "#%02x%02x%02x" % tuple(rgb)
 
@@ -135,6 +152,13 @@ class Table:
         if kind == "game":
             self._new_game(ev)
             return
+        if kind == "resume":  # the board rebooted into its journal's game (docs/protocol.md)
+            g = self.game
+            if g is None or g["name"] != ev.get("game") or g.get("commit") != ev.get("commit"):
+                self._new_game(ev)
+            self.game["resumed"] = True
+            self.menu = None
+            return
         if kind == "state":
             self.menu = None
             if self.game is None or self.game["name"] != ev.get("game") or \
@@ -166,7 +190,7 @@ class Table:
             "names": {str(k): v for k, v in names.items()},
             "colours": self.colours[:players],
             "options": options,
-            "options_text": "; ".join(option_text(k, v) for k, v in sorted(options.items())),
+            "options_text": options_summary(name, options),
             "commit": commit,
             "unit": "points",
             "scores": [0] * players,
@@ -203,6 +227,9 @@ class Table:
         if name == "diddly":
             return {"rounds": [[None] * 5 for _ in range(players)], "round": 1, "dealer": 1,
                     "turn": None, "entering": None}
+        if name == "quiz":
+            return {"question": 0, "points": None, "teams": [], "sudden_death": None,
+                    "dead": None, "read": False}
         if name == "evidence":
             return {"round": 0, "orientation": None, "markers": [None] * 10, "claimers": [],
                     "tally": [[0, 0, 0] for _ in range(players)], "counting": False,
@@ -221,6 +248,12 @@ class Table:
                                      ev.get("commit"), names)
         if ev["game"] == "deglingo":
             self.game["view"]["timer_s"] = (ev.get("options") or {}).get("timer", 0)
+        if ev["game"] == "quiz":
+            teams = (ev.get("options") or {}).get("teams") or []
+            self.game["view"]["teams"] = [
+                {"team": i + 1, "players": list(members), "name": None, "score": 0}
+                for i, members in enumerate(teams)
+            ]
 
     def _join(self, ev):
         """The host met a game already under way (started before it connected)."""
@@ -244,6 +277,17 @@ class Table:
         g["locked"] = locked
         if g["name"] == "deglingo" and ev.get("turn"):
             g["view"]["active"] = ev["turn"]
+        if g["name"] == "quiz":
+            v = g["view"]
+            v["question"] = ev.get("question", v["question"])
+            v["points"] = ev.get("points", v["points"])
+            v["sudden_death"] = ev.get("sudden_death")
+            for team, score in zip(v["teams"], ev.get("teams") or [], strict=False):
+                team["score"] = score
+            g["timers"] = []
+            if ev.get("timer") and ev.get("left_ms") is not None:
+                g["timers"] = [self._quiz_timer_entry(g, ev["timer"], ev.get("answering"),
+                                                      ev["left_ms"])]
 
     def _undo(self, g):
         if self._undo_stack:
@@ -381,6 +425,7 @@ class Table:
         ranking = [dict(r, name=g["names"].get(str(r["player"]))) for r in ev["ranking"]]
         g["over"] = {
             "ranking": ranking,
+            "team_ranking": g["view"].get("team_ranking"),
             "abandoned": bool(ev.get("abandoned")),
             "seed": ev["seed"],
             "commit": g["commit"],
@@ -395,6 +440,84 @@ class Table:
         g["answering"] = None
         g["timers"] = []
         g["locked"] = {}
+
+    # ---------------------------------------------------------------- quiz (README "Quiz")
+    def _ev_name(self, g, ev):
+        """A name the device keeps (the quiz's `act name`): shown like the desk's names."""
+        name = ev.get("name")
+        if ev.get("player"):
+            key = str(ev["player"])
+            if name:
+                g["names"][key] = name
+            else:
+                g["names"].pop(key, None)
+            self.narrator.names = {int(k): v for k, v in g["names"].items()}
+        elif ev.get("team"):
+            for team in g["view"].get("teams") or []:
+                if team["team"] == ev["team"]:
+                    team["name"] = name
+
+    def _quiz_score(self, g, ev):
+        for team, score in zip(g["view"]["teams"], ev.get("teams") or [], strict=False):
+            team["score"] = score
+
+    def _quiz_question(self, g, ev):
+        v = g["view"]
+        v.update(question=ev["question"], points=ev.get("points"), dead=None, read=False)
+        if ev.get("sudden_death") and not v.get("sudden_death"):
+            v["sudden_death"] = []
+
+    def _quiz_read(self, g, ev):
+        g["view"]["read"] = True
+
+    def _quiz_timer_entry(self, g, kind, player, ms):
+        if kind == "buzz":
+            label = "time to buzz"
+        else:
+            name = g["names"].get(str(player))
+            label = "P%s%s to answer" % (player, " " + name if name else "")
+        return {"label": label, "kind": kind, "remaining_ms": ms, "running": True,
+                "at": self.clock()}
+
+    def _quiz_timer(self, g, ev):
+        g["timers"] = [self._quiz_timer_entry(g, ev["timer"], ev.get("player"), ev["ms"])]
+
+    def _quiz_time_warning(self, g, ev):
+        for t in g["timers"]:
+            if t.get("kind") == "answer":
+                t["remaining_ms"], t["at"] = ev["ms"], self.clock()
+
+    def _quiz_time_up(self, g, ev):
+        g["timers"] = []
+
+    def _quiz_race(self, g, ev):
+        g["timers"] = [t for t in g["timers"] if t.get("kind") != "buzz"]
+
+    def _quiz_judge(self, g, ev):
+        g["timers"] = [t for t in g["timers"] if t.get("kind") != "answer"]
+
+    def _quiz_dead(self, g, ev):
+        why = {"cancel": "cancelled", "wrong": "every team was wrong",
+               "time": "nobody buzzed in time"}.get(ev.get("reason"), str(ev.get("reason")))
+        g["view"]["dead"] = "question %s: nobody scores (%s)" % (ev.get("question"), why)
+        g["timers"] = []
+        g["answering"] = None
+        g["armed"] = False
+
+    def _quiz_next_in_line(self, g, ev):
+        g["answering"] = ev["player"]
+        g["phase"] = "answering"
+        if g["race"] is not None:
+            g["race"]["next"] = {"player": ev["player"], "behind_text": "+" + duration(
+                ev.get("behind_ns") or 0), "waiting": ev.get("waiting")}
+
+    def _quiz_sudden_death(self, g, ev):
+        g["view"]["sudden_death"] = list(ev["players"])
+
+    def _quiz_team_ranking(self, g, ev):
+        v = g["view"]
+        names = {t["team"]: t["name"] for t in v["teams"]}
+        v["team_ranking"] = [dict(r, name=names.get(r["team"])) for r in ev["ranking"]]
 
     # ---------------------------------------------------------------- Déglingo
     def _deglingo_deglingo(self, g, ev):

@@ -137,10 +137,34 @@ def _offsets(lines):
     return out
 
 
+JOURNAL_STEP_S = 0.5  # a journal holds no times: its events are played this far apart
+
+
 def load_replay(path):
-    """(header, [(seconds, line)], problems) for a record FILE. Raises RecordError/OSError."""
-    header, lines, problems = records_module.read_record(path)
-    return header, _offsets(lines), problems
+    """(header, [(seconds, line)], problems) for a game record, or for a journal pulled off the
+    board (`tablebuzz pull`), whose events the firmware's referee rebuilds
+    (tablebuzz.journal_replay; presses and margins are not in a journal). Raises RecordError
+    (naming both readings) or OSError."""
+    try:
+        header, lines, problems = records_module.read_record(path)
+        return header, _offsets(lines), problems
+    except records_module.RecordError as not_a_record:
+        from tablebuzz.journal_replay import JournalError, journal_events
+
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            events = journal_events(data)
+        except JournalError as e:
+            raise records_module.RecordError(
+                "%s; as a journal: %s" % (not_a_record, e)) from None
+    import json
+
+    first = json.loads(events[0]) if events else {}
+    header = {"game": first.get("game"), "players": first.get("players"),
+              "started": "(a journal: no times)", "source": "journal %s" % Path(path).name,
+              "names": {}}
+    return header, [(i * JOURNAL_STEP_S, line) for i, line in enumerate(events)], []
 
 
 def cmd_replay(args):

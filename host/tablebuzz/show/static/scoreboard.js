@@ -127,6 +127,7 @@ function renderRace(g) {
     el("div", { class: "margin", id: "race-margin" }, race.margin_text +
       (race.tie ? " → " + TB.whoText(g, race.winner) : "")),
     race.judged ? el("div", { class: race.judged === "correct" ? "badge place" : "badge locked" }, race.judged) : null,
+    race.next ? el("div", { class: "margin" }, "next in line: ", TB.who(g, race.next.player), " " + race.next.behind_text) : null,
     order.length ? el("ol", { id: "race-order" }, order) : null);
 }
 
@@ -140,8 +141,23 @@ function renderGameView(g) {
 
 const VIEWS = {
   quiz(g) {
-    const target = g.options.target;
-    return target ? [el("h2", {}, "quiz"), el("div", {}, "first to " + target + " points")] : null;
+    const v = g.view;
+    const o = g.options;
+    const rules = [];
+    if (o.target) rules.push("first team to " + o.target + " points");
+    if (o.questions) rules.push(o.questions + " questions");
+    const parts = [el("h2", {}, v.question ? "question " + v.question + (v.points ? " · worth " + v.points : "") : "quiz"),
+      rules.length ? el("div", {}, rules.join(" · ")) : null];
+    if (v.dead) parts.push(el("div", { class: "notice", style: "font-size:var(--mid)" }, v.dead));
+    if (v.sudden_death) parts.push(el("div", { style: "font-size:var(--mid)" }, "sudden death: ",
+      v.sudden_death.map((p) => [TB.who(g, p), " "])));
+    if (v.teams && v.teams.length) {
+      parts.push(el("table", { class: "grid", id: "quiz-teams" }, v.teams.map((t) =>
+        el("tr", {}, el("td", { style: "text-align:left;font-weight:800" }, t.name || "team " + t.team),
+          el("td", { style: "text-align:left" }, t.players.map((p) => [TB.who(g, p), " "])),
+          el("td", { style: "font-size:var(--mid);font-weight:900" }, String(t.score))))));
+    }
+    return parts.length > 1 || v.question ? parts : null;
   },
   difference(g) {
     const places = Object.entries(g.view.places).sort((a, b) => a[1] - b[1]);
@@ -257,7 +273,11 @@ function renderOver(g) {
   if (!over || g.closed) { box.classList.add("hidden"); return; }
   box.classList.remove("hidden");
   TB.fill("overtitle", over.abandoned ? g.title + ": game abandoned" : g.title + ": game over");
-  TB.fill("ranking", over.ranking.map((r, i) => el("li", { class: !over.abandoned && r.place === 1 ? "first" : "" },
+  const teams = over.team_ranking;
+  if (teams && teams.length && !over.abandoned) {
+    TB.fill("ranking", teams.map((r) => el("li", { class: r.place === 1 ? "first" : "" },
+      ordinal(r.place) + "  " + (r.name || "team " + r.team) + "  " + r.score + " " + over.unit)));
+  } else TB.fill("ranking", over.ranking.map((r, i) => el("li", { class: !over.abandoned && r.place === 1 ? "first" : "" },
     over.abandoned ? "" : ordinal(r.place) + "  ", TB.who(g, r.player), "  " + r.score + " " + over.unit)));
   TB.fill("overnotes", over.abandoned ? "stopped before the end: no winner" : (over.notes || []).join(" · "));
   TB.fill("seedline", "seed " + over.seed + "  ·  commitment " + (over.commit || "not seen (joined mid-game)"));
