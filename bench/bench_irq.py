@@ -1,16 +1,16 @@
-"""Cost of one capture interrupt-handler call on the MicroPython unix port, vs an empty handler.
+"""Cost of the capture's per-pass work on the MicroPython unix port, vs an empty function.
 
-Builds the capture path through the simulator (tablebuzz.sim.runner.Simulation), then calls the
-hard IRQ handlers directly in a loop under .venv/bin/micropython:
-- PioEdgeCapture.drain(sm) with the fake state machine's RX FIFO pre-filled with 1, 4 and 8 words;
-- PinIrqCapture.edge(pin) (header "capture": "irq");
+Builds the capture path through the simulator (tablebuzz.sim.runner.Simulation), then calls
+directly in a loop under .venv/bin/micropython:
+- the PIO capture's idle check, what every loop pass does: PioEdgeCapture.pending() (the DMA
+  channel's live count) and stalled() (FDEBUG.RXSTALL); the PIO capture has no interrupt handler;
+- the pin-IRQ fallback's hard handler PinIrqCapture.edge(pin) (header "capture": "irq");
 - `def handler(sm): pass` (and an empty bound method) for reference.
 Each figure is the best of REPEATS batches of CALLS calls timed with time.ticks_us, minus the cost
-of the loop itself (refilling the FIFO, emptying the ring with ring.tail = ring.head so it never
-fills).
-"through the fakes" is the handler as the simulator runs it: the fake rp2.StateMachine.get/rx_fifo,
-machine.mem32 and World.ticks_us are Python there but C on the board. "native stand-ins" swaps them
-for time.ticks_us, a dict as mem32 and a two-line state machine, leaving the firmware's own code.
+of the loop itself (emptying the ring with ring.tail = ring.head so it never fills).
+"through the fakes" is the code as the simulator runs it: the fake rp2.DMA.count, machine.mem32
+and World.ticks_us are Python there but C on the board. "native stand-ins" swaps them for
+time.ticks_us, a dict as mem32 and a one-attribute DMA, leaving the firmware's own code.
 Then every handler runs once under micropython.heap_lock(): "allocation-free: yes" means it did not
 touch the heap (on the unix port a small int is 62 bits; on the board 31, see bench/README.md).
 Run: .venv/bin/python bench/bench_irq.py   (figures: bench/README.md)
@@ -118,35 +118,33 @@ class StubSM:
 class StubMachine:
     mem32 = {0x50200008: 0, 0xD0000004: 0x3FFFFFFF}
 
-# ---------------------------------------------------------------- PIO capture through the fakes
+# ---------------------------------------------------------------- PIO capture: the idle check
+class StubDma:
+    count = 0
+
+def idle_check(cap):
+    if cap.pending() or cap.stalled():
+        raise RuntimeError("the bench expects no new capture word")
+
 sim = build("pio")
 cap = sim.board.capture
+cap.taken(cap.pending())
+fifo = Fifo()
 ring = sim.board.ring
-sm = cap.sm
-for i in range(len(sm._fifo)):
-    sm._fifo[i] = ((0xFFFFFF - 1000 * i) << 6) | 0x3F  # counter << n_pins | levels: small ints
-drain = cap.drain
-report("loop", None, sm, sm, ring, 0)
-report("empty_function", handler, sm, sm, ring, 0)
-report("empty_method", Empty().handler, sm, sm, ring, 0)
-for words in (1, 4, 8):
-    report("loop_%d" % words, None, sm, sm, ring, words)
-    report("drain_%d" % words, drain, sm, sm, ring, words)
-for words in (1, 4, 8):
-    allocation_free("drain_%d" % words, drain, sm, sm, ring, words)
-sim.world.fdebug |= cap._stall_bit  # a FIFO overflow: the handler also queues a GPIO_IN resync
-allocation_free("drain_stall", drain, sm, sm, ring, 8)
-print("#bench stall_cleared", 0 if sim.world.fdebug & cap._stall_bit else 1)
-
-# ---------------------------------------------------------------- the same with native stand-ins
-stub = StubSM()
+report("loop", None, cap, fifo, ring, 0)
+report("empty_function", handler, cap, fifo, ring, 0)
+report("empty_method", Empty().handler, cap, fifo, ring, 0)
+report("idle_check", idle_check, cap, fifo, ring, 0)
+allocation_free("idle_check", idle_check, cap, fifo, ring, 0)
 fake_machine = refbox.board.machine
 refbox.board.machine = StubMachine
-cap._ticks_us = ticks_us
-for words in (1, 4, 8):
-    report("native_loop_%d" % words, None, stub, stub, ring, words)
-    report("native_drain_%d" % words, drain, stub, stub, ring, words)
-    allocation_free("native_drain_%d" % words, drain, stub, stub, ring, words)
+dma = cap.dma
+stub = StubDma()
+stub.count = dma.count
+cap.dma = stub
+report("native_idle_check", idle_check, cap, fifo, ring, 0)
+allocation_free("native_idle_check", idle_check, cap, fifo, ring, 0)
+cap.dma = dma
 refbox.board.machine = fake_machine
 
 # ---------------------------------------------------------------- pin-IRQ capture
@@ -193,7 +191,7 @@ def main():
         return (f[name][0] - f[loop][0]) / CALLS
 
     empty = per_call("empty_function", "loop")
-    print(f"capture handlers on the MicroPython unix port: best of {REPEATS} x {CALLS} calls, "
+    print(f"capture work on the MicroPython unix port: best of {REPEATS} x {CALLS} calls, "
           "loop cost subtracted")
     print(f"  {'handler':<44} {'µs/call':>8} {'x empty':>8}")
 
@@ -203,22 +201,16 @@ def main():
     row("empty function  def handler(sm): pass", empty)
     row("empty bound method", per_call("empty_method", "loop"))
     print("  through the fakes (as the simulator runs it):")
-    for words in (1, 4, 8):
-        row(f"  PioEdgeCapture.drain, {words} word(s) in FIFO", per_call(
-            f"drain_{words}", f"loop_{words}"))
-    row("  PinIrqCapture.edge", per_call("irq_edge", "irq_loop"))
+    row("  PIO capture idle check (pending, stalled)", per_call("idle_check", "loop"))
+    row("  PinIrqCapture.edge (hard IRQ handler)", per_call("irq_edge", "irq_loop"))
     print("  native stand-ins (firmware code only):")
-    for words in (1, 4, 8):
-        row(f"  PioEdgeCapture.drain, {words} word(s) in FIFO", per_call(
-            f"native_drain_{words}", f"native_loop_{words}"))
-    row("  PinIrqCapture.edge", per_call("native_irq_edge", "irq_loop"))
+    row("  PIO capture idle check (pending, stalled)", per_call("native_idle_check", "loop"))
+    row("  PinIrqCapture.edge (hard IRQ handler)", per_call("native_irq_edge", "irq_loop"))
 
     print("\nunder micropython.heap_lock() (one call each):")
     ok = True
-    checks = [(f"drain, {w} word(s)", f"lock_drain_{w}", w) for w in (1, 4, 8)]
-    checks += [("drain, FIFO overflow (RXSTALL set)", "lock_drain_stall", 9)]
-    checks += [(f"drain, {w} word(s), native stand-ins", f"lock_native_drain_{w}", w)
-               for w in (1, 4, 8)]
+    checks = [("PIO idle check", "lock_idle_check", 0)]
+    checks += [("PIO idle check, native stand-ins", "lock_native_idle_check", 0)]
     checks += [("edge", "lock_irq_edge", 1), ("edge, native stand-ins", "lock_native_irq_edge", 1)]
     for label, key, expected in checks:
         free, stored, lost = f[key]
@@ -226,7 +218,6 @@ def main():
         ok = ok and free == 1 and right
         print(f"  {label:<44} allocation-free: {'yes' if free else 'NO'}"
               f"   records stored: {stored}{'' if right else f' (expected {expected})'}")
-    print(f"  RXSTALL cleared by the handler: {'yes' if f['stall_cleared'][0] else 'NO'}")
     caught = f["lock_control_allocates"][0] == 0
     ok = ok and caught
     print(f"  control, a handler that builds a list: {'caught' if caught else 'NOT CAUGHT'}"
