@@ -13,7 +13,7 @@ from refbox.controls import ControlButtons
 from refbox.debounce import Debouncer
 from refbox.games import GAME_ORDER
 from refbox.games.base import GameError
-from refbox.leds import render
+from refbox.leds import moves, render
 from refbox.protocol import LineAssembler, ProtocolError, encode_event
 from refbox.referee import Referee
 from refbox.ticks import Stamp, ticks_add, ticks_diff
@@ -23,6 +23,7 @@ class App:
     capture_lag_us = 500  # an edge is in the ring this long after it (DMA: µs; pin IRQ <= ~100 µs)
     loop_ms = 1
     gc_threshold = 48 * 1024  # bytes: no automatic gc before this much is allocated
+    frame_us = 25000  # a moving frame is re-rendered this often (every blink period divides it)
 
     def __init__(self, board, clock, pinmap, boot_game=None, journal=None):
         self.board = board
@@ -37,7 +38,13 @@ class App:
         self.controls = ControlButtons([name for name, _ in pinmap.CONTROLS])
         self.controls.held_at_boot(board.control_levels())
         self.assembler = LineAssembler()
-        self._frame = None
+        count = pinmap.STATION_PIXELS + pinmap.MARKER_PIXELS
+        self._frame = [None] * count  # the frame shown (None: nothing yet)
+        self._next = [None] * count  # the frame being rendered
+        self._dirty = True  # something happened since the last render
+        self._moving = False  # the frame shown changes with time alone
+        self._render_at = 0
+        self._happenings = []
         self._tone_until = None
         self._gc_due = False  # a decision was announced: collect at the next safe moment
         self.now = clock.ticks_us()
@@ -83,6 +90,7 @@ class App:
 
     # ------------------------------------------------------------------ output
     def emit(self, name, fields=()):
+        self._dirty = True
         if name == "race":
             self._gc_due = True
         self.board.write_line(encode_event(name, fields))
@@ -124,18 +132,44 @@ class App:
             sleep_ms(self.loop_ms)
 
     def step(self):
-        """One pass of the loop at the clock's current tick."""
+        """One pass of the loop at the clock's current tick.
+
+        An idle pass (no capture word, no console byte, every control released and settled, no
+        timer running) reads the capture, the controls' pins and the console, and stops there:
+        it allocates nothing and costs a few register reads (bench/bench_loop.py). The simulator
+        skips such passes altogether, which is why they must change nothing."""
         self.now = now = self.clock.ticks_us()
-        settled = Stamp(ticks_add(now, -self.capture_lag_us))
-        happenings = []
+        happenings = self._happenings
         self._read_capture(happenings)
+        board = self.board
+        data = board.read_input()
+        quiet = board.controls_released() and self.controls.is_idle()
+        worked = bool(happenings or data or not quiet or self._timed())
+        if worked:
+            if happenings or data or not quiet:
+                self._dirty = True  # (anything else that changes the frame emits an event)
+            self._decide(now, happenings, data)
+            happenings.clear()
+        if self._tone_until is not None and ticks_diff(now, self._tone_until) >= 0:
+            board.tone(0)
+            self._tone_until = None
+        self._show(now)
+        # a change to save, a collection due, the DMA to re-arm: only at a safe moment (which
+        # only a working pass can bring about)
+        if (worked or self._gc_due or self._rearm_due()) and self.can_block():
+            if self.journal is not None:
+                self.journal.sync(self.referee, now)  # at most one write burst, after a decision
+            self._maintain()
+
+    def _decide(self, now, happenings, data):
+        """The working part of a pass: debounce, arbitration, controls, commands, timers."""
+        settled = Stamp(ticks_add(now, -self.capture_lag_us))
         for deb in self.debouncers:
             deb.poll(settled, happenings)
         self.referee.now = now
         self._handle_switches(happenings)
         for name in self.controls.poll(self.board.control_levels(), now):
             self.referee.control(name)
-        data = self.board.read_input()
         if data:
             self.referee.now = self.board.input_tick  # commands run at their line's arrival
             for item in self.assembler.feed(data):
@@ -145,14 +179,18 @@ class App:
                     self.referee.command_line(item)
         horizon, press_horizon = self.horizons(settled)
         self.referee.tick(now, horizon, press_horizon)
-        if self._tone_until is not None and ticks_diff(now, self._tone_until) >= 0:
-            self.board.tone(0)
-            self._tone_until = None
-        self._show(now)
-        if self.can_block():
-            if self.journal is not None:
-                self.journal.sync(self.referee, now)  # at most one write burst, after a decision
-            self._maintain()
+
+    def _timed(self):
+        """True while a timer runs: a debouncer accepting or releasing, a race window, a
+        lockout, a game timer. Allocates nothing when False."""
+        for deb in self.debouncers:
+            if deb.is_waiting():
+                return True
+        return self.referee.is_busy()
+
+    def _rearm_due(self):
+        capture = self.board.capture
+        return capture.mode == "pio" and capture.needs_rearm()
 
     def _save_before_race(self):
         """A decision opens a race: save it now, the last safe moment before the race. The race
@@ -209,13 +247,9 @@ class App:
     def is_busy(self):
         """True while something is timed: the simulator keeps stepping every loop period until
         False."""
-        busy = self.referee.is_busy() or self._tone_until is not None
-        if busy or not self.controls.is_idle():
+        if self._tone_until is not None or not self.controls.is_idle():
             return True
-        for deb in self.debouncers:
-            if deb.is_waiting():
-                return True
-        return False
+        return self._timed()
 
     # ------------------------------------------------------------------ capture
     def _read_capture(self, happenings):
@@ -295,11 +329,26 @@ class App:
         self._tone_until = ticks_add(self.now, ms * 1000)
 
     def _show(self, now):
+        """Render the LEDs when the frame may have changed: after a pass that did anything, or
+        every `frame_us` while the frame moves (blinks, pulses, chases: refbox.leds.moves). A
+        frame is written only if it differs from the one shown. Both frames are preallocated."""
         if self.board.pixels_mask_irqs and self.referee.arbiter.phase == ARMED:
             return  # a CPU NeoPixel write would mask the capture interrupts while a race is open
+        if not self._dirty and (not self._moving or ticks_diff(now, self._render_at) < 0):
+            return
         pm = self.pinmap
         frame = render(
-            self.referee, now // 1000, pm.PLAYER_COLOURS, pm.STATION_PIXELS, pm.MARKER_PIXELS
+            self.referee,
+            now // 1000,
+            pm.PLAYER_COLOURS,
+            pm.STATION_PIXELS,
+            pm.MARKER_PIXELS,
+            self._next,
         )
-        if frame != self._frame and self.board.show(frame) is not False:
-            self._frame = frame
+        self._moving = moves(self.referee)
+        self._render_at = ticks_add(now, self.frame_us - now % self.frame_us)
+        if frame != self._frame:
+            if self.board.show(frame) is False:
+                return  # the previous frame is still going out: offer it again next pass
+            self._next, self._frame = self._frame, frame
+        self._dirty = False

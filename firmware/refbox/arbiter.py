@@ -88,8 +88,8 @@ class Arbiter:
         """True while a window is open or a timed lockout runs (the loop must keep ticking)."""
         if self._entries:
             return True
-        for until in self.locked.values():
-            if until != _RACE_LONG:
+        for player in self.locked:  # not .values(): that view would be allocated every pass
+            if self.locked[player] != _RACE_LONG:
                 return True
         return False
 

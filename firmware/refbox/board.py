@@ -400,6 +400,9 @@ class Board:
             pin(self.base + i, pin.IN, pin.PULL_UP) for i in range(pinmap.PLAYER_COUNT)
         ]
         self.control_pins = [pin(gpio, pin.IN, pin.PULL_UP) for _, gpio in pinmap.CONTROLS]
+        self._control_mask = 0
+        for _, gpio in pinmap.CONTROLS:
+            self._control_mask |= 1 << gpio
         self.ring = CaptureRing()
         self.pio_mhz = machine.freq() // 1000000
         self.capture = None  # type: PioEdgeCapture | PinIrqCapture | None
@@ -453,6 +456,10 @@ class Board:
     def player_levels(self):
         """Player pin levels from one GPIO_IN read: bit i = station i, 1 = released."""
         return (machine.mem32[_GPIO_IN] >> self.base) & self.level_mask
+
+    def controls_released(self):
+        """True when every control pin reads high (released), from one GPIO_IN read."""
+        return machine.mem32[_GPIO_IN] & self._control_mask == self._control_mask
 
     def control_levels(self):
         """Control pin levels: bit i = control i of the pin map, 1 = released."""

@@ -17,29 +17,72 @@ Documented in README.md "LED language".
 """
 
 from refbox.arbiter import ARMED
+from refbox.games.base import Game
 
 _OFF = (0, 0, 0)
 _WHITE = (255, 255, 255)
 _MENU = (64, 64, 64)
+_ARMED_BAR = (24, 24, 24)
 
 
 def _scale(colour, num, den):
     return (colour[0] * num // den, colour[1] * num // den, colour[2] * num // den)
 
 
-def render(view, now_ms, colours, station_pixels, marker_pixels):
-    """A frame: list of (r, g, b) 0..255, `station_pixels` + `marker_pixels` long.
+_TENTHS = {}  # colour -> a tenth of it: computed once per colour, so a render allocates no tuple
+_QUARTERS = {}
+
+
+def _tenth(colour):
+    dim = _TENTHS.get(colour)
+    if dim is None:
+        dim = _TENTHS[colour] = _scale(colour, 1, 10)
+    return dim
+
+
+def _quarter(colour):
+    dim = _QUARTERS.get(colour)
+    if dim is None:
+        dim = _QUARTERS[colour] = _scale(colour, 1, 4)
+    return dim
+
+
+def moves(view):
+    """True when `view`'s frame changes with time alone (a blink, a pulse, a chase, a game's own
+    painting), so the loop must render it again as time passes; False when only a new event can
+    change it (refbox.app.App._show). Follows `render` branch by branch."""
+    if view.menu is not None:
+        return False  # the wiring-test light goes out on a timer: the menu is busy meanwhile
+    game = view.game
+    if game is None:
+        return False
+    if game.phase == "over" or view.arbiter.locked:
+        return True  # the champion's blink and chase; a locked-out station blinks
+    if game.answering is not None:
+        return bool(view.tie_shown)  # the floor alternates with white after a tie
+    if game.turn is not None and view.arbiter.phase != ARMED:
+        return True  # whose turn it is: pulsing
+    return type(game).decorate is not Game.decorate  # a game that paints its own pixels
+
+
+def render(view, now_ms, colours, station_pixels, marker_pixels, frame=None):
+    """A frame: list of (r, g, b) 0..255, `station_pixels` + `marker_pixels` long, written into
+    `frame` when given (a list of that length: the loop's preallocated frame) or a new list.
 
     `view` is the Referee (read-only): menu, game, arbiter, players, tie_shown.
     """
-    frame = [_OFF] * (station_pixels + marker_pixels)
+    if frame is None:
+        frame = [_OFF] * (station_pixels + marker_pixels)
+    else:
+        for i in range(station_pixels + marker_pixels):
+            frame[i] = _OFF
     bar = station_pixels
     if view.menu is not None:
         _, index, _ = view.menu.position()
         for i in range(min(index + 1, marker_pixels)):
             frame[bar + i] = _MENU
         for p in range(min(view.menu.players, station_pixels)):
-            frame[p] = _scale(colours[p], 1, 4)
+            frame[p] = _quarter(colours[p])
         for p in view.menu.lit_stations(view.now):  # the wiring test: a pressed buzzer lights
             if p < station_pixels:
                 frame[p] = colours[p]
@@ -52,7 +95,7 @@ def render(view, now_ms, colours, station_pixels, marker_pixels):
     if game.phase == "over":
         champions = game.champions()
         for p in range(min(view.players, station_pixels)):
-            frame[p] = _scale(colours[p], 1, 10)
+            frame[p] = _tenth(colours[p])
         if (now_ms // 250) & 1:
             for champion in champions:
                 if champion < station_pixels:
@@ -75,20 +118,20 @@ def render(view, now_ms, colours, station_pixels, marker_pixels):
         elif arbiter.phase == ARMED:
             frame[p] = colour
         else:
-            frame[p] = _scale(colour, 1, 10)
+            frame[p] = _tenth(colour)
     if floor is not None:
         for i in range(marker_pixels):
             frame[bar + i] = colours[floor]
     elif arbiter.phase == ARMED:
         for i in range(marker_pixels):
-            frame[bar + i] = (24, 24, 24)
+            frame[bar + i] = _ARMED_BAR
     elif game.unit == "points":
         scores = game.scores
         for i in range(min(marker_pixels, len(scores))):
             if scores[i]:
-                frame[bar + i] = _scale(colours[i], 1, 4)
+                frame[bar + i] = _quarter(colours[i])
     turn = game.turn
     if turn is not None and floor is None and arbiter.phase != ARMED and turn < station_pixels:
-        frame[turn] = colours[turn] if blink_slow else _scale(colours[turn], 1, 4)
+        frame[turn] = colours[turn] if blink_slow else _quarter(colours[turn])
     game.decorate(frame, now_ms, colours, station_pixels, marker_pixels)
     return frame

@@ -58,6 +58,8 @@ class FakeConsole:
         """At most 64 bytes a loop pass, as the board's console reads. A 0x03 byte is Ctrl-C:
         on the board MicroPython raises KeyboardInterrupt in the loop, main.py ends, the REPL
         opens."""
+        if self._read >= len(self.inbox):
+            return b""  # nothing waiting: like the board's poll, no allocation
         data = bytes(self.inbox[self._read : self._read + 64])
         self._read += len(data)
         if 3 in data:
