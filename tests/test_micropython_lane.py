@@ -63,6 +63,20 @@ SCRIPTS = {
         (REPO / "examples" / "quiz_demo.jsonl").read_text(),
         {"flash": {"capacity": 500}},
     ),
+    "stalled_host": (
+        timeline(
+            {"at_us": 5000, "host": "stall"},
+            {"at_us": 100000, "control": "arm"},
+            {"at_us": 300000, "press": 3},
+            {"at_us": 300009, "press": 4},
+            {"at_us": 1000000, "control": "yes"},
+            {"at_us": 1300000, "control": "arm"},
+            {"at_us": 1500000, "press": 2},
+            {"at_us": 2000000, "host": "read"},
+            {"at_us": 2100000, "send": {"cmd": "state"}},
+        ),
+        {},
+    ),
     "bad_lines": (
         timeline(
             {"at_us": 1000, "send_raw": "{oops"},

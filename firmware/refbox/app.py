@@ -34,6 +34,7 @@ class App:
         self.stations = pinmap.PLAYER_COUNT
         self.decoder = EdgeDecoder(self.stations, 7000, board.pio_mhz)
         self.decoder.start(board.capture_start_tick, board.capture_start_ns)
+        self._since = board.capture_start_tick  # every PIO word before it has been read
         self.debouncers = [Debouncer(i) for i in range(self.stations)]
         self.controls = ControlButtons([name for name, _ in pinmap.CONTROLS])
         self.controls.held_at_boot(board.control_levels())
@@ -63,6 +64,7 @@ class App:
                     self.referee.open_menu()
         if journal is not None:
             self.referee.save = self._save_before_race
+        board.flush()
 
     def _resume(self, journal):
         """Say what the journal's load noticed, then resume its unfinished game (True) or leave
@@ -129,6 +131,9 @@ class App:
                     reported, hidden = now, 0
                 else:
                     hidden += 1  # at most one report a second: a repeating fault must not flood
+            except KeyboardInterrupt:  # Ctrl-C: what fits goes out, then the REPL
+                self.board.flush()
+                raise
             sleep_ms(self.loop_ms)
 
     def step(self):
@@ -160,6 +165,7 @@ class App:
             if self.journal is not None:
                 self.journal.sync(self.referee, now)  # at most one write burst, after a decision
             self._maintain()
+        board.flush()
 
     def _decide(self, now, happenings, data):
         """The working part of a pass: debounce, arbitration, controls, commands, timers."""
@@ -259,10 +265,12 @@ class App:
             stalled = capture.stalled()
             if not (n or stalled):
                 self.decoder.keepalive(self.now)
+                self._since = self.now
                 return  # the idle pass: two register reads, nothing allocated
             edges = []
             self._take_words(capture, n, stalled, edges)
             self.decoder.keepalive(self.now)
+            self._since = self.now
         else:
             edges = []
             ring = self.board.ring
@@ -290,9 +298,9 @@ class App:
         mask = capture.mask
         index = capture.index
         decoder = self.decoder
-        now = self.now
+        since = self._since
         for i in range(n):  # a word's time needs only the one before: lost words cost levels
-            decoder.word(words[(index + i) & mask], now, edges)
+            decoder.word(words[(index + i) & mask], since, edges)
         capture.taken(n)
         if not lost and capture.pending() + n > capture.ring_words:
             lost = 1  # the DMA lapped the words while they were read

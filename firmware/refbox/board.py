@@ -25,6 +25,7 @@ import rp2
 import uctypes
 
 from refbox.compat import const
+from refbox.outbox import Outbox
 from refbox.ticks import ticks_add, ticks_diff
 
 try:
@@ -337,30 +338,42 @@ class CpuPixels:
 
 class UsbConsole:  # pragma: no cover - the board's USB CDC
     """Protocol lines over the USB serial console. Ctrl-C stays enabled so mpremote can take
-    over."""
+    over. Output goes through refbox.outbox.Outbox: `write` is called only after `writable`."""
 
     def __init__(self):
         import select
 
         self._poll = select.poll()
         self._poll.register(sys.stdin, select.POLLIN)
+        self._out_poll = select.poll()
+        self._out_poll.register(sys.stdout, select.POLLOUT)
         self._in = getattr(sys.stdin, "buffer", sys.stdin)
+        self._out = sys.stdout.buffer
 
     def read(self):
         """Bytes waiting on stdin (at most 64 a call), read one at a time: a read after a positive
-        poll can still block on rp2 if asked for more."""
+        poll can still block on rp2 if asked for more. b"" (no allocation) when none wait."""
         data = b""
-        while len(data) < 64 and self._poll.poll(0):
+        while len(data) < 64 and self._ready(self._poll):
             byte = self._in.read(1)
             if not byte:
                 break
             data += byte if isinstance(byte, bytes) else byte.encode()
         return data
 
-    def write_line(self, line):
-        # one write per line: a host that stops reading makes USB CDC time out, and a line cut
-        # between two writes would arrive torn (the console sends "\r\n"; hosts strip "\r")
-        sys.stdout.write(line + "\n")
+    @staticmethod
+    def _ready(poll):
+        for _ in poll.ipoll(0):  # ipoll: no list allocated, unlike poll()
+            return True
+        return False
+
+    def writable(self):
+        """POLLOUT: the host is not connected, or the CDC TX FIFO has room (at least a byte)."""
+        return self._ready(self._out_poll)
+
+    def write(self, data, start, end):
+        """Write data[start:end] raw (no "\n" -> "\r\n": hosts take LF lines)."""
+        self._out.write(memoryview(data)[start:end])
 
 
 _WATCHDOG_CTRL = {"RP2040": const(0x40058000), "RP2350": const(0x400D8000)}
@@ -429,6 +442,7 @@ class Board:
         self.piezo = machine.PWM(pin(pinmap.PIEZO_GPIO))
         self.piezo.duty_u16(0)
         self.console = console if console is not None else UsbConsole()
+        self.outbox = Outbox()
         self._ticks_us = clock.ticks_us
         self.input_tick = clock.ticks_us()
         self._entropy = entropy
@@ -489,7 +503,12 @@ class Board:
         return data
 
     def write_line(self, line):
-        self.console.write_line(line)
+        """Queue one protocol line (str, no newline) for the console; never blocks."""
+        self.outbox.put_line(line)
+
+    def flush(self):
+        """Write what the console has room for (at most Outbox.budget bytes)."""
+        self.outbox.flush(self.console, self._ticks_us)
 
     def entropy(self):
         """16 fresh random bytes for a game seed (the chip's ROSC-based os.urandom on the

@@ -5,16 +5,16 @@ Two capture paths feed the same ring (see refbox.board):
   changes. The counter is a down-counter decremented once per sampling period (7 PIO cycles: 56 ns
   at 125 MHz) and `30 - n_pins` bits wide (24 bits, 0.94 s per wrap, with 6 player pins), so the
   word stays a MicroPython small int. Every word is chained to the one before: the counts between
-  them give the exact gap, and the µs ticks at which the handler drained each word resolve how many
-  counter wraps lie between (drain latency is < 1 ms, a wrap is 0.94 s). The chain starts at the
-  tick read around `sm.active(1)`, plus the 5 cycles to the first sample (counter all ones).
+  them give the exact gap modulo a wrap, and the loop's previous pass (the word was not in the ring
+  then) says how many wraps: the first time after it that the counter allows. The chain starts at
+  the anchor stamped by DMA at the state machine's start (refbox.board._start_anchored), plus the
+  5 cycles to the first sample (counter all ones).
 - Snapshots: a `GPIO_IN` read with the µs tick at which the handler ran (the pin-IRQ fallback, and
-  the resynchronisation after a PIO FIFO overflow). Their resolution is the handler's, not the
-  edge's.
+  the resynchronisation after lost words). Their resolution is the handler's, not the edge's.
 Levels are raw pin levels: buttons are active low, so a 0 bit is a closed contact.
 """
 
-from refbox.ticks import Stamp, ticks_add, ticks_diff
+from refbox.ticks import Stamp, ticks_diff
 
 
 class EdgeDecoder:
@@ -35,7 +35,6 @@ class EdgeDecoder:
         self._count = self.counter_mask
         self._stamp = Stamp(0)
         self._frac = 0  # remainder of the chain in 1/ns_den ns
-        self._tick = 0
 
     def start(self, tick, ns=0, first_sample_cycles=5):
         """Anchor the chain: the state machine was started `ns` after µs tick `tick` with its
@@ -47,24 +46,36 @@ class EdgeDecoder:
         self._count = self.counter_mask
         self._stamp = Stamp(tick).after_ns(ns + first_sample_cycles * 1000 // self.ns_den)
         self._frac = 0
-        self._tick = tick
         self._baseline = True  # the first sample gives the levels as found: held, not pressed
 
     _baseline = False
 
-    def word(self, word, tick, out):
-        """Decode one PIO word drained at µs tick `tick`; append its edges to `out`."""
+    margin_ns = 2000  # the anchor's ±0.5 µs and the few cycles from a sample to RAM, with room
+
+    def word(self, word, since, out):
+        """Decode one PIO word that came after µs tick `since` (the loop's previous pass, when the
+        word was not in the ring yet); append its edges to `out`.
+
+        The counter gives the time since the previous word modulo one wrap; the word's time is
+        the first of those after `since`. Exact while the loop never stalls for a whole wrap
+        (0.94 s with 6 pins, 0.23 s with 8), whatever the delay in reading the word.
+        """
         count = word >> self.n_pins
         counts = (self._count - count) & self.counter_mask
         delta_num = counts * self.ns_num + self._frac
-        elapsed_ns = ticks_diff(tick, self._tick) * 1000
-        wraps = (elapsed_ns - delta_num // self.ns_den + self.wrap_ns // 2) // self.wrap_ns
-        if wraps > 0:
+        stamp = self._stamp
+        short = (
+            ticks_diff(since, stamp.us) * 1000
+            - stamp.ns
+            - self.margin_ns
+            - delta_num // self.ns_den
+        )
+        if short > 0:  # whole wraps passed between the two words
+            wraps = (short + self.wrap_ns - 1) // self.wrap_ns
             delta_num += wraps * (self.counter_mask + 1) * self.ns_num
-        self._stamp = self._stamp.after_ns(delta_num // self.ns_den)
+        self._stamp = stamp.after_ns(delta_num // self.ns_den)
         self._frac = delta_num % self.ns_den
         self._count = count
-        self._tick = tick
         baseline = self._baseline and counts == 0
         self._baseline = False
         if baseline:
@@ -79,12 +90,13 @@ class EdgeDecoder:
     def keepalive(self, tick):
         """Carry the chain forward over a long quiet spell (call it every loop pass with `tick`).
 
-        Words come only when a pin changes, and the wraps between two words are counted from
-        their µs ticks, which `ticks_diff` compares only within ±2**29 µs (8.9 min). After a
-        minute without a word the anchor moves on by whole counter wraps, keeping one wrap of
-        margin: the counter has the same value after a whole wrap, so the chain stays exact.
+        Words come only when a pin changes, and the wraps between two words are counted against
+        µs ticks, which `ticks_diff` compares only within ±2**29 µs (8.9 min). After a minute
+        without a word the chain's stamp moves on by whole counter wraps, staying at least one
+        wrap behind `tick`: the counter has the same value after a whole wrap, so the chain stays
+        exact.
         """
-        elapsed_us = ticks_diff(tick, self._tick)
+        elapsed_us = ticks_diff(tick, self._stamp.us)
         if elapsed_us < 60000000:
             return
         wrap_num = (self.counter_mask + 1) * self.ns_num  # one wrap, in 1/ns_den ns
@@ -92,7 +104,6 @@ class EdgeDecoder:
         delta_num = wraps * wrap_num + self._frac
         self._stamp = self._stamp.after_ns(delta_num // self.ns_den)
         self._frac = delta_num % self.ns_den
-        self._tick = ticks_add(self._tick, wraps * wrap_num // (self.ns_den * 1000))
 
     def snapshot(self, levels, tick, out):
         """Decode a GPIO snapshot (player levels, bit 0 = station 0) taken at µs tick `tick`."""

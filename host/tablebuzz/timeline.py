@@ -14,6 +14,9 @@ up to three decimals = ns; may exceed 2**30) and exactly one action:
                                   main.py with its flash as the cut left it (the board starts
                                   powered; off and on alternate; what happens while off is
                                   ignored by the board, the contacts still move)
+  {"host": "stall"} / {"host": "read"}  the host stops reading the USB console (connected, its
+                                  buffers full) / reads again (the default): the board's output
+                                  then waits in its bounded queue (docs/architecture.md)
 Blank lines and lines starting with "#" are skipped. Lines go in time order (a line earlier than
 the one before it is an error); records at the same time keep their file order. Errors raise
 TimelineError naming the line.
@@ -40,6 +43,7 @@ ACTIONS = (
     "mask_us",
     "gc_us",
     "power",
+    "host",
 )
 
 
@@ -208,6 +212,10 @@ def parse(text, players, controls):
             if value not in ("off", "on"):
                 raise TimelineError(line_no, '"power" is "off" or "on"')
             rec.update(k="power", on=value == "on")
+        elif kind == "host":
+            if value not in ("stall", "read"):
+                raise TimelineError(line_no, '"host" takes "stall" or "read"')
+            rec.update(k="host", reading=value == "read")
         if records and rec["t"] < records[-1]["t"]:
             before = records[-1]
             raise TimelineError(

@@ -36,14 +36,31 @@ BOOT_NS = 20000000  # power-on to main.py: +20.8 ms on the emulated RP2040 (shar
 
 
 class FakeConsole:
-    """The USB serial console as the App sees it: bytes in, lines out, stamped with virtual
-    time."""
+    """The USB serial console as the App sees it: bytes in; bytes out through a model of
+    MicroPython's CDC output (v1.28.0 shared/tinyusb/mp_usbd_cdc.c), lines to `sink` stamped with
+    the virtual time at which the host took their last byte.
+
+    The device's TX FIFO holds FIFO_BYTES. A reading host (the default) takes every byte at once.
+    A stalled host (timeline {"host": "stall"}: connected, its buffers full) takes nothing: the
+    FIFO fills; POLLOUT (`writable`) is false once it is full; a write larger than the room left
+    writes what fits and then waits for the host, as `mp_usbd_cdc_tx_strn` does, up to
+    TX_TIMEOUT_NS, during which the loop is blocked; the rest of that write is lost (the stream's
+    write still reports every byte written).
+    """
+
+    FIFO_BYTES = 256  # CFG_TUD_CDC_TX_BUFSIZE at full speed (shared/tinyusb/tusb_config.h)
+    TX_TIMEOUT_NS = 500000000  # MICROPY_HW_USB_CDC_TX_TIMEOUT (ports/rp2/mphalport.h)
 
     def __init__(self, world, sink):
         self.world = world
         self.sink = sink
         self.inbox = bytearray()
         self._read = 0
+        self.reading = True
+        self._fifo = bytearray()  # bytes the host has not taken
+        self._line = bytearray()  # the host's partial line
+        self.blocked_ns = 0  # total time the loop spent inside console writes
+        self.lost_bytes = 0
 
     def pending(self):
         return self._read < len(self.inbox)
@@ -67,13 +84,59 @@ class FakeConsole:
             raise KeyboardInterrupt
         return data
 
-    def write_line(self, line):
-        self.sink(self.world.now, line)
+    # ------------------------------------------------------------------ output
+    def writable(self):
+        """select.poll POLLOUT on stdout: room in the TX FIFO."""
+        return len(self._fifo) < self.FIFO_BYTES
+
+    def write(self, data, start, end):
+        """sys.stdout.buffer.write(data[start:end])."""
+        room = self.FIFO_BYTES - len(self._fifo)
+        n = end - start
+        if n <= room:
+            self._fifo += data[start:end]
+            self._host_takes()
+            return
+        self._fifo += data[start : start + room]
+        self._host_takes()
+        waited = 0
+        rest = start + room
+        world = self.world
+        step = 1000000
+        while rest < end and waited < self.TX_TIMEOUT_NS:  # blocked: the clock runs on
+            world.run_until(world.now + step)
+            waited += step
+            room = self.FIFO_BYTES - len(self._fifo)
+            if room:
+                take = min(room, end - rest)
+                self._fifo += data[rest : rest + take]
+                rest += take
+                self._host_takes()
+        self.blocked_ns += waited
+        self.lost_bytes += end - rest
+
+    def host_reading(self, reading):
+        self.reading = reading
+        self._host_takes()
+
+    def _host_takes(self):
+        if not self.reading or not self._fifo:
+            return
+        data = self._fifo
+        self._fifo = bytearray()
+        for b in data:
+            if b == 10:
+                self.sink(self.world.now, self._line.decode("utf-8", "replace"))
+                self._line = bytearray()
+            else:
+                self._line.append(b)
 
     def power_off(self):
-        """What was not read yet is lost with the board."""
+        """What was not read yet is lost with the board, and so is its TX FIFO."""
         self.inbox = bytearray()
         self._read = 0
+        self._fifo = bytearray()
+        self._line = bytearray()
 
 
 def _main_py():
@@ -103,13 +166,13 @@ class Simulation:
             self.controls[name] = Contact(world, gpio, bounce)
         self.console = FakeConsole(world, sink)
         self._step_at = None
+        self._stepping = False
         self._last_step = -LOOP_NS
         self._booting = False
         self.stopped = False
         self._every_ms = header.get("every_ms") is True  # never skip idle time (tests)
         self._heartbeat_at = None
         self.sink = sink
-        self._every_ms = header.get("every_ms") is True  # never skip idle time (tests)
 
         self._capture = header.get("capture", "pio")
         self._pixels = header.get("pixels", "pio")
@@ -263,12 +326,16 @@ class Simulation:
         if self._step_at != t:
             return
         self._step_at = None
+        if self._stepping:  # the loop is still inside a pass (a blocked console write)
+            self._request_step()
+            return
         if t < self.world.loop_free_at():
             self._request_step()
             return
         if self.stopped or self.app is None:
             return
         self._last_step = t
+        self._stepping = True
         try:
             self.app.step()
         except KeyboardInterrupt:  # Ctrl-C on the console: the firmware stops, as on the board
@@ -278,7 +345,10 @@ class Simulation:
         except PowerCutError:  # fault injection: the power failed inside a filesystem operation
             self.power_off()
             return
-        if self._every_ms or self.app.is_busy() or self.console.pending():
+        finally:
+            self._stepping = False
+        output = self.board.outbox.pending() and self.console.writable()
+        if self._every_ms or self.app.is_busy() or self.console.pending() or output:
             self._request_step()
         elif self._heartbeat_at is None:
             # the board's loop never sleeps for long: a pass at least every HEARTBEAT_NS keeps
@@ -327,6 +397,8 @@ class Simulation:
                 self.power_on()
             else:
                 self.power_off()
+        elif kind == "host":
+            self.console.host_reading(rec["reading"])
         if self.app is not None:
             self._request_step()
 

@@ -1,0 +1,105 @@
+"""Protocol lines waiting for the console: a bounded queue the loop drains as the host has room.
+
+USB CDC output blocks the writer while a host is connected but not reading (design notes,
+"Timing facts"), so nothing writes to the console directly: `put` queues a whole line or drops it,
+and every loop pass `drain`s at most `budget` bytes, `chunk` bytes a write, and only while the
+console reports room (MicroPython v1.28.0 `shared/tinyusb/mp_usbd_cdc.c`: POLLOUT is set when the
+host is not connected, or connected with `tud_cdc_write_available() > 0`).
+Dropped lines are counted; once the queue has room again the count goes out first as
+`{"ev":"error","code":"output_overflow",...}` and a host resynchronises with `state`
+(docs/protocol.md). Lines are never cut by the queue: a line is queued whole or not at all.
+"""
+
+from refbox.protocol import encode_event
+from refbox.ticks import ticks_diff
+
+
+class Outbox:
+    capacity = 4096  # bytes queued at most (8 lines of the protocol's 512-byte maximum)
+    chunk = 32  # bytes per console write (see docs/architecture.md "Console output")
+    budget = 512  # bytes written per loop pass at most: a bounded cost
+    slow_us = 2000  # a write that took longer found the host not reading: careful from then on
+    careful_budget = 16  # bytes per pass, one a write, while careful
+
+    def __init__(self):
+        self._lines = []  # bytes of each queued line, "\n" included, oldest first
+        self._sent = 0  # bytes of the first line already written
+        self.size = 0  # bytes queued (unsent)
+        self.dropped = 0  # lines dropped since the last overflow report was queued
+        self.careful = False  # the host was slow: one byte per POLLOUT until the queue empties
+        self.waits = 0  # writes that had to wait for the host
+
+    def put(self, line):
+        """Queue `line` (bytes, "\n" included) whole; False (and counted) if it does not fit."""
+        if self.size + len(line) > self.capacity:
+            self.dropped += 1
+            return False
+        self._lines.append(line)
+        self.size += len(line)
+        return True
+
+    def room_for(self, nbytes):
+        return self.size + nbytes <= self.capacity
+
+    def put_line(self, text):
+        """Queue protocol line `text` (str, no newline). After a loss the overflow report goes
+        first, so no line after a gap arrives before the host is told of it."""
+        line = text.encode() + b"\n"
+        if self.dropped and not self._report(len(line)):
+            self.dropped += 1
+            return False
+        return self.put(line)
+
+    def flush(self, console, ticks_us):
+        """One pass's output: the overflow report if it fits now, then `drain`."""
+        if self.dropped:
+            self._report(0)
+        if self.size:
+            self.drain(console, ticks_us)
+
+    def _report(self, extra):
+        detail = "%d lines lost; send state to resync" % self.dropped
+        report = encode_event("error", (("code", "output_overflow"), ("detail", detail)))
+        report = report.encode() + b"\n"
+        if not self.room_for(len(report) + extra):
+            return False
+        self.dropped = 0
+        self.put(report)
+        return True
+
+    def pending(self):
+        return self.size > 0
+
+    def drain(self, console, ticks_us):
+        """Write queued bytes while `console.writable()` (POLLOUT). Returns how many were written.
+
+        POLLOUT only says that one byte fits. A chunk bigger than the room left waits until the
+        host takes a packet, or MicroPython's CDC timeout (500 ms) if the host has stopped: a write
+        that took over `slow_us` (timed with `ticks_us`) makes the queue careful, one byte a
+        write, which can never wait, until it has emptied. `console.write(data, start, end)`
+        writes data[start:end]."""
+        written = 0
+        lines = self._lines
+        chunk = 1 if self.careful else self.chunk
+        budget = self.careful_budget if self.careful else self.budget
+        while lines and written < budget and console.writable():
+            line = lines[0]
+            start = self._sent
+            end = min(len(line), start + chunk, start + budget - written)
+            began = ticks_us()
+            console.write(line, start, end)
+            if ticks_diff(ticks_us(), began) > self.slow_us and not self.careful:
+                self.careful = True
+                self.waits += 1
+                chunk = 1
+                budget = written + end - start  # nothing more this pass
+            written += end - start
+            if end == len(line):
+                lines.pop(0)
+                self._sent = 0
+            else:
+                self._sent = end
+        self.size -= written
+        if not self.size:
+            self.careful = False  # the host caught up
+        return written

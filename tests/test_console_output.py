@@ -1,0 +1,83 @@
+"""The console output queue (refbox.outbox) against the simulator's model of MicroPython's USB CDC
+output (tablebuzz.sim.runner.FakeConsole): a host that stops reading never freezes the referee.
+
+A stalled host fills the device's 256-byte TX FIFO; POLLOUT then reads false and the loop only
+queues. A write can wait for the host at most once per stall (a chunk larger than the room left,
+up to MicroPython's 500 ms CDC timeout: docs/architecture.md "Console output"). Lines that do not
+fit the queue are counted and reported as `output_overflow` before any later line; `state` resyncs.
+Decisions during the stall follow the stamps as always.
+"""
+
+import json
+
+from helpers import CONTROLS, timeline
+from tablebuzz.sim import runner
+from tablebuzz.timeline import parse
+
+RACES = 12
+
+
+def _stalled_night(stall="stall"):
+    """The laptop hangs at once; the quizmaster goes on with the box's ARM and YES buttons. YES
+    comes 0.7 s after the race: the one wait a stall can cost (up to 0.5 s, when the TX FIFO
+    fills, here during the first race's lines) would swallow a control pressed inside it."""
+    recs = [{"at_us": 5000, "host": stall}]
+    t = 100000
+    for i in range(RACES):
+        first, second = 1 + i % 6, 1 + (i + 1) % 6
+        recs += [
+            {"at_us": t, "control": "arm"},
+            {"at_us": t + 200000, "press": first},
+            {"at_us": t + 200007, "press": second},
+            {"at_us": t + 350000, "release": first},
+            {"at_us": t + 350000, "release": second},
+            {"at_us": t + 900000, "control": "yes"},
+        ]
+        t += 1200000
+    recs.append({"at_us": t + 100000, "host": "read"})
+    recs.append({"at_us": t + 200000, "send": {"cmd": "state"}})
+    return timeline(*recs)
+
+
+def _run(text):
+    lines = []
+    head = {"seed": "1", "game": "quiz", "players": 6, "options": {}, "bounce": "typical"}
+    sim = runner.Simulation(head, lambda t, line: lines.append((t, line)))
+    sim.run(parse(text, 6, CONTROLS))
+    return lines, sim
+
+
+def _parsed(lines):
+    good = []
+    for _, line in lines:
+        try:
+            good.append(json.loads(line))
+        except ValueError:
+            pass  # at most the line a timed-out write cut
+    return good
+
+
+def test_a_stalled_host_never_freezes_the_referee():
+    lines, sim = _run(_stalled_night())
+    console = sim.console
+    assert console.blocked_ns <= console.TX_TIMEOUT_NS  # at most one wait, bounded
+    assert sim.board.outbox.waits <= 1
+    evs = _parsed(lines)
+    assert len(evs) >= len(lines) - 1
+    overflow = [e for e in evs if e["ev"] == "error" and e["code"] == "output_overflow"]
+    assert len(overflow) == 1 and int(overflow[0]["detail"].split()[0]) > 0
+    state = [e for e in evs if e["ev"] == "state"][-1]
+    # every race was judged right while the host was away: the winners' points are all there
+    expected = [0] * 6
+    for i in range(RACES):
+        expected[i % 6] += 1
+    assert state["scores"] == expected
+    assert evs.index(overflow[0]) < evs.index(state)
+
+
+def test_a_reading_host_gets_every_line_in_order():
+    lines, sim = _run(_stalled_night("read"))
+    evs = _parsed(lines)
+    assert len(evs) == len(lines) and sim.console.blocked_ns == 0
+    assert not [e for e in evs if e["ev"] == "error"]
+    assert len([e for e in evs if e["ev"] == "race"]) == RACES
