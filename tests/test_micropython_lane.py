@@ -183,3 +183,42 @@ def test_surrogate_escapes_and_long_echoes_stay_alike_and_bounded():
     errors = [line for _, line in cpython if '"error"' in line]
     assert len(errors) == 3 and "\"bad_json\"" in errors[0] and "unknown_option" in errors[1]
     assert all(len(line.encode()) <= 512 for _, line in cpython)
+
+
+IDLE_PASS_PROBE = """
+import gc, micropython
+from tablebuzz.sim import runner
+
+def probe(name, header, lines):
+    sim = runner.Simulation(header, lambda t, line: None)
+    w = sim.world
+    for line in lines:
+        sim.console.feed(line.encode() + b"\\n")
+    w.run_until(w.now + 50000000)  # boot, the command, every timer run out
+    free = 0
+    for _ in range(30):
+        w.run_until(w.now + 1000000)
+        gc.collect()
+        micropython.heap_lock()
+        try:
+            sim.app.step()
+            free += 1
+        except MemoryError:
+            pass
+        micropython.heap_unlock()
+    print(name, free)
+
+probe("menu", {"seed": "1"}, [])
+probe("quiz_ready", {"seed": "1", "game": "quiz", "players": 6}, [])
+probe("quiz_armed", {"seed": "1", "game": "quiz", "players": 6}, ['{"cmd":"arm"}'])
+probe("difference", {"seed": "1", "game": "difference", "players": 4}, [])
+"""
+
+
+def test_idle_passes_allocate_nothing():
+    proc = subprocess.run(micropython_command(IDLE_PASS_PROBE), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    # 30 idle passes each, every one under heap_lock(): an allocation raises MemoryError there
+    assert proc.stdout.split() == [
+        "menu", "30", "quiz_ready", "30", "quiz_armed", "30", "difference", "30"
+    ], proc.stdout
