@@ -131,25 +131,25 @@ def test_decoder_orders_words_and_unwraps_the_counter():
     dec.start(1000, first_sample_cycles=0)
     edges = []
     mask = dec.counter_mask
-    # station 2 closes 10 counts after start, read by the first pass after it
-    dec.word(((mask - 10) << 6) | 0b111011, 1000, edges)
+    # station 2 closes 10 counts after start; read 30 µs later
+    dec.word(((mask - 10) << 6) | 0b111011, 1030, edges)
     assert edges == [(2, True, Stamp(1000, 560))]
-    # two counter wraps and 100 counts later; the loop's previous pass was 400 ms before it
+    # two counter wraps and 100 counts later, read 25 µs after it
     later = 2 * (mask + 1) + 110
-    previous_pass = 1000 + (later * 56) // 1000 - 400000
-    dec.word(((mask - 110) << 6) | 0b111111, previous_pass, edges)
+    read = 1000 + (later * 56) // 1000 + 25
+    dec.word(((mask - 110) << 6) | 0b111111, read, edges)
     assert edges[1][0:2] == (2, False)
     assert edges[1][2].diff_ns(edges[0][2]) == (later - 10) * 56
 
 
-def test_decoder_places_a_word_read_late_by_the_pass_before_it():
-    """When the loop reads a word plays no part, only the pass before it did not see it."""
+def test_decoder_places_a_word_read_almost_a_wrap_late():
+    """A loop stalled 0.9 s (less than a 0.94 s wrap) before reading still places it exactly."""
     dec = EdgeDecoder(6, 7000, 125)
     dec.start(0, first_sample_cycles=0)
     edges = []
     mask = dec.counter_mask
     counts = 5_000_000  # 280 ms after the start
-    dec.word(((mask - counts) << 6) | 0b111110, 279_990, edges)
+    dec.word(((mask - counts) << 6) | 0b111110, 280_000 + 900_000, edges)
     assert edges[0][2] == Stamp(280000, 0)
 
 

@@ -34,7 +34,6 @@ class App:
         self.stations = pinmap.PLAYER_COUNT
         self.decoder = EdgeDecoder(self.stations, 7000, board.pio_mhz)
         self.decoder.start(board.capture_start_tick, board.capture_start_ns)
-        self._since = board.capture_start_tick  # every PIO word before it has been read
         self.debouncers = [Debouncer(i) for i in range(self.stations)]
         self.controls = ControlButtons([name for name, _ in pinmap.CONTROLS])
         self.controls.held_at_boot(board.control_levels())
@@ -48,6 +47,7 @@ class App:
         self._happenings = []
         self._tone_until = None
         self._gc_due = False  # a decision was announced: collect at the next safe moment
+        self._save_due = False  # an event went out since the journal last looked
         self.now = clock.ticks_us()
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
@@ -92,7 +92,8 @@ class App:
 
     # ------------------------------------------------------------------ output
     def emit(self, name, fields=()):
-        self._dirty = True
+        self._dirty = True  # every change of state comes with an event: redraw, then save it
+        self._save_due = True
         if name == "race":
             self._gc_due = True
         self.board.write_line(encode_event(name, fields))
@@ -149,8 +150,7 @@ class App:
         board = self.board
         data = board.read_input()
         quiet = board.controls_released() and self.controls.is_idle()
-        worked = bool(happenings or data or not quiet or self._timed())
-        if worked:
+        if happenings or data or not quiet or self._timed():
             if happenings or data or not quiet:
                 self._dirty = True  # (anything else that changes the frame emits an event)
             self._decide(now, happenings, data)
@@ -159,11 +159,11 @@ class App:
             board.tone(0)
             self._tone_until = None
         self._show(now)
-        # a change to save, a collection due, the DMA to re-arm: only at a safe moment (which
-        # only a working pass can bring about)
-        if (worked or self._gc_due or self._rearm_due()) and self.can_block():
-            if self.journal is not None:
+        # a change to save, a collection due, the DMA to re-arm: only at a safe moment
+        if (self._save_due or self._gc_due or self._rearm_due()) and self.can_block():
+            if self.journal is not None and self._save_due:
                 self.journal.sync(self.referee, now)  # at most one write burst, after a decision
+            self._save_due = False
             self._maintain()
         board.flush()
 
@@ -265,12 +265,10 @@ class App:
             stalled = capture.stalled()
             if not (n or stalled):
                 self.decoder.keepalive(self.now)
-                self._since = self.now
                 return  # the idle pass: two register reads, nothing allocated
             edges = []
             self._take_words(capture, n, stalled, edges)
             self.decoder.keepalive(self.now)
-            self._since = self.now
         else:
             edges = []
             ring = self.board.ring
@@ -298,9 +296,9 @@ class App:
         mask = capture.mask
         index = capture.index
         decoder = self.decoder
-        since = self._since
+        read_by = self.clock.ticks_us()  # every one of the n words was in the ring before this
         for i in range(n):  # a word's time needs only the one before: lost words cost levels
-            decoder.word(words[(index + i) & mask], since, edges)
+            decoder.word(words[(index + i) & mask], read_by, edges)
         capture.taken(n)
         if not lost and capture.pending() + n > capture.ring_words:
             lost = 1  # the DMA lapped the words while they were read

@@ -5,8 +5,8 @@ Two capture paths feed the same ring (see refbox.board):
   changes. The counter is a down-counter decremented once per sampling period (7 PIO cycles: 56 ns
   at 125 MHz) and `30 - n_pins` bits wide (24 bits, 0.94 s per wrap, with 6 player pins), so the
   word stays a MicroPython small int. Every word is chained to the one before: the counts between
-  them give the exact gap modulo a wrap, and the loop's previous pass (the word was not in the ring
-  then) says how many wraps: the first time after it that the counter allows. The chain starts at
+  them give the exact gap modulo a wrap, and the µs tick by which the loop had read the word says
+  how many wraps: the latest time not after it that the counter allows. The chain starts at
   the anchor stamped by DMA at the state machine's start (refbox.board._start_anchored), plus the
   5 cycles to the first sample (counter all ones).
 - Snapshots: a `GPIO_IN` read with the µs tick at which the handler ran (the pin-IRQ fallback, and
@@ -52,27 +52,26 @@ class EdgeDecoder:
 
     margin_ns = 2000  # the anchor's ±0.5 µs and the few cycles from a sample to RAM, with room
 
-    def word(self, word, since, out):
-        """Decode one PIO word that came after µs tick `since` (the loop's previous pass, when the
-        word was not in the ring yet); append its edges to `out`.
+    def word(self, word, tick, out):
+        """Decode one PIO word that was in the ring by µs tick `tick` (read after the loop found
+        it); append its edges to `out`.
 
         The counter gives the time since the previous word modulo one wrap; the word's time is
-        the first of those after `since`. Exact while the loop never stalls for a whole wrap
-        (0.94 s with 6 pins, 0.23 s with 8), whatever the delay in reading the word.
+        the latest of those not after `tick`. Exact while a word waits less than a whole wrap to
+        be read (0.94 s with 6 pins, 0.23 s with 8).
         """
         count = word >> self.n_pins
         counts = (self._count - count) & self.counter_mask
         delta_num = counts * self.ns_num + self._frac
         stamp = self._stamp
-        short = (
-            ticks_diff(since, stamp.us) * 1000
+        room = (
+            ticks_diff(tick, stamp.us) * 1000
             - stamp.ns
-            - self.margin_ns
+            + self.margin_ns
             - delta_num // self.ns_den
         )
-        if short > 0:  # whole wraps passed between the two words
-            wraps = (short + self.wrap_ns - 1) // self.wrap_ns
-            delta_num += wraps * (self.counter_mask + 1) * self.ns_num
+        if room >= self.wrap_ns:  # whole wraps passed between the two words
+            delta_num += (room // self.wrap_ns) * (self.counter_mask + 1) * self.ns_num
         self._stamp = stamp.after_ns(delta_num // self.ns_den)
         self._frac = delta_num % self.ns_den
         self._count = count

@@ -17,7 +17,6 @@ Documented in README.md "LED language".
 """
 
 from refbox.arbiter import ARMED
-from refbox.games.base import Game
 
 _OFF = (0, 0, 0)
 _WHITE = (255, 255, 255)
@@ -52,7 +51,7 @@ def moves(view):
     painting), so the loop must render it again as time passes; False when only a new event can
     change it (refbox.app.App._show). Follows `render` branch by branch."""
     if view.menu is not None:
-        return False  # the wiring-test light goes out on a timer: the menu is busy meanwhile
+        return view.menu.is_busy()  # a wiring-test light goes out on its timer
     game = view.game
     if game is None:
         return False
@@ -62,7 +61,7 @@ def moves(view):
         return bool(view.tie_shown)  # the floor alternates with white after a tie
     if game.turn is not None and view.arbiter.phase != ARMED:
         return True  # whose turn it is: pulsing
-    return type(game).decorate is not Game.decorate  # a game that paints its own pixels
+    return game.frame_moves()  # a game that paints its own pixels
 
 
 def render(view, now_ms, colours, station_pixels, marker_pixels, frame=None):

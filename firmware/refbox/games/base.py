@@ -308,6 +308,11 @@ class Game:
         """True while a timer of the game runs (the simulator keeps the loop stepping)."""
         return False
 
+    def frame_moves(self):
+        """True while `decorate` paints something that changes with time alone (the loop then
+        renders every 25 ms: refbox.leds.moves). Default: whenever the game paints at all."""
+        return type(self).decorate is not Game.decorate
+
     def act_entry(self, args):
         """The protocol command `act` ({"action", "player", "value", "values", "text"}): a game's
         own inputs from the host. Raises GameError("unknown_action") by default."""

@@ -278,6 +278,10 @@ class Quiz(RaceGame):
         for i in range(lit, marker_pixels):
             frame[station_pixels + i] = (0, 0, 0)
 
+    def frame_moves(self):
+        """The timer bar moves only while a timer runs."""
+        return self.is_busy()
+
     def is_busy(self):
         """True while a timer runs (the simulator keeps the loop stepping)."""
         return self.buzz_deadline() is not None or (
