@@ -75,7 +75,15 @@ def test_false_start_race_and_off_options():
     arb.press(0, Stamp(0), out)
     assert out == [("lockout", 0, "false_start", None)]
     out = _race(arb, [(0, 9000000, 0), (1, 9000001, 0)], arm_us=5000000)
-    assert [o[0] for o in out] == ["lockout", "unlock", "race"] and out[2][1] == 1
+    assert [o[0] for o in out] == ["lockout", "race"] and out[1][1] == 1  # still out
+    out = []
+    arb.arm(Stamp(20000000), range(6), out)  # the race reopens after a wrong answer
+    arb.press(0, Stamp(20100000), out)
+    assert out == [("lockout", 0, "false_start", None)] and arb.is_locked(0)
+    arb.question += 1  # the next question
+    out = []
+    arb.arm(Stamp(30000000), range(6), out)
+    assert out == [("unlock", 0)] and not arb.is_locked(0)
     arb = _arbiter("off")
     out = []
     arb.ready()

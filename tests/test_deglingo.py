@@ -98,14 +98,16 @@ def test_race_long_false_start_and_off():
     table.buzz(1, 200000)
     table.buzz(2, 500000)  # "race": still out
     table.buzz(3, 100000)
-    table.at(300000, control="no")  # P3 wrong; P2 back since the floor was taken
+    table.at(300000, control="no")  # P3 wrong; P2 is out for the whole round ("race")
     table.buzz(2, 300000)
     table.at(300000, control="yes")
     result = run_sim(
         timeline(*table.records), players=3, game="deglingo", options={"false_start": "race"}
     )
-    assert [e["winner"] for e in events(result, "race")] == [3, 2]
+    assert [e["winner"] for e in events(result, "race")] == [3]
     assert events(result, "lockout")[0]["ms"] is None
+    over = events(result, "round_over")[0]
+    assert over["how"] == "all_locked" and over["points"] == [1, 0, 0]  # nobody could find it
     off = run_sim(
         timeline(*table.records), players=3, game="deglingo", options={"false_start": "off"}
     )

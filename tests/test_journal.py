@@ -347,9 +347,9 @@ def test_no_race_is_ever_open_during_a_flash_write(name, monkeypatch):
     real_arm = Arbiter.arm
     arms = []
 
-    def arm(self, now, eligible):
+    def arm(self, now, eligible, out=None):
         arms.append(now.us)
-        real_arm(self, now, eligible)
+        real_arm(self, now, eligible, out)
 
     monkeypatch.setattr(Arbiter, "arm", arm)
     game = Played(name, probe=probe)

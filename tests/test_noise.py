@@ -12,11 +12,12 @@ MS = 1000
 
 
 def _noise(station, start_us, widths_us):
-    """Spikes on `station`, each followed by an opening of 6 times its width (at least 300 µs)."""
+    """Spikes on `station`, each followed by an opening long enough to make it noise: more than 5
+    times its width plus the pin-IRQ path's stretch (~50 µs), and more than 200 µs."""
     recs, t = [], start_us
     for w in widths_us:
         recs.append({"at_us": t, "glitch": station, "width_ns": int(w * 1000)})
-        t += w + max(300, 6 * w)
+        t += w + max(300, 6 * (w + 50))
     return recs, t
 
 

@@ -5,8 +5,9 @@ game's cue (`arm`). It never reads a clock: `tick(now)` tells it what time it is
 
 - Before the cue a race is expected but not open (phase READY): a press is a *false start* and
   locks that player out for `false_start` ms, restarted by every further early press; `false_start`
-  may also be "race" (out until this race is decided) or "off". A press that began before the cue
-  counts as early even if it is accepted after it.
+  may also be "race" (out until the next question: the next arm() for another `question` than the
+  one the false start was made in, so also out of the race reopened after a wrong answer) or "off".
+  A press that began before the cue counts as early even if it is accepted after it.
 - Once armed, the first accepted press opens a settle window of `settle_us`; when it has passed
   (allowing for presses still in the capture pipeline), every eligible press whose contact closed
   in it is ranked by its stamp. Equal stamps (one PIO sample, or one GPIO snapshot) are a tie,
@@ -39,6 +40,8 @@ class Arbiter:
         self.eligible = []
         self.armed_at = None
         self.locked = {}  # player -> Stamp until which they are out, or "race"
+        self.question = 0  # the question being asked or raced (the referee keeps it up to date)
+        self._race_question = {}  # player -> the question of their "race" lockout
         self._entries = []  # (Stamp, player) inside the settle window
         self.winner = None
         self._winner_stamp = None
@@ -58,10 +61,16 @@ class Arbiter:
         self.phase = IDLE
         self._entries = []
         self._forget_loss()
-        self._clear_race_lockouts(out)
 
-    def arm(self, now, eligible):
-        """Open the race at Stamp `now` for the 0-based players in `eligible`."""
+    def arm(self, now, eligible, out=None):
+        """Open the race at Stamp `now` for the 0-based players in `eligible`. A "race" lockout
+        taken in another question than `self.question` (set by the referee) ends here, with an
+        ("unlock", player) appended to `out`."""
+        for player in sorted(self.locked):  # sorted: dict order differs between interpreters
+            if self.locked[player] == _RACE_LONG and self._race_question[player] != self.question:
+                del self.locked[player]
+                if out is not None:
+                    out.append(("unlock", player))
         self.phase = ARMED
         self.armed_at = now
         self.eligible = list(eligible)
@@ -155,6 +164,7 @@ class Arbiter:
             return
         if rule == _RACE_LONG:
             self.locked[player] = _RACE_LONG
+            self._race_question[player] = self.question
             out.append(("lockout", player, "false_start", None))
         else:
             self.locked[player] = stamp.after_ns(rule * 1000000)
@@ -191,12 +201,4 @@ class Arbiter:
         self._margin_known = margin is not None or self._unproven
         self.phase = DECIDED
         self._entries = []
-        self._clear_race_lockouts(out)
         out.append(("race", winner, margin, tied if len(tied) > 1 else [], first))
-
-    def _clear_race_lockouts(self, out=None):
-        for player in sorted(self.locked):
-            if self.locked[player] == _RACE_LONG:
-                del self.locked[player]
-                if out is not None:
-                    out.append(("unlock", player))

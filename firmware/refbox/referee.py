@@ -39,6 +39,7 @@ class Referee:
         self.tie_shown = False
         self.now = 0  # µs tick of the input being handled (set by the App)
         self._switches = []  # (Stamp, pressed, station) accepted, waiting for the horizon
+        self._asked = 0  # times the game entered its ready phase (see _question)
         self._horizons = (Stamp(0), Stamp(0))  # (horizon, press_horizon) of the last tick
         # (game, players, options) of the last game started: the menu opens on it and YES at
         # game over plays it again (a rematch); the journal keeps it across power cuts
@@ -343,6 +344,8 @@ class Referee:
             self._game_over(abandoned=False)
         elif phase == "ready":
             if arbiter.phase != READY:
+                self._asked += 1  # a new question is being read
+                arbiter.question = self._question()
                 arbiter.ready()
         elif phase == "racing":
             eligible = game.eligible()
@@ -351,7 +354,10 @@ class Referee:
             else:
                 if self.save is not None:
                     self.save()  # the decision is kept before the race opens: no write during it
-                arbiter.arm(Stamp(self.now), eligible)
+                arbiter.question = self._question()
+                out = []
+                arbiter.arm(Stamp(self.now), eligible, out)  # a new question ends "race" lockouts
+                self.arbiter_events(out)
                 self.tie_shown = False
                 self.emit("armed", (("players", [p + 1 for p in eligible]),))
                 self.tone(988, 80)
@@ -363,6 +369,21 @@ class Referee:
             out = []
             arbiter.idle(out)  # e.g. an undo gave the floor back to an earlier player
             self.arbiter_events(out)
+
+    def _locked(self):
+        """1-based players in a false-start lockout: the arbiter's and the game's own."""
+        locked = [p for p in self.arbiter.locked]
+        for p in self.game.locked_out():
+            if p not in locked:
+                locked.append(p)
+        return sorted([p + 1 for p in locked])
+
+    def _question(self):
+        """The question being asked or raced, for false_start "race" (out until the next
+        question): the game's own count if it has one (Game.question_id), else how many times
+        the game entered its ready phase (a question being read)."""
+        question = self.game.question_id()
+        return self._asked if question is None else question
 
     def _game_over(self, abandoned):
         game = self.game
@@ -499,8 +520,8 @@ class Referee:
             ("phase", game.phase),
             ("scores", list(game.scores)),
             ("unit", game.unit),
-            ("eligible", [p + 1 for p in game.eligible()]),
-            ("locked", sorted([p + 1 for p in self.arbiter.locked])),
+            ("eligible", [p + 1 for p in game.eligible() if not self.arbiter.is_locked(p)]),
+            ("locked", self._locked()),
             ("answering", None if game.answering is None else game.answering + 1),
             ("turn", None if game.turn is None else game.turn + 1),
             ("log", len(game.log)),

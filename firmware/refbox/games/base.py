@@ -183,6 +183,18 @@ class Game:
         """0-based players who may race now."""
         return []
 
+    def locked_out(self):
+        """0-based players in a false-start lockout the game keeps itself (not the arbiter's),
+        for `state.locked`."""
+        return []
+
+    def question_id(self):
+        """An int that changes when a new question begins (a new card, a new round), or None:
+        then each entry into the "ready" phase is a new question. A false_start "race" lockout
+        lasts until the race of another question is armed: a race reopened after a wrong answer
+        keeps it (rules/README.md "Armed / not armed"; docs/games.md)."""
+        return None
+
     def arm_entry(self):
         """The log entry that opens a race. Raises GameError("not_now")."""
         raise GameError("not_now", "%s has no buzzer race now" % self.name)

@@ -11,7 +11,8 @@ section "deglingo" (house reading). Table use: docs/games/deglingo.md.
   their own buzzer to call "Déglingo!": the observers still in are armed (the referee's visible
   cue and beep), the observers who false-started get their `lockout` event then, and sit out the
   first `false_start` ms counted from the call (a press during that lockout restarts it, as the
-  arbiter does; "race": until someone takes the floor; "off": no lockout).
+  arbiter does; "race": out until the next question, the next round's call, also when the race
+  reopens after a wrong answer; "off": no lockout).
 - Three to six players ("Game Turn" 3): first observer in has the floor and points at a card; the
   table judges with YES / NO. Correct: +1 point to them, round over. Wrong: that observer is out
   for this round; the others race on. Nobody finds it (every observer out, the table gives up with
@@ -105,13 +106,16 @@ class Deglingo(Game):
         return [p for p in range(self.players) if p != self.active]
 
     def eligible(self):
-        """0-based observers who may race now: in the eyes-closed phase every observer (shown dim,
-        not armed); then those not judged wrong and not locked out."""
-        if self.phase == OVER:
+        """0-based observers who may race now: none in the eyes-closed phase (nobody is armed;
+        the observers are shown dim by decorate); then those not judged wrong and not locked
+        out."""
+        if self.phase == OVER or self.phase == EYES_CLOSED:
             return []
-        if self.phase == EYES_CLOSED:
-            return self.observers()
         return [p for p in self.observers() if p not in self.out and self.locks[p] is None]
+
+    def locked_out(self):
+        """0-based observers in a false-start lockout now (`state.locked`)."""
+        return [p for p in range(self.players) if self.locks[p] is not None and p not in self.out]
 
     def is_scoring(self, entry):
         """UNDO takes back judgements, stops, time-outs and the Déglingo call."""
@@ -333,7 +337,8 @@ class Deglingo(Game):
 
     def _lock(self, player, stamp):
         """False-start lockout of `player` from Stamp `stamp` (rules/README.md "Armed / not
-        armed"): `false_start` ms, or "race" (until someone takes the floor)."""
+        armed"): `false_start` ms, or "race" (for the rest of this round: out until the next
+        question, also when the race reopens after a wrong answer)."""
         rule = self.options["false_start"]
         if rule == "off":
             return []
@@ -364,12 +369,7 @@ class Deglingo(Game):
             left = ticks_diff(self.deadline, now)
             self.left_us = left if left > 0 else 0
             self.deadline = None
-        events = []  # type: list
-        for p in range(self.players):
-            if self.locks[p] == _RACE:  # "race" lockouts last until the floor is taken
-                self.locks[p] = None
-                events.append(("unlock", (("player", p + 1),)))
-        return events
+        return []  # "race" lockouts last the round: out of the races reopened after it too
 
     def _judged(self, correct, now):
         """The table's judgement of the observer with the floor (rulebook "Game Turn" 3,
@@ -392,6 +392,9 @@ class Deglingo(Game):
             events.append(("lockout", (("player", player + 1), ("reason", "wrong"), ("ms", None))))
             if len(self.out) == len(self.observers()):
                 return events + self._end_round("all_wrong")
+            if all([self.locks[p] == _RACE for p in self.observers() if p not in self.out]):
+                # the others false-started with "race": out for the round, so nobody can find it
+                return events + self._end_round("all_locked")
         self.phase = RACING
         if self.left_us is not None:
             self.deadline = ticks_add(now, self.left_us)
@@ -465,7 +468,13 @@ class Deglingo(Game):
     def decorate(self, frame, now_ms, colours, station_pixels, marker_pixels):
         """While the observers race: the active player's station dim, an observer in a
         false-start lockout blinking (4 Hz), and with `timer` the marker bar counting down (lit
-        pixels = time left, blinking in the last 5 s)."""
+        pixels = time left, blinking in the last 5 s). In the eyes-closed phase the observers are
+        dim (waiting, not armed)."""
+        if self.phase == EYES_CLOSED:
+            for p in self.observers():
+                if p < station_pixels:
+                    frame[p] = _scale(colours[p], 1, 10)
+            return None
         if self.phase != RACING:
             return None
         if self.active < station_pixels:

@@ -61,6 +61,10 @@ class Difference(RaceGame):
             if self.piles[p] and p not in self.locked and p not in self.finished
         ]
 
+    def question_id(self):
+        """A new reference card is a new question (the race reopens without a ready phase)."""
+        return self.reference
+
     def is_scoring(self, entry):
         return entry[0] in ("judge", "skip")
 
