@@ -120,3 +120,24 @@ def test_the_watchdog_timeout_is_within_the_rp2_limit():
     assert boot.WATCHDOG_MS <= 8388
     with pytest.raises(ValueError):
         machine.WDT(timeout=8389)
+
+
+def test_tablebuzz_replay_takes_a_journal_too(tmp_path):
+    game = played("difference")
+    data = game.fs.files["journal.tbj"]
+    (tmp_path / "journal.tbj").write_bytes(data)
+    (tmp_path / "torn.tbj").write_bytes(data[:1500])
+
+    def replay(name, *more):
+        cmd = [sys.executable, "-m", "tablebuzz.cli", "replay", str(tmp_path / name)]
+        return subprocess.run(cmd + list(more), capture_output=True, text=True)
+
+    whole = replay("journal.tbj", "--json")
+    assert whole.returncode == 0, whole.stderr
+    assert whole.stdout.splitlines()[1:] == journal_events(data)
+    assert "from the journal" in whole.stdout.splitlines()[0]
+    torn = replay("torn.tbj")
+    assert torn.returncode == 0 and "cut short" in torn.stderr
+    (tmp_path / "v9.tbj").write_bytes(b"tablebuzz-journal 9\n")
+    other = replay("v9.tbj")
+    assert other.returncode != 0 and other.stderr.count("\n") == 1 and "version" in other.stderr

@@ -46,3 +46,11 @@ def journal_events(data):
         raise JournalError("the log cannot be folded (%s: %s)" % (type(e).__name__, e)) from None
     lines = [line for line in lines if not line.startswith('{"ev":"menu"')]
     return lines
+
+
+def journal_torn(data):
+    """True if journal bytes `data` end in a record that is not whole (cut short, edited)."""
+    simulate._ensure_paths()
+    from refbox import journal
+
+    return journal.read(data)[2] == "torn"

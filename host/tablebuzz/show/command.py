@@ -149,7 +149,7 @@ def load_replay(path):
         header, lines, problems = records_module.read_record(path)
         return header, _offsets(lines), problems
     except records_module.RecordError as not_a_record:
-        from tablebuzz.journal_replay import JournalError, journal_events
+        from tablebuzz.journal_replay import JournalError, journal_events, journal_torn
 
         with open(path, "rb") as f:
             data = f.read()
@@ -164,7 +164,10 @@ def load_replay(path):
     header = {"game": first.get("game"), "players": first.get("players"),
               "started": "(a journal: no times)", "source": "journal %s" % Path(path).name,
               "names": {}}
-    return header, [(i * JOURNAL_STEP_S, line) for i, line in enumerate(events)], []
+    problems = []
+    if journal_torn(data):
+        problems.append("%s: cut short: replayed up to its last whole record" % Path(path).name)
+    return header, [(i * JOURNAL_STEP_S, line) for i, line in enumerate(events)], problems
 
 
 def cmd_replay(args):
