@@ -290,18 +290,17 @@ def test_a_truncated_journal_resumes_from_its_last_whole_record_and_says_so():
     assert journal_module.read(sim.fs.files["journal.tbj"])[2] == "ok"
 
 
-def test_a_whole_record_this_firmware_cannot_fold_is_set_aside():
-    record = journal_module.encode_record(
-        {
-            "game": "quiz",
-            "players": 4,
-            "options": {},
-            "seed": "00" * 16,
-            "log": [["nonsense"]],
-            "over": False,
-            "t": 5,
-        }
-    )
+@pytest.mark.parametrize(
+    "game",
+    [
+        {"game": "quiz", "players": 4, "options": {}, "log": [["nonsense"]]},
+        {"game": "quiz", "players": 99, "options": {}, "log": []},
+        {"game": "quiz", "players": 4, "options": {"false_start": "soon"}, "log": []},
+        {"game": "chess", "players": 2, "options": {}, "log": []},
+    ],
+)
+def test_a_whole_record_this_firmware_cannot_fold_is_set_aside(game):
+    record = journal_module.encode_record(dict(game, seed="00" * 16, over=False, t=5))
     sim, evs = _boot_on(journal_module.header() + record)
     assert [e["ev"] for e in evs] == ["hello", "error", "menu"]
     assert evs[1]["code"] == "journal_bad"

@@ -233,8 +233,9 @@ class Referee:
         self.players = 0
         self.emit(*self.menu.event())
 
-    def new_game(self, name, players, given_options):
-        """Start game `name` for `players` with options from the wire. Raises GameError."""
+    def _checked(self, name, players, given_options):
+        """(game class, options with defaults) for a game set-up, checked as the wire's is.
+        Raises GameError."""
         if not is_game(name):
             raise GameError("unknown_game", "games: %s" % ", ".join(GAME_ORDER))
         cls = game_class(name)
@@ -254,6 +255,11 @@ class Referee:
                     % (key, players, key, cls.option_text(key, fixed[key])),
                 )
             options[key] = fixed[key]
+        return cls, options
+
+    def new_game(self, name, players, given_options):
+        """Start game `name` for `players` with options from the wire. Raises GameError."""
+        cls, options = self._checked(name, players, given_options)
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
         self.menu = None
@@ -288,9 +294,15 @@ class Referee:
         (`armed`), so no press from before the cut can decide it. Nothing hidden is sent: the
         seed stays secret behind the commitment published at the start. Raises on a log this
         firmware cannot fold (the caller sets the journal aside)."""
-        cls = game_class(saved.game)
+        cls, options = self._checked(saved.game, saved.players, saved.options)
         release_others(saved.game)
-        game = cls(saved.players, saved.options, saved.seed)
+        arbiter = Arbiter(Prng(saved.seed))
+        if saved.ties is not None:
+            arbiter.prng.restore(saved.ties)
+        arbiter.false_start = options.get("false_start", 250)
+        game = cls(saved.players, options, saved.seed)
+        game.now = self.now
+        game.race_prng = arbiter.prng
         for entry in saved.log:
             game.log.append(entry)
             game.step(entry)
@@ -298,10 +310,7 @@ class Referee:
         self.seed = saved.seed
         self.game = game
         self.players = saved.players
-        self.arbiter = Arbiter(Prng(saved.seed))
-        if saved.ties is not None:
-            self.arbiter.prng.restore(saved.ties)
-        self.arbiter.false_start = saved.options.get("false_start", 250)
+        self.arbiter = arbiter
         self.tie_shown = False
         self.emit(
             "resume",
