@@ -272,3 +272,23 @@ def test_typed_mistakes_are_refused_with_a_reason(typed):
 
     with pytest.raises(CommandError):
         parse_command(typed)
+
+
+def test_monitor_on_a_port_where_nothing_answers_says_so():
+    master, slave = os.openpty()
+    proc = subprocess.Popen([str(TABLEBUZZ), "monitor", "--port", os.ttyname(slave)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        lines = []
+        while not any("no answer from" in line for line in lines):
+            assert time.monotonic() < deadline and proc.poll() is None, lines
+            lines.append(proc.stderr.readline())
+        assert "after 3 s" in lines[-1] and "make flash" in lines[-1]
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+        os.close(master)
+        os.close(slave)
+    assert proc.returncode == 0

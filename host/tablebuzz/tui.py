@@ -238,6 +238,24 @@ class MarkerBar(Static):
         self.update(text)
 
 
+def screen_widgets(pinmap, stations):
+    """The widgets both screens share (the simulator's and a board's): title, one Buzzer per
+    station, the control buttons, scores, the event log, the key help."""
+    log = RichLog(id="log", max_lines=LOG_LINES, wrap=False, auto_scroll=True)
+    log.border_title = "events"
+    log.can_focus = False
+    return {
+        "title": Static(id="title"),
+        "buzzers": [
+            Buzzer(i, pinmap.PLAYER_COLOURS[i], id="buzzer%d" % (i + 1)) for i in range(stations)
+        ],
+        "controls": [ControlButton(*spec, id="control_" + spec[1]) for spec in CONTROL_KEYS],
+        "scores": Static(id="scores"),
+        "log": log,
+        "help": Static(id="help"),
+    }
+
+
 class SimulatorApp(App):
     """The firmware in the simulator, driven from the keyboard in real time."""
 
@@ -317,23 +335,10 @@ class SimulatorApp(App):
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
-        pm = self.pinmap
-        w = self._widgets = {
-            "title": Static(id="title"),
-            "buzzers": [
-                Buzzer(i, pm.PLAYER_COLOURS[i], id="buzzer%d" % (i + 1))
-                for i in range(self.stations)
-            ],
-            "marker": MarkerBar(pm.MARKER_PIXELS, id="marker"),
-            "controls": [ControlButton(*spec, id="control_" + spec[1]) for spec in CONTROL_KEYS],
-            "scores": Static(id="scores"),
-            "log": RichLog(id="log", max_lines=LOG_LINES, wrap=False, auto_scroll=True),
-            "help": Static(id="help"),
-            "helppanel": Static(id="helppanel"),
-        }
+        w = self._widgets = screen_widgets(self.pinmap, self.stations)
+        w["marker"] = MarkerBar(self.pinmap.MARKER_PIXELS, id="marker")
+        w["helppanel"] = Static(id="helppanel")
         w["helppanel"].display = False
-        w["log"].border_title = "events"
-        w["log"].can_focus = False
         yield w["title"]
         with Horizontal(id="buzzers"):
             yield from w["buzzers"]
@@ -824,20 +829,7 @@ class BoardApp(App):
         self._widgets = {}
 
     def compose(self) -> ComposeResult:
-        pm = self.pinmap
-        w = self._widgets = {
-            "title": Static(id="title"),
-            "buzzers": [
-                Buzzer(i, pm.PLAYER_COLOURS[i], id="buzzer%d" % (i + 1))
-                for i in range(self.stations)
-            ],
-            "controls": [ControlButton(*spec, id="control_" + spec[1]) for spec in CONTROL_KEYS],
-            "scores": Static(id="scores"),
-            "log": RichLog(id="log", max_lines=LOG_LINES, wrap=False, auto_scroll=True),
-            "help": Static(id="help"),
-        }
-        w["log"].border_title = "events"
-        w["log"].can_focus = False
+        w = self._widgets = screen_widgets(self.pinmap, self.stations)
         yield w["title"]
         with Horizontal(id="buzzers"):
             yield from w["buzzers"]

@@ -270,7 +270,7 @@ setInterval(renderTimers, 200);
 function renderOver(g) {
   const box = document.getElementById("over");
   const over = g.over;
-  if (!over || g.closed) { box.classList.add("hidden"); return; }
+  if (!over || g.closed || SB.dismissed === over.seed) { box.classList.add("hidden"); return; }
   box.classList.remove("hidden");
   TB.fill("overtitle", over.abandoned ? g.title + ": game abandoned" : g.title + ": game over");
   const teams = over.team_ranking;
@@ -294,5 +294,11 @@ function renderOver(g) {
   show(undefined);
   TB.verifySeed(over.seed, over.commit).then((ok) => { SB.verified[key] = ok; show(ok); });
 }
+
+// A tap or click on the game-over screen shows the board behind it (the final table, the grid).
+document.getElementById("over").addEventListener("click", () => {
+  const g = SB.view && SB.view.game;
+  if (g && g.over) { SB.dismissed = g.over.seed; document.getElementById("over").classList.add("hidden"); }
+});
 
 TB.connect("scoreboard", render, null);
