@@ -497,3 +497,26 @@ def test_the_menu_remembers_the_last_setup_across_a_power_cut():
     menu = [json.loads(line) for line in lines if '"ev":"menu"' in line]
     assert menu and (menu[0]["game"], menu[0]["players"]) == ("difference", 3)
     assert sim.app.referee.last_setup[:2] == ("difference", 3)
+
+
+def test_no_fault_of_the_journal_changes_the_game():
+    """A save that fails in any way (here: out of memory while writing) says so once and the game
+    plays on exactly as without a journal."""
+
+    class Failing(FlashFS):
+        def open(self, name, mode):
+            if "r" not in mode:
+                raise MemoryError("memory allocation failed")
+            return FlashFS.open(self, name, mode)
+
+    name = "difference"
+    lines = []
+    sim = runner.Simulation(
+        header(name), lambda t, line: lines.append(json.loads(line)), fs=Failing()
+    )
+    sim.run(records(name))
+    errors = [e for e in lines if e["ev"] == "error" and e["code"] == "not_saved"]
+    assert len(errors) == 1 and "MemoryError" in errors[0]["detail"]
+    plain = [json.loads(line) for _, line in played(name).lines]
+    decisions = ("race", "judge", "score", "game_over", "undo", "armed")
+    assert [e for e in lines if e["ev"] in decisions] == [e for e in plain if e["ev"] in decisions]

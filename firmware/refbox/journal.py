@@ -299,6 +299,12 @@ class Journal:
             self.saving = True
         if not self.changed(referee):
             return False
+        try:
+            return self._save(referee, now)
+        except Exception as e:  # noqa: BLE001 - no fault of the journal may change the game
+            return self._failed(e, referee)
+
+    def _save(self, referee, now):
         game = referee.game
         setup = getattr(referee, "last_setup", None)
         fields = {"t": now}
@@ -382,10 +388,10 @@ class Journal:
         self.saving = False
         self._failed_game = referee.game
         self._rewrite = True
-        if e.args and e.args[0] == _ENOSPC:
+        if isinstance(e, OSError) and e.args and e.args[0] == _ENOSPC:
             why = "the filesystem is full"
         else:
-            why = "a write failed (%s)" % e
+            why = "a write failed (%s: %s)" % (type(e).__name__, e)
         referee.error("not_saved", why + ": the game goes on but is no longer saved")
         return False
 
