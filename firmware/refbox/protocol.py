@@ -252,16 +252,55 @@ def check_json(text):
         raise ValueError("text after the value")
 
 
+def is_utf8(data):
+    """True if `data` (bytes) is well-formed UTF-8 (RFC 3629, Unicode 15 table 3-7): no overlong
+    forms, no encoded surrogates (U+D800..U+DFFF), nothing above U+10FFFF, no stray or missing
+    continuation bytes. Checked here because MicroPython's bytes.decode accepts all of those while
+    CPython's refuses them: both interpreters must answer a line alike."""
+    i = 0
+    n = len(data)
+    while i < n:
+        b = data[i]
+        if b < 0x80:
+            i += 1
+            continue
+        if 0xC2 <= b <= 0xDF:
+            need, low, high = 1, 0x80, 0xBF
+        elif b == 0xE0:
+            need, low, high = 2, 0xA0, 0xBF  # E0 80..9F would be overlong
+        elif 0xE1 <= b <= 0xEC or b == 0xEE or b == 0xEF:
+            need, low, high = 2, 0x80, 0xBF
+        elif b == 0xED:
+            need, low, high = 2, 0x80, 0x9F  # ED A0..BF would encode a surrogate
+        elif b == 0xF0:
+            need, low, high = 3, 0x90, 0xBF  # F0 80..8F would be overlong
+        elif 0xF1 <= b <= 0xF3:
+            need, low, high = 3, 0x80, 0xBF
+        elif b == 0xF4:
+            need, low, high = 3, 0x80, 0x8F  # F4 90.. would be above U+10FFFF
+        else:
+            return False  # C0, C1 (overlong), F5..FF (beyond U+10FFFF), a stray continuation
+        if i + need >= n:
+            return False  # cut short
+        c = data[i + 1]
+        if not low <= c <= high:
+            return False
+        for k in range(i + 2, i + 1 + need):
+            if not 0x80 <= data[k] <= 0xBF:
+                return False
+        i += 1 + need
+    return True
+
+
 def parse_command(line):
     """Parse one command line (bytes) into (name, args dict).
 
     Raises ProtocolError with code bad_encoding, bad_json, not_object, missing_field,
     unknown_command, unknown_field or bad_field.
     """
-    try:
-        text = line.decode("utf-8")
-    except (UnicodeError, ValueError):
-        raise ProtocolError("bad_encoding", "lines are UTF-8 JSON") from None
+    if not is_utf8(line):
+        raise ProtocolError("bad_encoding", "lines are UTF-8 JSON")
+    text = line.decode("utf-8")
     try:
         check_json(text)
     except ValueError as e:
@@ -289,9 +328,8 @@ def parse_command(line):
             args[field] = value
         elif required:
             raise ProtocolError("missing_field", "%s needs %s" % (name, field))
-    for key in obj:
-        if key not in known:
-            raise ProtocolError(
-                "unknown_field", "%s has no field %s" % (name, key[:32])
-            )
+    unknown = [key for key in obj if key not in known]
+    if unknown:
+        unknown.sort()  # the first in sorted order: dict order differs between interpreters
+        raise ProtocolError("unknown_field", "%s has no field %s" % (name, unknown[0][:32]))
     return name, args

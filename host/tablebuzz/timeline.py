@@ -7,6 +7,7 @@ up to three decimals = ns; may exceed 2**30) and exactly one action:
   {"control": NAME}               a control is pressed and released 120 ms later ("hold_ms": N
                                   holds it longer: UNDO held 2 s returns to the menu)
   {"send": {...}}                 a protocol command from the host; {"send_raw": "text"} any line
+  {"send_hex": "7b22..."}         any bytes, in hex (also malformed UTF-8), then a newline
   {"glitch": P, "width_ns": W}    a noise pulse on player P's open contact (default 500 ns)
   {"mask_us": N}                  interrupts masked N µs (as a CPU NeoPixel or flash write)
   {"gc_us": N}                    a gc.collect() pause of N µs
@@ -39,6 +40,7 @@ ACTIONS = (
     "control",
     "send",
     "send_raw",
+    "send_hex",
     "glitch",
     "mask_us",
     "gc_us",
@@ -204,6 +206,15 @@ def parse(text, players, controls):
                 reason = '"send_raw" holds a lone surrogate (not UTF-8)'
                 raise TimelineError(line_no, reason) from None
             rec.update(k="send", line=value)
+        elif kind == "send_hex":
+            try:
+                data = bytes.fromhex(value) if isinstance(value, str) else None
+            except ValueError:
+                data = None
+            if data is None or 3 in data:
+                reason = '"send_hex" takes hex digits (bytes; 03, Ctrl-C, is not sent)'
+                raise TimelineError(line_no, reason)
+            rec.update(k="send_bytes", hex=data.hex())
         elif kind == "mask_us":  # a NeoPixel or flash write: milliseconds at most
             rec.update(k="mask", ns=_bounded(value, line_no, kind, MAX_MASK_US) * 1000)
         elif kind == "gc_us":  # a gc.collect(): ~13 ms with 60 KB live on the board

@@ -34,11 +34,13 @@ def parse_options(spec, given):
     for name, default, _, _ in spec:
         options[name] = default
         names.append(name)
-    for name in given:
-        if name not in names:
-            raise GameError(
-                "unknown_option", "no option %s (options: %s)" % (name, ", ".join(names) or "none")
-            )
+    unknown = [name for name in given if name not in names]
+    if unknown:
+        unknown.sort()  # the first in sorted order: dict order differs between interpreters
+        raise GameError(
+            "unknown_option",
+            "no option %s (options: %s)" % (unknown[0], ", ".join(names) or "none"),
+        )
     for name, _, check, _ in spec:
         if name in given:
             try:

@@ -19,6 +19,7 @@ commands count from their line's arrival): the header's "every_ms": true steps t
 grid point instead, and the tests compare the two.
 """
 
+import binascii
 import sys
 
 from refbox import pinmap
@@ -386,6 +387,9 @@ class Simulation:
             if self.app is not None:  # no USB while the power is off
                 # queued like a pin edge: a loop pass already due at this ns runs before it arrives
                 world.at(world.now, self._feed, rec["line"].encode() + b"\n")
+        elif kind == "send_bytes":
+            if self.app is not None:
+                world.at(world.now, self._feed, binascii.unhexlify(rec["hex"]) + b"\n")
         elif kind == "glitch":
             self.players[rec["p"] - 1].glitch(rec["ns"])
         elif kind == "mask":
