@@ -2,6 +2,7 @@
 `tablebuzz monitor`: its failure paths (one line on stderr, no traceback), its readable mode and
 the commands typed into it."""
 
+import contextlib
 import errno
 import json
 import os
@@ -195,22 +196,22 @@ def test_monitor_on_a_missing_port_is_one_line():
     ]
 
 
-def test_monitor_on_a_pty_prints_events_and_stops_quietly_on_ctrl_c():
-    """A pseudo-terminal stands in for the board: we write to its master side."""
+@contextlib.contextmanager
+def monitor_on_pty(*args):
+    """`tablebuzz monitor --port PTY ARGS` on a pseudo-terminal standing in for the board (we
+    write to its master side). Yields (proc, master) once it says it is monitoring; then stops it
+    with Ctrl-C (SIGINT), which must end it quietly with status 0."""
     master, slave = os.openpty()
-    name = os.ttyname(slave)
-    proc = subprocess.Popen([str(TABLEBUZZ), "monitor", "--port", name],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([str(TABLEBUZZ), "monitor", "--port", os.ttyname(slave)] + list(args),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 20
         while not proc.stderr.readline().startswith("tablebuzz: monitoring"):
             assert time.monotonic() < deadline and proc.poll() is None
-        os.write(master, b'{"ev":"hel')
-        time.sleep(0.05)
-        os.write(master, b'lo","v":1}\r\n')
-        assert json.loads(proc.stdout.readline()) == {"ev": "hello", "v": 1}
+        yield proc, master
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        _, err = proc.communicate(timeout=20)
     finally:
         proc.kill()
         os.close(master)
@@ -219,16 +220,16 @@ def test_monitor_on_a_pty_prints_events_and_stops_quietly_on_ctrl_c():
     assert "Traceback" not in err
 
 
+def test_monitor_on_a_pty_prints_events_and_stops_quietly_on_ctrl_c():
+    with monitor_on_pty() as (proc, master):
+        os.write(master, b'{"ev":"hel')
+        time.sleep(0.05)
+        os.write(master, b'lo","v":1}\r\n')
+        assert json.loads(proc.stdout.readline()) == {"ev": "hello", "v": 1}
+
+
 def test_monitor_pretty_sends_typed_commands_and_explains_bad_ones():
-    master, slave = os.openpty()
-    name = os.ttyname(slave)
-    proc = subprocess.Popen([str(TABLEBUZZ), "monitor", "--port", name, "--pretty"],
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        deadline = time.monotonic() + 20
-        while not proc.stderr.readline().startswith("tablebuzz: monitoring"):
-            assert time.monotonic() < deadline and proc.poll() is None
+    with monitor_on_pty("--pretty") as (proc, master):
         proc.stdin.write("judge yes\nfly away\nact give player=2 value=3\n")
         proc.stdin.flush()
         assert "unknown command 'fly away'" in proc.stderr.readline()
@@ -242,13 +243,6 @@ def test_monitor_pretty_sends_typed_commands_and_explains_bad_ones():
         os.write(master, b'{"ev":"race","winner":3,"margin_ns":840000,"tie":false,"tied":[],'
                          b'"t_us":1,"t_ns":0}\r\n')
         assert proc.stdout.readline() == "race: P3 by 840.00 µs\n"
-        proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
-    finally:
-        proc.kill()
-        os.close(master)
-        os.close(slave)
-    assert proc.returncode == 0 and "Traceback" not in err
 
 
 @pytest.mark.parametrize("typed, cmd", [
@@ -275,20 +269,10 @@ def test_typed_mistakes_are_refused_with_a_reason(typed):
 
 
 def test_monitor_on_a_port_where_nothing_answers_says_so():
-    master, slave = os.openpty()
-    proc = subprocess.Popen([str(TABLEBUZZ), "monitor", "--port", os.ttyname(slave)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
+    with monitor_on_pty() as (proc, _):
         deadline = time.monotonic() + 20
-        lines = []
-        while not any("no answer from" in line for line in lines):
-            assert time.monotonic() < deadline and proc.poll() is None, lines
-            lines.append(proc.stderr.readline())
-        assert "after 3 s" in lines[-1] and "make flash" in lines[-1]
-        proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=20)
-    finally:
-        proc.kill()
-        os.close(master)
-        os.close(slave)
-    assert proc.returncode == 0
+        line = ""
+        while "no answer from" not in line:
+            assert time.monotonic() < deadline and proc.poll() is None
+            line = proc.stderr.readline()
+        assert "after 3 s" in line and "make flash" in line

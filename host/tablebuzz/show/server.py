@@ -24,6 +24,7 @@ Every page gets `{"type": "view", "view": ..., "pages": {"desk": n, "scoreboard"
 import asyncio
 import contextlib
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -50,7 +51,9 @@ def game_specs(stations):
     simulate._ensure_paths()
     from refbox.games import CATALOG, game_class
 
-    from tablebuzz.eventlog import OPTION_UNITS, ZERO_MEANS, game_name
+    from tablebuzz.eventlog import OPTION_LABELS, OPTION_UNITS, ZERO_MEANS, game_name
+
+    labels = OPTION_LABELS
 
     specs = []
     for name, _, _, low, high in CATALOG:
@@ -67,7 +70,10 @@ def game_specs(stations):
                 kind = "json"  # a list or an object (the quiz's teams): typed as JSON
             options.append({
                 "name": opt, "default": default, "choices": list(choices), "kind": kind,
-                "label": opt.replace("_", " "), "unit": OPTION_UNITS.get(opt, ""),
+                "label": labels.get(opt, opt.replace("_", " ")),
+                "unit": OPTION_UNITS.get(opt, "") or (
+                    "as JSON" + (", e.g. [[1, 2], [3, 4]]" if opt == "teams" else "")
+                    if kind == "json" else ""),
                 "zero": ZERO_MEANS.get(opt, ""),
             })
         specs.append({"name": name, "title": game_name(name), "min": low,
@@ -107,25 +113,39 @@ class Hub:
 
     async def _run(self):
         loop = asyncio.get_running_loop()
+        reported = 0.0
         while True:
-            if self.simulator:
-                items = self.link.poll()  # the simulator runs in this thread: no locking
-            else:  # a board: its reading thread queues items; wait for them off the loop
-                items = await loop.run_in_executor(None, self.link.wait, 0.05)
-            if items:
-                changed = False
-                for item in items:
-                    changed |= self.table.apply(item)
-                    if self.recorder is not None:
-                        try:
-                            self.recorder.item(item)
-                        except OSError as e:
-                            self.table.notices.append("could not write the records: %s" % e)
-                    await self._answer(item)
-                if changed:
-                    await self.broadcast()
-            if self.simulator:
-                await asyncio.sleep(POLL_S)
+            try:
+                await self._pass(loop)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a host bug must not freeze the room's screen
+                if time.monotonic() - reported > 5:
+                    reported = time.monotonic()
+                    print("tablebuzz: internal error in the scoreboard (it goes on): %s: %s"
+                          % (type(e).__name__, e), file=sys.stderr)
+                await asyncio.sleep(0.1)
+
+    async def _pass(self, loop):
+        """One poll of the connection: fold, record, answer, broadcast."""
+        if self.simulator:
+            items = self.link.poll()  # the simulator runs in this thread: no locking
+        else:  # a board: its reading thread queues items; wait for them off the loop
+            items = await loop.run_in_executor(None, self.link.wait, 0.05)
+        if items:
+            changed = False
+            for item in items:
+                changed |= self.table.apply(item)
+                if self.recorder is not None:
+                    try:
+                        self.recorder.item(item)
+                    except OSError as e:
+                        self.table.notices.append("could not write the records: %s" % e)
+                await self._answer(item)
+            if changed:
+                await self.broadcast()
+        if self.simulator:
+            await asyncio.sleep(POLL_S)
 
     async def _answer(self, item):
         """An `error` event within REPLY_WINDOW_S of a page's command is that command's answer."""
