@@ -82,7 +82,7 @@ class App:
         try:
             self.referee.resume(saved)
         except Exception as e:  # an edited log this firmware cannot fold: start fresh
-            aside = journal.set_aside(".bad")
+            aside = journal.set_aside(".bad") or "-"
             self._error("journal_bad", "journal kept as %s, not resumed (%s)" % (aside, e))
             self.referee.menu = None
             self.referee.game = None  # type: ignore[assignment]

@@ -74,8 +74,8 @@ def start(platform):
         journal = Journal(platform.fs)
         if platform.control_held(SAFE_BOOT_CONTROL):
             aside = journal.set_aside()
-            detail = "UNDO held at power-up: fresh start, the old journal kept as %s" % aside
-            journal.notes.append(("safe_boot", detail))
+            kept = "the old journal kept as %s" % aside if aside else "there was no journal"
+            journal.notes.append(("safe_boot", "UNDO held at power-up: fresh start, " + kept))
         else:
             journal.load()
         if journal.saved.resumable():

@@ -223,14 +223,13 @@ class Journal:
         except (OSError, MemoryError) as e:
             aside = self.set_aside(".bad")
             detail = "journal unreadable (%s): fresh start, kept as %s"
-            self.notes.append(("journal_bad", detail % (type(e).__name__, aside)))
+            self.notes.append(("journal_bad", detail % (type(e).__name__, aside or "-")))
             data = b""
         saved, whole, status = read(data)
         if status == "version":
             aside = self.set_aside()
-            self.notes.append(
-                ("journal_version", "journal from another firmware version kept as %s" % aside)
-            )
+            detail = "journal from another firmware version (or no journal at all) kept as %s"
+            self.notes.append(("journal_version", detail % aside))
         elif status == "torn":
             detail = "journal cut short at byte %d of %d: resumed from the last whole record"
             self.notes.append(("journal_torn", detail % (whole, len(data))))
@@ -249,18 +248,21 @@ class Journal:
             f.close()
 
     def set_aside(self, suffix=".old"):
-        """Move the journal out of the way (kept for `tablebuzz pull`); returns its new name."""
+        """Move the journal out of the way (kept for `tablebuzz pull`, replacing an older one of
+        that name); returns its new name, or None if there was no journal."""
         aside = self.path + suffix
+        moved = None
         try:
-            if self.fs.size(aside) is not None:
-                self.fs.remove(aside)
             if self.fs.size(self.path) is not None:
+                if self.fs.size(aside) is not None:
+                    self.fs.remove(aside)
                 self.fs.rename(self.path, aside)
+                moved = aside
         except OSError:
             pass
         self.saved = Saved()
         self._rewrite = True
-        return aside
+        return moved
 
     def adopt(self, referee):
         """After a resume: what the referee now holds is what the journal holds (no save)."""
