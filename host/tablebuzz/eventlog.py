@@ -177,7 +177,8 @@ class Narrator:
     """
 
     def __init__(self, names=None):
-        self.names = dict(names or {})
+        self._given = dict(names or {})
+        self.names = dict(self._given)  # plus the quiz's `name` events of the current game
         self.team_names = {}  # quiz: {team number: name}, from `name` events
         self.game = None
         self.rounds = None  # Diddly: per player, their round scores (from `table`)
@@ -207,6 +208,7 @@ class Narrator:
 
     def _ev_game(self, ev):
         self.game = ev["game"]
+        self.names, self.team_names = dict(self._given), {}  # a new game starts unnamed
         self.rounds = self.greens = None
         self.playoff = False
         options = ev.get("options") or {}
