@@ -14,7 +14,8 @@ EXAMPLES = [  # (timeline, game, players, options, seed): as the game pages play
     ("quiz_demo.jsonl", "quiz", 6, {}, "1"),
     ("quiz_tournament.jsonl", "quiz", 6, {"teams": [[1, 2], [3, 4], [5, 6]], "points": 10,
                                           "wrong_points": -5, "next_in_line": True,
-                                          "questions": 4, "sudden_death": True}, "1"),
+                                          "questions": 4, "sudden_death": True,
+                                          "buzz_s": 20, "answer_s": 30}, "1"),
     ("deglingo_2p.jsonl", "deglingo", 2, {}, "1"),
     ("deglingo_4p.jsonl", "deglingo", 4, {"timer": 3}, "1"),
     ("diddly_2p.jsonl", "diddly", 2, {}, "1"),
@@ -108,10 +109,10 @@ def test_quiz_names_are_learnt_from_name_events_and_forgotten_with_the_game():
     )
     narrator.line({"ev": "name", "player": None, "team": 2, "name": "Owls"})
     line = narrator.line({"ev": "score", "scores": [1, 0, 2], "unit": "points", "teams": [1, 2]})
-    assert line == "points: P1 1, P2 0, P3 (Zoë) 2 · teams: team 1 1, team 2 (Owls) 2"
+    assert line == "points: P1 1, P2 0, P3 Zoë 2 · teams: team 1 1, team 2 Owls 2"
     assert narrator.line({"ev": "next_in_line", "player": 3, "behind_ns": 1_200_000,
                           "tie": False, "waiting": 0}) == (
-        "next in line: P3 (Zoë) has the floor, 1.20 ms after the first press; nobody else waiting"
+        "next in line: P3 Zoë has the floor, 1.20 ms after the first press; nobody else waiting"
     )
     narrator.line({"ev": "game", "game": "quiz", "players": 3, "options": {}, "commit": "ab"})
     assert narrator.line({"ev": "judge", "player": 3, "correct": False, "points": -5,

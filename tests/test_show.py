@@ -169,6 +169,24 @@ def test_scoreboard_and_desk_follow_a_scripted_game(browser, show, tmp_path, scr
     assert json.loads(json.loads(lines[-1])["line"])["ev"] == "game_over"
 
 
+def test_a_tournament_quiz_on_the_scoreboard_teams_names_line_and_timers(browser, show):
+    server = show("--sim", "--script", str(REPO / "examples" / "quiz_tournament.jsonl"),
+                  "--speed", "1")
+    board = browser.new_page()
+    try:
+        open_page(board, server.url + "/")
+        wait_text(board, "#quiz-teams", ["Owls", "Foxes", "Hares", "Zoë"])
+        wait_text(board, "#timers", ["to answer"])  # 30 s to answer, counting down
+        # (the passing moments are short: tests/test_table.py checks what the view holds then)
+        wait_text(board, "#quiz-sudden", ["sudden death", "P1", "P4"])
+        wait_text(board, "#over", ["quiz: game over", "1st", "Owls", "35 points"], timeout=60000)
+        body = board.locator("body").inner_text()
+        assert "None" not in body and "undefined" not in body and "NaN" not in body
+        board.screenshot(path=str(ARTIFACTS / "scoreboard-quiz-tournament.png"))
+    finally:
+        board.close()
+
+
 def test_evidence_count_is_not_shown_to_the_room_before_it_is_entered(browser, show):
     server = show("--sim", "--game", "evidence", "--players", "2", "--seed", "4")
     board = browser.new_page()
@@ -232,6 +250,40 @@ def test_desk_starts_a_game_with_names_and_its_clicks_change_the_scoreboard(brow
         wait_text(board, "#verified", ["verified"])
         board.screenshot(path=str(ARTIFACTS / "scoreboard-desk-quiz.png"))
         desk.screenshot(path=str(ARTIFACTS / "desk-quiz.png"))
+    finally:
+        board.close()
+        desk.close()
+
+
+def test_desk_quiz_panel_arms_with_points_cancels_adjusts_and_names(browser, show):
+    server = show("--sim", "--game", "quiz", "--players", "4", "--seed", "3", "--options",
+                  json.dumps({"teams": [[1, 2], [3, 4]], "buzz_s": 30}))
+    board = browser.new_page()
+    desk = browser.new_page()
+    try:
+        open_page(board, server.url + "/")
+        open_page(desk, server.url + "/desk")
+        wait_text(desk, "#gamedesk", ["quiz · question 1"])
+        for key in ("2", "0"):
+            desk.click("#numbers .pad [data-pad='%s']" % key)
+        desk.click("#qz-arm")  # this question is worth 20
+        wait_text(board, "#quiz-question", ["question 1", "worth 20"])
+        wait_text(board, "#timers", ["time to buzz"])
+        desk.click("#qz-cancel")
+        wait_text(board, "#quiz-dead", ["question 1", "cancelled"])
+        wait_text(board, "#phase", ["get ready"])  # a cancelled question: the next ARM asks again
+        desk.select_option("#qz-player", "3")
+        desk.click("#qz-plus")  # +20 by hand
+        wait_text(board, "[data-player='3'] .score", ["20"])
+        wait_text(board, "#quiz-teams", ["team 2", "20"])
+        assert board.locator("[data-player='4']").get_attribute("style") == (
+            board.locator("[data-player='3']").get_attribute("style"))  # one colour a team
+        desk.fill("#qz-name", "Owls")
+        desk.select_option("#qz-team", "2")
+        desk.click("#qz-name-team")
+        wait_text(board, "#quiz-teams", ["Owls"])
+        board.screenshot(path=str(ARTIFACTS / "scoreboard-quiz-desk.png"))
+        desk.screenshot(path=str(ARTIFACTS / "desk-quiz-panel.png"))
     finally:
         board.close()
         desk.close()

@@ -144,3 +144,25 @@ def test_quiz_teams_names_and_timers():
         table.apply(Item("event", json.dumps(ev), ev))
     g = table.view()["game"]
     assert g["timers"] == [] and g["view"]["teams"][1]["score"] == 1
+
+
+def test_quiz_tournament_on_the_scoreboard_view_next_in_line_dead_and_team_colours():
+    events = events_of("quiz_tournament.jsonl")
+    table = Table(COLOURS, clock=lambda: 0.0)
+    seen = {}
+    for ev in events:
+        table.apply(Item("event", json.dumps(ev), ev))
+        g = table.game
+        if ev["ev"] == "next_in_line" and "next" not in seen:
+            seen["next"] = dict(g["race"]["next"])
+        if ev["ev"] == "dead":
+            seen["dead"] = (g["phase"], g["race"], g["armed"], g["view"]["dead"])
+    assert seen["next"]["player"] == 5 and seen["next"]["behind_text"] == "+1.20 ms"
+    assert seen["dead"] == ("ready", None, False, "question 2: nobody scores (cancelled)")
+    g = table.view()["game"]
+    hexes = g["colours"]
+    assert hexes[0] == hexes[1] != hexes[2] == hexes[3] != hexes[4] == hexes[5]
+    assert [(t["name"], t["score"]) for t in g["view"]["teams"]] == [("Owls", 35), ("Foxes", 25),
+                                                                     ("Hares", 5)]
+    assert g["names"]["3"] == "Zoë" and g["view"]["sudden_death"] == [1, 2, 3, 4]
+    assert g["over"]["team_ranking"][0]["name"] == "Owls"

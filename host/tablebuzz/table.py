@@ -254,6 +254,11 @@ class Table:
                 {"team": i + 1, "players": list(members), "name": None, "score": 0}
                 for i, members in enumerate(teams)
             ]
+            colours = self.game["colours"]
+            for t, members in enumerate(teams):  # one colour a team, as on the box (team k:
+                for p in members:  # station k's colour; README "LED language")
+                    if 0 < p <= len(colours) and t < len(self.colours):
+                        colours[p - 1] = self.colours[t]
 
     def _join(self, ev):
         """The host met a game already under way (started before it connected)."""
@@ -503,6 +508,9 @@ class Table:
         g["timers"] = []
         g["answering"] = None
         g["armed"] = False
+        g["phase"] = "ready"  # the next ARM asks the next question (or the same, if cancelled)
+        if g["race"] is not None and g["race"].get("winner") is None:
+            g["race"] = None  # armed, and nobody won that race: nothing to show
 
     def _quiz_next_in_line(self, g, ev):
         g["answering"] = ev["player"]

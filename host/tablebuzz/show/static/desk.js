@@ -159,6 +159,27 @@ function button(text, onclick, cls, id) {
 }
 
 const DESKS = {
+  quiz(g) {
+    const v = g.view;
+    const teams = v.teams || [];
+    const teamSelect = el("select", { id: "qz-team" }, teams.map((t) =>
+      el("option", { value: t.team }, t.name || "team " + t.team)));
+    const player = () => Number(document.getElementById("qz-player").value);
+    const points = () => Math.max(1, D.pad);
+    return [el("h2", {}, "quiz · question " + (v.question || 1)),
+      el("div", { class: "row" },
+        button("Arm for number points", () => cmd({ cmd: "arm", points: points() }, "arm for " + points()), "go", "qz-arm"),
+        g.options.interrupt ? button("Question read", () => act("read"), "", "qz-read") : null,
+        button("Cancel the question", () => act("cancel"), "no", "qz-cancel")),
+      el("div", { class: "row" }, playerSelect("qz-player", g, g.answering),
+        button("+ number points", () => act("adjust", { player: player(), value: points() }, "+" + points()), "", "qz-plus"),
+        button("− number points", () => act("adjust", { player: player(), value: -points() }, "−" + points()), "", "qz-minus")),
+      el("div", { class: "row" }, el("input", { id: "qz-name", placeholder: "name on the box (16)", maxlength: 16, size: 18 }),
+        button("Name the player", () => act("name", { player: player(), text: document.getElementById("qz-name").value }, "name"), "", "qz-name-player"),
+        teams.length ? teamSelect : null,
+        teams.length ? button("Name the team", () => act("name", { team: Number(document.getElementById("qz-team").value),
+          text: document.getElementById("qz-name").value }, "team name"), "", "qz-name-team") : null)];
+  },
   evidence(g) {
     const dial = D.view && D.view.desk_only && D.view.desk_only.dial;
     return [el("h2", {}, "Evidence"),
@@ -233,7 +254,8 @@ function render(msg) {
   const gameDesk = g && DESKS[g.name] && !g.over ? DESKS[g.name](g) : [];
   const key = JSON.stringify([g && g.name, g && g.phase, g && g.players, g && g.view && g.view.asking, g && g.view && !!g.view.handing_out,
     g && g.view && g.view.handing_out && g.view.handing_out.left, g && g.view && !!g.view.lines, g && g.view && g.view.round, g && g.view && g.view.turn, g && g.names, !!(g && g.over),
-    v.desk_only && v.desk_only.dial && v.desk_only.dial.value]);
+    v.desk_only && v.desk_only.dial && v.desk_only.dial.value, g && g.view && g.view.question,
+    g && g.view && g.view.teams && g.view.teams.map((t) => t.name)]);
   if (key !== D.deskKey) { D.deskKey = key; TB.fill("gamedesk", gameDesk); }
   const sim = document.getElementById("simbuzzers");
   sim.classList.toggle("hidden", !D.simulator || !g);

@@ -146,14 +146,14 @@ const VIEWS = {
     const rules = [];
     if (o.target) rules.push("first team to " + o.target + " points");
     if (o.questions) rules.push(o.questions + " questions");
-    const parts = [el("h2", {}, v.question ? "question " + v.question + (v.points ? " · worth " + v.points : "") : "quiz"),
+    const parts = [el("h2", { id: "quiz-question" }, v.question ? "question " + v.question + (v.points ? " · worth " + v.points : "") : "quiz"),
       rules.length ? el("div", {}, rules.join(" · ")) : null];
-    if (v.dead) parts.push(el("div", { class: "notice", style: "font-size:var(--mid)" }, v.dead));
-    if (v.sudden_death) parts.push(el("div", { style: "font-size:var(--mid)" }, "sudden death: ",
+    if (v.dead) parts.push(el("div", { class: "notice", style: "font-size:var(--mid)", id: "quiz-dead" }, v.dead));
+    if (v.sudden_death) parts.push(el("div", { style: "font-size:var(--mid)", id: "quiz-sudden" }, "sudden death: ",
       v.sudden_death.map((p) => [TB.who(g, p), " "])));
     if (v.teams && v.teams.length) {
       parts.push(el("table", { class: "grid", id: "quiz-teams" }, v.teams.map((t) =>
-        el("tr", {}, el("td", { style: "text-align:left;font-weight:800" }, t.name || "team " + t.team),
+        el("tr", {}, el("td", { style: "text-align:left;font-weight:800;color:" + (g.colours[t.players[0] - 1] || "inherit") }, t.name || "team " + t.team),
           el("td", { style: "text-align:left" }, t.players.map((p) => [TB.who(g, p), " "])),
           el("td", { style: "font-size:var(--mid);font-weight:900" }, String(t.score))))));
     }
