@@ -166,3 +166,13 @@ def test_quiz_tournament_on_the_scoreboard_view_next_in_line_dead_and_team_colou
                                                                      ("Hares", 5)]
     assert g["names"]["3"] == "Zoë" and g["view"]["sudden_death"] == [1, 2, 3, 4]
     assert g["over"]["team_ranking"][0]["name"] == "Owls"
+
+
+def test_the_desks_names_reach_the_log_lines_of_the_new_game():
+    table = Table(COLOURS, clock=lambda: 0.0)
+    table.set_names({1: "Ann"})
+    for ev in ({"ev": "game", "game": "quiz", "players": 2, "options": {}, "commit": "ab"},
+               {"ev": "race", "winner": 1, "margin_ns": 840000, "tie": False, "tied": [],
+                "t_us": 5, "t_ns": 0}):
+        table.apply(Item("event", json.dumps(ev), ev))
+    assert table.log[-1] == "race: P1 Ann by 840.00 µs"

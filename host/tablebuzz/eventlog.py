@@ -177,8 +177,8 @@ class Narrator:
     """
 
     def __init__(self, names=None):
-        self._given = dict(names or {})
-        self.names = dict(self._given)  # plus the quiz's `name` events of the current game
+        self.names = dict(names or {})
+        self.learnt = {}  # quiz: names the device's `name` events gave, {player: the name before}
         self.team_names = {}  # quiz: {team number: name}, from `name` events
         self.game = None
         self.rounds = None  # Diddly: per player, their round scores (from `table`)
@@ -208,7 +208,8 @@ class Narrator:
 
     def _ev_game(self, ev):
         self.game = ev["game"]
-        self.names, self.team_names = dict(self._given), {}  # a new game starts unnamed
+        self._forget_learnt()  # the device's names were the last game's
+        self.team_names = {}
         self.rounds = self.greens = None
         self.playoff = False
         options = ev.get("options") or {}
@@ -218,9 +219,17 @@ class Narrator:
             str(ev.get("commit", ""))[:16] + "…",
         )
 
+    def _forget_learnt(self):
+        for number, before in self.learnt.items():
+            if before is None:
+                self.names.pop(number, None)
+            else:
+                self.names[number] = before
+        self.learnt = {}
+
     def team(self, number):
         name = self.team_names.get(number)
-        return "team %s (%s)" % (number, name) if name else "team %s" % number
+        return "team %s %s" % (number, name) if name else "team %s" % number
 
     def _ev_score(self, ev):
         unit = ev.get("unit", "points")
@@ -432,6 +441,7 @@ class Narrator:
             names, number, who = self.team_names, ev["team"], "team %s" % ev["team"]
         else:
             names, number, who = self.names, ev["player"], "P%s" % ev["player"]
+            self.learnt.setdefault(number, self.names.get(number))
         if ev.get("name"):
             names[number] = ev["name"]
             return "name: %s is %s" % (who, ev["name"])

@@ -132,6 +132,7 @@ class Table:
         if self.game is not None:
             self.game["names"] = {str(k): v for k, v in clean.items()}
             self.narrator.names = dict(clean)
+            self.narrator.learnt = {}
 
     def _log(self, text):
         self.log = (self.log + [text])[-LOG_LINES:]
@@ -243,6 +244,7 @@ class Table:
             if name:
                 names[i + 1] = name
         self.narrator.names = dict(names)
+        self.narrator.learnt = {}  # the host sets the names of this game
         self._undo_stack = []
         self.game = self._blank_game(ev["game"], ev["players"], ev.get("options") or {},
                                      ev.get("commit"), names)
