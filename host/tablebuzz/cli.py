@@ -156,11 +156,13 @@ def build_parser():
     show.add_argument("--no-records", action="store_true", help="keep no records")
 
     tui = sub.add_parser(
-        "tui", help="the simulator's screen on a real board (tablebuzz sim: on the simulator)"
+        "tui", help="the terminal screen on a board (--port, or found by USB id) or --sim"
     )
     tui.add_argument(
         "--port", default=os.environ.get("PORT") or None, help="serial port (default: auto)"
     )
+    tui.add_argument("--sim", action="store_true", help="the simulator (as tablebuzz sim)")
+    _simulation_args(tui)
 
     replay = sub.add_parser("replay", help="print a saved game, or play it on the scoreboard")
     replay.add_argument("file", metavar="FILE", help="a game record (.jsonl)")
@@ -234,7 +236,20 @@ def main(argv=None):
                 return _fail("the screen needs a terminal; use tablebuzz monitor")
             from tablebuzz import tui
 
-            return tui.run_board(args.port)
+            if not args.sim:
+                if args.script or args.seed or args.game or args.players or args.options:
+                    return _fail("--script, --seed, --game, --players, --options are for --sim")
+                return tui.run_board(args.port)
+            if args.script:
+                return _fail("tui --sim is interactive; play a timeline with tablebuzz sim "
+                             "--script or tablebuzz show --sim --script")
+            try:
+                header, _, seed = simulation_setup(args, True)
+            except CommandLineError as e:
+                return _fail(str(e))
+            status, saved = tui.run(header)
+            _tell_seed(args, seed, saved, interactive=True)
+            return status
         if args.command == "replay":
             from tablebuzz.show.command import cmd_replay
 
