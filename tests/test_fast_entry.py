@@ -69,17 +69,19 @@ def test_any_diddly_score_by_holding_arm_or_no(value):
     assert not events(result, "error")
 
 
+# a 2-player Evidence round up to its counting phase: both markers claimed by the host
+EVIDENCE_COUNTING = [
+    {"at_us": 1000, "send": {"cmd": "new_game", "game": "evidence", "players": 2}},
+    {"at_us": 20000, "control": "arm"},
+    {"at_us": 300000, "send": {"cmd": "act", "action": "claim", "player": 1, "value": 4}},
+    {"at_us": 310000, "send": {"cmd": "act", "action": "claim", "player": 2, "value": 9}},
+]
+
+
 @pytest.mark.parametrize("count", [0, 1, 13, 29, 30])
 def test_any_evidence_count_by_holding_arm(count):
-    new = {"cmd": "new_game", "game": "evidence", "players": 2}
-    claims = [
-        {"at_us": 1000, "send": new},
-        {"at_us": 20000, "control": "arm"},
-        {"at_us": 300000, "send": {"cmd": "act", "action": "claim", "player": 1, "value": 4}},
-        {"at_us": 310000, "send": {"cmd": "act", "action": "claim", "player": 2, "value": 9}},
-    ]
     records, took = _entry("arm", count, 500000)
-    result = run_sim(timeline(*claims, *records), players=2, game="evidence")
+    result = run_sim(timeline(*EVIDENCE_COUNTING, *records), players=2, game="evidence")
     (tokens,) = events(result, "tokens")
     assert tokens["differences"] == count and took <= LIMIT_US
     assert not events(result, "error")
@@ -87,14 +89,7 @@ def test_any_evidence_count_by_holding_arm(count):
 
 def test_holding_no_at_zero_does_not_flood_errors():
     """Evidence's count stops at 0 and 30: a held NO at 0 is one refusal, not 25 a second."""
-    new = {"cmd": "new_game", "game": "evidence", "players": 2}
-    records = [
-        {"at_us": 1000, "send": new},
-        {"at_us": 20000, "control": "arm"},
-        {"at_us": 300000, "send": {"cmd": "act", "action": "claim", "player": 1, "value": 4}},
-        {"at_us": 310000, "send": {"cmd": "act", "action": "claim", "player": 2, "value": 9}},
-        {"at_us": 500000, "control": "no", "hold_ms": 3000},
-    ]
+    records = EVIDENCE_COUNTING + [{"at_us": 500000, "control": "no", "hold_ms": 3000}]
     result = run_sim(timeline(*records), players=2, game="evidence")
     assert len(events(result, "error")) == 1
 

@@ -340,7 +340,7 @@ def test_a_saved_session_replays_to_the_same_events(tmp_path):
     from tablebuzz import cli
 
     path = tmp_path / "session.jsonl"
-    header = dict(HEADER, game=None, seed="5eed")
+    header = dict(HEADER, game=None, seed="5eed", display=True)  # as `make sim` runs
     from refbox.games.quiz import Quiz
 
     start = ["y"] * (2 + len(Quiz.OPTIONS))  # the menu: quiz, 6 players, each option's default
@@ -359,7 +359,7 @@ def test_a_saved_session_replays_to_the_same_events(tmp_path):
     app_lines = asyncio.run(scenario())
     assert path.exists()
     text = path.read_text()
-    assert '{"setup": {"game": "menu", "players": 6, "seed": "5eed"}}' in text
+    assert '{"setup": {"game": "menu", "players": 6, "seed": "5eed", "display": true}}' in text
     import io
     import sys
 
@@ -410,3 +410,36 @@ def test_the_same_screen_on_a_board_behind_a_pty(tmp_path):
     finally:
         link.close()
         cable.close()
+
+
+def test_the_display_is_drawn_on_screen_and_o_toggles_it():
+    """With the simulated SSD1306 attached, the screen draws its 128 x 64 pixels (braille, 2 x 4
+    a character) from the panel's RAM; the text on it reads as the firmware wrote it."""
+    from tablebuzz.sim.font8x8 import read_text
+    from tablebuzz.tui import braille
+
+    header = dict(HEADER, game=None, display=True)
+
+    async def scenario():
+        clock = FakeClock()
+        app = SimulatorApp(header, clock=clock)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await advance(pilot, clock, 0.3)
+            oled = app.query_one("#oled")
+            assert not oled.display  # a narrow terminal: hidden until o
+            await pilot.press("o")
+            await advance(pilot, clock, 0.1)
+            assert oled.display
+            assert oled.picture == braille(app.sim.panel.pixel)
+            assert len(oled.picture.splitlines()) == 16
+            assert [t for _, _, t in read_text(app.sim.panel.pixel)][:3] == [
+                "SET UP       1/6",
+                "Game",
+                "Quiz",
+            ]
+            await pilot.press("a")
+            await advance(pilot, clock, 0.3)
+            assert "Difference" in [t for _, _, t in read_text(app.sim.panel.pixel)]
+            assert oled.picture == braille(app.sim.panel.pixel)
+
+    run(scenario())

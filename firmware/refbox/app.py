@@ -47,12 +47,23 @@ class App:
         self._happenings = []
         self._tone_until = None
         self._gc_due = False  # a decision was announced: collect at the next safe moment
+        self.display = getattr(board, "display", None)  # refbox.oled.Oled, if one answered
+        if self.display is not None:
+            from refbox.screen import picture  # only with a display: no RAM for it otherwise
+
+            self._picture = picture
+        self._stale = True  # something the display shows may have changed
+        self._held_drawn = []  # the buzzers held when the picture was composed
+        self._composed = None  # a picture composed, to be drawn at the next safe pass
         self._save_due = False  # an event went out since the journal last looked
         self.now = clock.ticks_us()
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
         self.emit("hello", self._hello_fields())
+        note = getattr(board, "display_note", None)
+        if note:
+            self._error("display", note)
         if journal is None or not self._resume(journal):
             if boot_game is None:
                 self.referee.open_menu()
@@ -94,6 +105,7 @@ class App:
     def emit(self, name, fields=()):
         self._dirty = True  # every change of state comes with an event: redraw, then save it
         self._save_due = True
+        self._stale = True  # and may change the display
         if name == "race":
             self._gc_due = True
         self.board.write_line(encode_event(name, fields))
@@ -165,7 +177,44 @@ class App:
                 self.journal.sync(self.referee, now)  # at most one write burst, after a decision
             self._save_due = False
             self._maintain()
+        if self.display is not None and self._display_due() and self.can_block():
+            self._update_display()
         board.flush()
+
+    def _display_due(self):
+        """True while the display has work: a picture being drawn, or something changed (an
+        event went out, a buzzer was pressed or let go). Allocates nothing."""
+        display = self.display
+        if display is None:
+            return False
+        if display.pending() or self._composed is not None or self._stale:
+            return True
+        return self.referee.holding != self._held_drawn
+
+    def _update_display(self):
+        """At a safe moment, one piece of display work a pass (refbox.screen, refbox.oled): render
+        one line or send one chunk (~1 ms on the bus) of the picture being drawn; else plan the
+        picture composed at an earlier pass; else, when something changed, compose it. Each
+        piece takes 1-3 ms on the chip (bench/README.md). A panel that stops answering is
+        dropped with one error."""
+        display = self.display
+        if display is None:
+            return
+        try:
+            if display.pending():
+                display.work()
+            elif self._composed is not None:
+                display.draw(self._composed)
+                self._composed = None
+            else:
+                self._stale = False
+                self._held_drawn = list(self.referee.holding)
+                shown = self._picture(self.referee)
+                if shown != display.picture:
+                    self._composed = shown
+        except OSError as e:
+            self.display = None
+            self._error("display", "the display stopped answering (%s): going on without it" % e)
 
     def _decide(self, now, happenings, data):
         """The working part of a pass: debounce, arbitration, controls, commands, timers."""
@@ -255,7 +304,7 @@ class App:
         False."""
         if self._tone_until is not None or not self.controls.is_idle():
             return True
-        return self._timed()
+        return self._timed() or self._display_due()  # the picture is not all out yet
 
     # ------------------------------------------------------------------ capture
     def _read_capture(self, happenings):
@@ -321,6 +370,7 @@ class App:
     def _handle_switches(self, happenings):
         if not happenings:
             return
+        self._stale = True  # a buzzer held or let go may change the display
         ref = happenings[0][2]
         happenings.sort(key=lambda h: (h[2].diff_ns(ref), h[1]))  # in the order they happened
         for kind, station, stamp in happenings:

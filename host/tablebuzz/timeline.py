@@ -24,7 +24,8 @@ TimelineError naming the line.
 
 The first line (after comments) may be the set-up line, so that the file plays as is:
   {"setup": {"game": "deglingo", "players": 2, "options": {"timer": 3}, "seed": "1"}}
-every key optional; `tablebuzz sim` flags given on the command line win over it.
+("display": true attaches the simulated SSD1306); every key optional; `tablebuzz sim` flags given
+on the command line win over it.
 """
 
 import json
@@ -33,7 +34,7 @@ from decimal import Decimal, InvalidOperation
 MAX_AT_US = 10**12
 MAX_MASK_US = 100000  # design notes: a 16-pixel CPU write masks 0.5 ms, a flash write a few ms
 MAX_GC_US = 1000000  # design notes: gc.collect() 0.5-12.7 ms
-SETUP_KEYS = ("game", "players", "options", "seed")
+SETUP_KEYS = ("game", "players", "options", "seed", "display")
 ACTIONS = (
     "press",
     "release",
@@ -132,9 +133,11 @@ def read_setup(text):
             ("players", int, "a number of players"),
             ("options", dict, "an object of game options"),
             ("seed", str, "a hex string"),
+            ("display", bool, "true or false"),
         ):
             value = setup.get(key)
-            if key in setup and (isinstance(value, bool) or not isinstance(value, kind)):
+            wrong = isinstance(value, bool) != (kind is bool) or not isinstance(value, kind)
+            if key in setup and wrong:
                 raise TimelineError(line_no, 'set-up "%s" takes %s' % (key, what))
         try:
             return json.loads(json.dumps(setup, default=_no_floats(line_no)))

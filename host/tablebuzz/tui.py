@@ -48,6 +48,7 @@ BUZZER_HOLD_NS = 1_500_000_000  # shift + digit: a held buzzer (Evidence's claim
 SHIFTED_DIGITS = "!@#$%^&*("  # shift + 1..9 on a US keyboard
 BLINK_WINDOW_NS = 600_000_000  # a pixel that alternated twice within this is shown as blinking
 LOG_LINES = 500
+WIDE_SCREEN = 150  # columns from which the display is shown at start (key o toggles it)
 
 CONTROL_KEYS = (("a", "arm", "ARM"), ("y", "yes", "YES"), ("n", "no", "NO"), ("u", "undo", "UNDO"))
 
@@ -80,6 +81,8 @@ def session_timeline(header, taps):
     if header.get("options"):
         setup["options"] = header["options"]
     setup["seed"] = header["seed"]
+    if header.get("display"):
+        setup["display"] = True  # the panel's bus time shifts the loop: replay it with the panel
     lines = [
         "# a session of the interactive simulator; replay it: tablebuzz sim --script FILE",
         json.dumps({"setup": setup}),
@@ -165,6 +168,61 @@ class Buzzer(Static):
         else:
             text.append(label, style=("bold " + led) if lit else "#777777")
         self.update(text)
+
+
+_BRAILLE_DOTS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))  # [row][column]
+
+
+def braille(pixel, width=128, height=64):
+    """A 1-bit picture as braille text, 2 x 4 pixels a character: `pixel(x, y)` is 1 when lit."""
+    rows = []
+    for y0 in range(0, height, 4):
+        row = []
+        for x0 in range(0, width, 2):
+            bits = 0
+            for dy in range(4):
+                for dx in range(2):
+                    if pixel(x0 + dx, y0 + dy):
+                        bits |= _BRAILLE_DOTS[dy][dx]
+            row.append(chr(0x2800 + bits))
+        rows.append("".join(row))
+    return "\n".join(rows)
+
+
+class OledView(Static):
+    """The optional SSD1306 display as the simulated panel shows it (tablebuzz.sim.oled): its
+    128 x 64 pixels in braille. Key o shows or hides it (shown at start on a wide terminal)."""
+
+    DEFAULT_CSS = """
+    OledView {
+        width: 68;
+        height: 18;
+        border: round #3a4450;
+        border-title-color: #8899aa;
+        background: #000000;
+        color: #8fd8ff;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, panel, **kwargs):
+        super().__init__(**kwargs)
+        self.panel = panel
+        self.picture = ""  # the braille text shown
+        self._ram = None
+
+    def on_mount(self):
+        self.border_title = "display"
+        self.refresh_picture()
+
+    def refresh_picture(self):
+        ram = bytes(self.panel.ram)
+        key = (ram, self.panel.on, self.panel.inverted)
+        if key == self._ram or not self.is_mounted:
+            return
+        self._ram = key
+        self.picture = braille(self.panel.pixel)
+        self.update(Text(self.picture))
 
 
 class ControlButton(Static):
@@ -274,6 +332,7 @@ class SimulatorApp(App):
         scrollbar-size-vertical: 1;
     }
     #help { height: 1; background: #26303a; color: #c0c8d0; }
+    #middle { height: 1fr; }
     #helppanel {
         height: auto;
         border: round #ffd75f;
@@ -338,6 +397,8 @@ class SimulatorApp(App):
         w = self._widgets = screen_widgets(self.pinmap, self.stations)
         w["marker"] = MarkerBar(self.pinmap.MARKER_PIXELS, id="marker")
         w["helppanel"] = Static(id="helppanel")
+        if self.sim.panel is not None:
+            w["oled"] = OledView(self.sim.panel, id="oled")
         w["helppanel"].display = False
         yield w["title"]
         with Horizontal(id="buzzers"):
@@ -346,7 +407,10 @@ class SimulatorApp(App):
             yield w["marker"]
             yield from w["controls"]
         yield w["scores"]
-        yield w["log"]
+        with Horizontal(id="middle"):
+            yield w["log"]
+            if "oled" in w:
+                yield w["oled"]
         yield w["helppanel"]
         yield w["help"]
         self._screen_up = True
@@ -355,6 +419,8 @@ class SimulatorApp(App):
         self._pending_log = []
 
     def on_mount(self):
+        if "oled" in self._widgets:
+            self._widgets["oled"].display = self.size.width >= WIDE_SCREEN
         self.link.start()
         self._started = True
         self.pump()
@@ -396,6 +462,11 @@ class SimulatorApp(App):
         if char == "?":
             event.stop()
             self.toggle_help()
+            return
+        if char == "o" and "oled" in self._widgets:
+            event.stop()
+            oled = self._widgets["oled"]
+            oled.display = not oled.display
             return
         at = self.sim_ns(self._key_time(event)) if self._started else 0
         if len(char) == 1 and char in "123456789" + SHIFTED_DIGITS:
@@ -467,7 +538,7 @@ class SimulatorApp(App):
             "Keys: 1-%d buzzers (shift+digit: held 1.5 s), a ARM, y YES, n NO, u UNDO"
             % self.players,
             "      capitals hold a control 2.5 s (A / N held: fast entry), w save the session,",
-            "      ? this help, q quit",
+            "      o the display (the simulated SSD1306), ? this help, q quit",
             "Game page: %s" % GAME_PAGES.get(self.game, "README.md"),
         ]
         return "\n".join(lines)
@@ -641,6 +712,8 @@ class SimulatorApp(App):
         self._paint_title()
         self._paint_help()
         self._paint_help_panel()
+        if "oled" in w and w["oled"].display:
+            w["oled"].refresh_picture()
 
     def _read_device(self):
         """The game's status, read from the simulated device itself (as a debugger would): the
@@ -795,7 +868,7 @@ class SimulatorApp(App):
         text = Text(" ")
         keys = [("1-%d" % self.players, "buzz")] + [(k, n) for k, n, _ in CONTROL_KEYS]
         keys += [("A/Y/N/U", "hold 2.5s"), ("shift+1-6", "hold 1.5s")]
-        keys += [("?", "help"), ("w", "save"), ("q", "quit")]
+        keys += [("?", "help"), ("o", "display"), ("w", "save"), ("q", "quit")]
         for key, what in keys:
             text.append(" %s " % key, style="bold black on #c0c8d0")
             text.append(" %s " % what)

@@ -28,6 +28,7 @@ STUB_MODULES = (
     "select.pyi",
     "vfs.pyi",
     "uctypes.pyi",
+    "framebuf.pyi",
 )
 
 

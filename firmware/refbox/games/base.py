@@ -283,6 +283,18 @@ class Game:
         is not listed. Shown in the simulator's header, on the display, in docs/games/."""
         return []
 
+    def status(self):
+        """A few characters for the display's header beside the game's name ("R2", "Q5"), or
+        ""."""
+        return ""
+
+    def screen(self, held):
+        """The display's body for this game now: [(scale, text)] lines (refbox.screen), or [] for
+        the default (the race winner while they have the floor, else the scores). `held`: the
+        0-based players holding their buzzer now, earliest first. Only what the table may see:
+        never a card not yet turned or a count entered in secret."""
+        return []
+
     def repeats(self, name):
         """True if control `name` ("arm" or "no"), held, should repeat now: while a number or a
         value is being stepped (fast entry, refbox.controls). Nothing repeats by default."""

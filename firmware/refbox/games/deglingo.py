@@ -132,6 +132,17 @@ class Deglingo(Game):
                 return True
         return False
 
+    def status(self):
+        return "R%d" % self.round
+
+    def screen(self, held):
+        """Eyes closed: who changes the picture (the same whatever count is entered in secret);
+        then the default (the race winner, the scores)."""
+        if self.phase == EYES_CLOSED:
+            active = "P%d changes it," % (self.active + 1)
+            return [(1, active), (1, "the others: eyes"), (1, "closed!")]
+        return []  # racing: the display waits (no redraw while a race is open)
+
     def buttons(self):
         """Eyes closed: the active player's buzzer calls (2 players: YES once per replaced card
         first, NO clears: the prompt is the same whatever was entered); racing: the observers'

@@ -114,6 +114,21 @@ class Diddly(Game):
     def judge_entry(self, correct):
         raise GameError("not_now", "diddly has nothing to judge: enter scores with ARM/NO/YES")
 
+    def status(self):
+        return "R%d" % self.round
+
+    def screen(self, held):
+        """While scores are entered: the number being entered, large, with whose it is, the
+        dealer and that player's total so far."""
+        if self.phase != SCORING or self.turn is None:
+            return []
+        p = self.turn
+        return [
+            (2, "P%d = %d" % (p + 1, self.pending)),
+            (1, "dealer P%d" % (self.dealer + 1)),
+            (1, "P%d total %d" % (p + 1, self.scores[p])),
+        ]
+
     def buttons(self):
         """Scoring: ARM / NO step the number (held: fast), YES confirms; final: YES ends."""
         if self.phase == SCORING and self.turn is not None:

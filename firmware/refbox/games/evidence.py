@@ -181,6 +181,20 @@ class Evidence(Game):
             return self._dial_entry(1)
         raise GameError("not_now", "round %d: claims are open" % self.round)
 
+    def status(self):
+        return "R%d" % self.round if self.round else ""
+
+    def screen(self, held):
+        """Claiming: the orientation and who still claims; counting: the number being entered,
+        large, and the markers claimed."""
+        if self.phase == CLAIMING:
+            free = " ".join(["P%d" % (p + 1) for p in self._free()])
+            return [(1, "photos: %s" % self.orientation), (1, "claiming:"), (1, free)]
+        if self.phase == COUNTING:
+            taken = ["%d" % m for m in range(1, MARKERS + 1) if self.owners[m] is not None]
+            return [(2, "%d diffs" % self.dial), (1, "markers " + " ".join(taken))]
+        return []
+
     def buttons(self):
         """Between rounds ARM; claiming: the buzzers (N presses, the last held); counting:
         ARM / NO step the count (held: fast), YES confirms."""

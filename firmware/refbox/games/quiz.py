@@ -112,6 +112,9 @@ class Quiz(RaceGame):
                 "teams: at least 2 teams holding every player 1..%d exactly once" % players,
             )
 
+    def status(self):
+        return "Q%d" % self.question
+
     def reset(self):
         n = self.players
         given = self.options["teams"]

@@ -190,6 +190,47 @@ class RedBlack(Game):
         return self.to_give - sum([c for _, c in self.picks])
 
     # ---------------------------------------------------------------- hooks (raise GameError)
+    def status(self):
+        if self.phase == GUESS:
+            return "R%d" % self.round
+        if self.phase == LINES or self.column:
+            return "col %d/%d" % (self.column, COLUMNS)
+        return ""
+
+    def screen(self, held):
+        """While a player holds their buzzer in a guess: that player's own cards. Otherwise the
+        card just turned, large (rank and suit letter), whose it was and what it did; in Part 2
+        the column just turned. Only turned cards (the deck stays secret)."""
+        phase = self.phase
+        if phase == GUESS and held:
+            p = held[-1]
+            cards = [card_text(c) for c in self.hands[p]]
+            shown = " ".join(cards) if cards else "none yet"
+            return [(1, "P%d's cards" % (p + 1)), (2, shown)]
+        lines = []
+        if phase == LINES or (phase == GIVE and self.column):
+            if self.column:
+                i = self.column - 1
+                give_line = self.options["give_line"]
+                take_line = "bottom" if give_line == "top" else "top"
+                give = card_text(self.line(give_line)[i])
+                take = card_text(self.line(take_line)[i])
+                lines.append((1, "column %d: %d each" % (self.column, self.column)))
+                lines.append((2, "%s %s" % (give, take)))
+                lines.append((1, "give    take"))
+            else:
+                lines.append((1, "two lines of 8"))
+        elif self.last is not None:
+            player, card = self.last
+            lines.append((3, card_text(card)))
+            name = "%s of %s" % (RANKS[card // 4], SUIT_NAMES[card % 4])
+            lines.append((1, "P%d %s" % (player + 1, name)))
+        if phase == GIVE:
+            lines.append((1, "P%d gives %d more" % (self.giver + 1, self.left())))
+        elif phase == GUESS:
+            lines.append((1, "P%d answers" % (self.seat + 1)))
+        return lines
+
     def buttons(self):
         """By phase (docs/games/redblack.md "Controls and buzzers")."""
         phase = self.phase

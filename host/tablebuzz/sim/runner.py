@@ -166,6 +166,12 @@ class Simulation:
         for name, gpio in pinmap.CONTROLS:
             self.controls[name] = Contact(world, gpio, bounce)
         self.console = FakeConsole(world, sink)
+        self.panel = None  # the simulated SSD1306, if the header asks for one
+        if header.get("display"):
+            from tablebuzz.sim.oled import Ssd1306Panel
+
+            self.panel = Ssd1306Panel()
+            world.i2c_devices[self.panel.address] = self.panel
         self._step_at = None
         self._stepping = False
         self._last_step = -LOOP_NS

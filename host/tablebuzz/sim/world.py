@@ -74,6 +74,10 @@ class World:
         self.watchdog_ms = None  # machine.WDT's timeout while it runs (fakes/machine.py)
         self.watchdog_fed = 0
         self.stats = {"pin_handlers": 0, "pio_handlers": 0, "merged_edges": 0, "masked_ns": 0}
+        self.stats["i2c_ns"] = 0  # time the loop spent in I2C transfers
+        self.stats["i2c_transfers"] = 0
+        self.i2c_devices = {}  # 7-bit address -> device with write(bytes) (tablebuzz.sim.oled)
+        self.i2c_log = []  # (ns, duration ns, bytes) of the newest RECORD_LIMIT transfers
 
     # ------------------------------------------------------------ clock (what time.ticks_* give)
     def ticks_us(self):
@@ -237,6 +241,29 @@ class World:
     def gc_pause(self, ns):
         """A gc.collect() of `ns`: soft IRQs and the loop wait; hard IRQs do not."""
         self._gc_until = max(self._gc_until, self.now + ns)
+        self.at(self._gc_until, self._run_soft_event)
+
+    @staticmethod
+    def i2c_ns(transfers, data_bytes, freq):
+        """Bus time of `transfers` I2C writes carrying `data_bytes` in all at `freq` Hz: 9 clocks
+        a byte (8 bits and the ACK), and per transfer the address byte and start / stop (11
+        clocks). I2C-bus specification UM10204, section 3.1."""
+        return (transfers * 11 + data_bytes * 9) * 1000000000 // freq
+
+    def i2c_transfer(self, transfers, data_bytes, freq):
+        """I2C traffic the loop waits for (the rp2 port's machine.I2C blocks until the last
+        byte): the loop and soft IRQs are held, hard IRQs are not (as in a gc pause)."""
+        ns = self.i2c_ns(transfers, data_bytes, freq)
+        self.stats["i2c_ns"] += ns
+        self.stats["i2c_transfers"] += transfers
+        self.i2c_log.append((self.now, ns, data_bytes))
+        if len(self.i2c_log) > self.RECORD_LIMIT:
+            del self.i2c_log[0]
+        self.block_loop(ns)
+
+    def block_loop(self, ns):
+        """The loop is busy in a blocking call for `ns` more (after whatever already holds it)."""
+        self._gc_until = max(self._gc_until, self.now) + ns
         self.at(self._gc_until, self._run_soft_event)
 
     def gc_until(self):

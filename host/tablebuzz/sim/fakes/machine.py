@@ -1,4 +1,4 @@
-"""Fake `machine` for the simulator: Pin, PWM, mem32 and freq() backed by the simulated world.
+"""Fake `machine` for the simulator: Pin, PWM, I2C, mem32 and freq() backed by the simulated world.
 
 Same signatures as MicroPython's rp2 port; reads and writes go to `tablebuzz.sim.world.current`.
 Pin.value() returns the wire's real level (pull-ups: 1 until a contact closes), never a constant.
@@ -74,6 +74,43 @@ class PWM:
 
     def _note(self):
         _world.current.record_tone(self._freq if self._duty else 0)
+
+
+class I2C:
+    """Hardware I2C as on the rp2 port: writes reach the simulated devices on the world's bus
+    (`world.i2c_devices`: address -> object with write(bytes)), and each transfer holds the loop
+    for the time the bus takes (world.i2c_transfer): 9 clocks a byte (8 bits + ACK), the address
+    byte included, plus start and stop, at `freq`. A device that is not there gives OSError(5),
+    EIO, as the rp2 port does on a missing ACK."""
+
+    def __init__(self, id=0, *, scl=None, sda=None, freq=400000, timeout=50000):
+        self.id = id
+        self.scl = scl
+        self.sda = sda
+        self.freq = freq
+
+    def scan(self):
+        w = _world.current
+        w.i2c_transfer(0x78 - 0x08, 0, self.freq)  # every 7-bit address, 0x08..0x77, probed
+        return sorted(w.i2c_devices)
+
+    def writeto(self, addr, buf, stop=True):
+        return self._write(addr, (buf,))
+
+    def writevto(self, addr, vector, stop=True):
+        return self._write(addr, vector)
+
+    def _write(self, addr, parts):
+        w = _world.current
+        data = bytearray()
+        for part in parts:
+            data += bytes(part)
+        device = w.i2c_devices.get(addr)
+        w.i2c_transfer(1, len(data) if device is not None else 0, self.freq)
+        if device is None:
+            raise OSError(5)
+        device.write(data)
+        return len(data)
 
 
 class _Mem32:
