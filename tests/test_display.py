@@ -284,3 +284,12 @@ def test_with_the_display_both_interpreters_print_the_same_lines():
     assert micropython == cpython
     plain = simulate.run(dict(header, display=False), records, "cpython")
     assert [line for _, line in plain] == [line for _, line in cpython]
+    # the menu's pictures too, and a game's end: no internal error on either interpreter
+    menu = {"seed": "3", "display": True}
+    names = ["arm", "yes", "no", "yes", "yes", "no", "yes", "yes", "yes", "yes", "yes", "yes"]
+    walk = [{"at_us": 200000 + i * 150000, "control": c} for i, c in enumerate(names)]
+    walk.append({"at_us": 2000000, "send": {"cmd": "end"}})
+    records = parse(timeline(*walk), 6, CONTROLS)
+    cpython = simulate.run(menu, records, "cpython")
+    assert simulate.run(menu, records, "micropython") == cpython
+    assert '"code":"internal"' not in "".join(line for _, line in cpython)
