@@ -496,3 +496,15 @@ def test_the_marker_bar_counts_the_answer_time_down():
         frame = render(table.ref, now_ms, colours, 8, 10)
         bars.append(len([p for p in frame[8:] if p != (0, 0, 0)]))
     assert bars == [10, 7, 1, 0]
+
+
+def test_buttons_and_option_words_for_people():
+    table = Table(3, interrupt=-5)
+    assert table.game.buttons() == [("ARM", "arm buzzers")]
+    table.control("arm")
+    assert table.game.buttons() == [("buzz", "answer"), ("ARM", "read to end"), ("NO", "cancel")]
+    table.control("arm")  # the question was read to the end
+    assert table.game.buttons() == [("buzz", "answer"), ("NO", "cancel")]
+    words = [Quiz.option_text(n, v) for n, v in (("buzz_s", 0), ("answer_s", 30),
+                                                  ("questions", 0), ("wrong_points", -5))]
+    assert words == ["off", "30 s", "no limit", "-5 points"]

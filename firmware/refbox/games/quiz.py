@@ -79,8 +79,24 @@ def _int_value(value, low, high, what):
 
 class Quiz(RaceGame):
     name = "quiz"
-    UNITS = {"false_start": "ms", "target": "points"}
-    ZERO = {"target": "no target"}
+    UNITS = {
+        "false_start": "ms",
+        "target": "points",
+        "questions": "questions",
+        "points": "points",
+        "wrong_points": "points",
+        "interrupt": "points",
+        "buzz_s": "s",
+        "answer_s": "s",
+    }
+    ZERO = {
+        "target": "no target",
+        "questions": "no limit",
+        "wrong_points": "0 points",
+        "interrupt": "off",
+        "buzz_s": "off",
+        "answer_s": "off",
+    }
     OPTIONS = (
         false_start_option(),
         option("target", 0, int_in(0, 9999), (0, 3, 5, 10, 15, 20)),
@@ -326,6 +342,16 @@ class Quiz(RaceGame):
         return events
 
     # ------------------------------------------------------------------ inputs (hooks)
+    def buttons(self):
+        """RaceGame's, plus NO cancels while armed (and ARM marks the reading's end in the
+        interrupt variant, before it is marked)."""
+        if self.phase == RACING:
+            shown = [("buzz", "answer"), ("NO", "cancel")]
+            if self.interrupts() and self.read is None:
+                shown.insert(1, ("ARM", "read to end"))
+            return shown
+        return RaceGame.buttons(self)
+
     def control_entry(self, name):
         """ARM arms (interrupt variant, while armed: the question has been read); YES / NO
         judge; NO while armed cancels the question."""
