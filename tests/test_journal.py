@@ -29,6 +29,7 @@ from tablebuzz.simulate import micropython_command
 from tablebuzz.timeline import TimelineError, parse
 
 _PLAYED = {}
+REPO_EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "examples"
 
 
 def played(name):
@@ -520,3 +521,30 @@ def test_no_fault_of_the_journal_changes_the_game():
     plain = [json.loads(line) for _, line in played(name).lines]
     decisions = ("race", "judge", "score", "game_over", "undo", "armed")
     assert [e for e in lines if e["ev"] in decisions] == [e for e in plain if e["ev"] in decisions]
+
+
+def test_a_tournament_quiz_resumes_with_its_teams_names_line_and_scores():
+    """Teams, names (log entries), a pass to the next in line, a cancel, a bonus, a hand
+    adjustment: all folded back after a power cut (examples/quiz_tournament.jsonl)."""
+    from tablebuzz.timeline import read_setup
+
+    text = (REPO_EXAMPLES / "quiz_tournament.jsonl").read_text()
+    setup = read_setup(text)
+    lines = [line for line in text.splitlines() if line.startswith("{\"at_us\"")]
+    kept = [json.loads(line) for line in lines if json.loads(line)["at_us"] <= 5000000]
+    script = timeline(
+        *kept,
+        {"at_us": 5200000, "send": {"cmd": "state"}},
+        {"at_us": 5300000, "power": "off"},
+        {"at_us": 6000000, "power": "on"},
+        {"at_us": 6500000, "send": {"cmd": "state"}},
+    )
+    result, _ = run(script, players=6, options=setup["options"])
+    resumed = after(result, "hello", 2)
+    played_before = [ev for _, ev in result][: len(result) - len(resumed)]
+    before = [ev for ev in played_before if ev["ev"] == "state"][-1]
+    states = [e for e in resumed if e["ev"] == "state"]
+    assert states[-1] == before and before["teams"] == [30, 15, 10]
+    names = [(e["player"], e["team"], e["name"]) for e in resumed if e["ev"] == "name"][-4:]
+    assert names == [(3, None, "Zo\u00eb"), (None, 1, "Owls"), (None, 2, "Foxes"),
+                     (None, 3, "Hares")]
