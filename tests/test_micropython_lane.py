@@ -111,7 +111,7 @@ for capture in ("pio", "irq"):
     happenings = []
     if capture == "pio":
         cap = board.capture
-        app._read_capture(happenings)  # the first sample's word
+        app._read_capture(cap.pending(), happenings)  # the first sample's word
         for word in (0x3FFFFF80, 0x3FFFFE3D, 0x3FFFFD3F):
             cap.sm._push(word)
         w.run_until(w.now + 1000)  # the DMA moves them into the ring
@@ -120,7 +120,7 @@ for capture in ("pio", "irq"):
             n = cap.pending()
             stalled = cap.stalled()
             cap.taken(n)
-            app._read_capture(happenings)  # nothing new: the idle pass of the capture
+            app._read_capture(cap.pending(), happenings)  # nothing new: no allocation
         finally:
             micropython.heap_unlock()
         print(capture, n, stalled, cap.sm.rx_fifo())

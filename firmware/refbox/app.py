@@ -45,6 +45,12 @@ class App:
         self._moving = False  # the frame shown changes with time alone
         self._render_at = 0
         self._happenings = []
+        self._capture = board.capture
+        self._outbox = board.outbox
+        self._busy = True  # a timer or a control to poll: the first pass finds out
+        self._waiting = []  # the debouncers judging a closure or a release
+        self._controls_idle = False
+        self._kept = 0  # tick of the last keepalive
         self._tone_until = None
         self._gc_due = False  # a decision was announced: collect at the next safe moment
         self.display = getattr(board, "display", None)  # refbox.oled.Oled, if one answered
@@ -108,7 +114,11 @@ class App:
         self._stale = True  # and may change the display
         if name == "race":
             self._gc_due = True
-        self.board.write_line(encode_event(name, fields))
+        board = self.board
+        board.write_line(encode_event(name, fields))
+        if not self._outbox.careful:
+            board.flush()  # out now, not at the end of the pass: the rest of a decision's
+            # Python (the game's bookkeeping) costs milliseconds on the chip
 
     def _error(self, code, detail):
         self.referee.error(code, detail)
@@ -153,33 +163,42 @@ class App:
         """One pass of the loop at the clock's current tick.
 
         An idle pass (no capture word, no console byte, every control released and settled, no
-        timer running) reads the capture, the controls' pins and the console, and stops there:
-        it allocates nothing and costs a few register reads (bench/bench_loop.py). The simulator
-        skips such passes altogether, which is why they must change nothing."""
+        timer running) makes a few calls (the DMA count, the console poll, one GPIO_IN read) and
+        reads a few flags the last working pass left: it allocates nothing and costs a small part
+        of the 1 ms period on the chip (bench/README.md). What can start a timer only happens in a
+        working pass, so the flags are fresh. The simulator skips idle passes altogether, which is
+        why they must change nothing."""
         self.now = now = self.clock.ticks_us()
-        happenings = self._happenings
-        self._read_capture(happenings)
         board = self.board
+        capture = self._capture
+        n = capture.pending()
         data = board.read_input()
-        quiet = board.controls_released() and self.controls.is_idle()
-        if happenings or data or not quiet or self._timed():
-            if happenings or data or not quiet:
-                self._dirty = True  # (anything else that changes the frame emits an event)
-            self._decide(now, happenings, data)
-            happenings.clear()
+        if n or data or self._busy or capture.count == 0 or not board.controls_released():
+            self._work(now, n, data)
+        elif now - self._kept > 1000000 or now < self._kept:  # raw ticks: a wrap also counts
+            self._kept = now
+            self.decoder.keepalive(now)
         if self._tone_until is not None and ticks_diff(now, self._tone_until) >= 0:
             board.tone(0)
             self._tone_until = None
-        self._show(now)
-        # a change to save, a collection due, the DMA to re-arm: only at a safe moment
-        if (self._save_due or self._gc_due or self._rearm_due()) and self.can_block():
-            if self.journal is not None and self._save_due:
-                self.journal.sync(self.referee, now)  # at most one write burst, after a decision
-            self._save_due = False
-            self._maintain()
+        if self._dirty or self._moving:
+            self._show(now)
+        outbox = self._outbox
+        wrote = 0
+        if outbox.size or outbox.dropped:
+            wrote = board.flush()  # what this pass decided goes out before anything may block
+        # a change to save, a collection due, the DMA to re-arm: only at a safe moment, and in a
+        # pass that wrote nothing (the decision's lines are out, or the host is not taking any)
+        if wrote:
+            return
+        if self._save_due or self._gc_due or capture.count < capture.rearm_below:
+            if self.can_block():
+                if self.journal is not None and self._save_due:
+                    self.journal.sync(self.referee, now)  # one write burst, after a decision
+                self._save_due = False
+                self._maintain()
         if self.display is not None and self._display_due() and self.can_block():
             self._update_display()
-        board.flush()
 
     def _display_due(self):
         """True while the display has work: a picture being drawn, or something changed (an
@@ -216,36 +235,57 @@ class App:
             self.display = None
             self._error("display", "the display stopped answering (%s): going on without it" % e)
 
-    def _decide(self, now, happenings, data):
-        """The working part of a pass: debounce, arbitration, controls, commands, timers."""
+    def _work(self, now, n, data):
+        """The working part of a pass: capture, debounce, arbitration, controls, commands,
+        timers; then the flags the idle passes read. Each part runs only if it has something to
+        do: on the chip every call costs ~10 µs."""
+        happenings = self._happenings
+        if n or self._capture.count == 0:
+            self._read_capture(n, happenings)  # edges go to the debouncers
+            self._waiting = [deb for deb in self.debouncers if deb.is_waiting()]
         settled = Stamp(ticks_add(now, -self.capture_lag_us))
-        for deb in self.debouncers:
+        for deb in self._waiting:
             deb.poll(settled, happenings)
-        self.referee.now = now
-        self._handle_switches(happenings)
-        for name in self.controls.poll(self.board.control_levels(), now):
-            self.referee.control(name)
+        referee = self.referee
+        referee.now = now
+        if happenings:
+            self._dirty = True  # (anything else that changes the frame emits an event)
+            self._handle_switches(happenings)
+        controls = self.controls
+        if not self._controls_idle or not self.board.controls_released():
+            for name in controls.poll(self.board.control_levels(), now):
+                referee.control(name)
+            self._controls_idle = controls.is_idle()
+            self._dirty = True
         if data:
-            self.referee.now = self.board.input_tick  # commands run at their line's arrival
+            self._dirty = True
+            referee.now = self.board.input_tick  # commands run at their line's arrival
             for item in self.assembler.feed(data):
                 if isinstance(item, ProtocolError):
                     self._error(item.code, item.detail)
                 else:
-                    self.referee.command_line(item)
+                    referee.command_line(item)
         horizon, press_horizon = self.horizons(settled)
-        self.referee.tick(now, horizon, press_horizon)
+        referee.tick(now, horizon, press_horizon)
+        happenings.clear()
+        if self._waiting:
+            self._waiting = [deb for deb in self._waiting if deb.is_waiting()]
+        self._busy = bool(self._waiting) or not self._controls_idle or referee.is_busy()
+        self._kept = now
+        self.decoder.keepalive(now)
+
+    def maintenance_due(self):
+        """True when the next pass will save, collect or re-arm (the simulator steps it)."""
+        due = self._save_due or self._gc_due or self._capture.count < self._capture.rearm_below
+        return due and self.can_block()
 
     def _timed(self):
         """True while a timer runs: a debouncer accepting or releasing, a race window, a
-        lockout, a game timer. Allocates nothing when False."""
+        lockout, a game timer."""
         for deb in self.debouncers:
             if deb.is_waiting():
                 return True
         return self.referee.is_busy()
-
-    def _rearm_due(self):
-        capture = self.board.capture
-        return capture.mode == "pio" and capture.needs_rearm()
 
     def _save_before_race(self):
         """A decision opens a race: save it now, the last safe moment before the race. The race
@@ -263,17 +303,16 @@ class App:
         for deb in self.debouncers:
             if deb.is_waiting():
                 return False
-        capture = self.board.capture
-        return capture.mode != "pio" or not capture.pending()
+        return not self._capture.pending()
 
     def _maintain(self):
         """What may block the loop, at a safe moment: re-arm the capture DMA before it runs
         out; gc.collect() after a decision was announced."""
-        capture = self.board.capture
-        if capture.mode == "pio" and capture.needs_rearm():
+        capture = self._capture
+        if capture.count < capture.rearm_below:
             happenings = []
             capture.stop()  # words wait in the RX FIFO meanwhile (8 of them)
-            self._read_capture(happenings)
+            self._read_capture(capture.pending(), happenings)
             capture.restart()
             self._handle_switches(happenings)
         if self._gc_due:
@@ -288,7 +327,7 @@ class App:
         before the contact opened. `settled` = now - capture_lag_us: every edge up to it is in
         the ring. Timed decisions are taken against these (docs/architecture.md "Deadlines")."""
         horizon = press_horizon = settled
-        for deb in self.debouncers:
+        for deb in self._waiting:  # (the others hold nothing back)
             first = deb.press_pending()
             if first is not None and press_horizon.diff_ns(first) >= 0:
                 press_horizon = first.after_ns(-1)
@@ -307,17 +346,15 @@ class App:
         return self._timed() or self._display_due()  # the picture is not all out yet
 
     # ------------------------------------------------------------------ capture
-    def _read_capture(self, happenings):
-        capture = self.board.capture
+    def _read_capture(self, n, happenings):
+        """Decode what the capture holds (`n`: its `pending()`) into debouncer edges."""
+        capture = self._capture
         if capture.mode == "pio":
-            n = capture.pending()
             stalled = capture.stalled()
             if not (n or stalled):
-                self.decoder.keepalive(self.now)
-                return  # the idle pass: two register reads, nothing allocated
+                return  # nothing came: nothing allocated
             edges = []
             self._take_words(capture, n, stalled, edges)
-            self.decoder.keepalive(self.now)
         else:
             edges = []
             ring = self.board.ring
@@ -325,7 +362,6 @@ class App:
             while ring.pending():
                 value, tick = ring.pop()
                 self.decoder.snapshot(value >> base, tick, edges)
-            self.decoder.keepalive(self.now)
             if ring.lost:
                 self._capture_lost(ring.lost, edges)
                 ring.lost = 0

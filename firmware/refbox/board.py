@@ -194,14 +194,17 @@ class PioEdgeCapture:
         )
         self.dma.config(read=self.sm, write=self.words, count=self.load, ctrl=self._ctrl)
         self._armed = self.load
+        self.count = self.load
         self.restarts = 0
         self.dma.active(1)
         machine.mem32[_PIO0_FDEBUG] = self._stall_bit
         self.start_tick, self.start_ns = _start_anchored(sm_id, mhz)
 
     def pending(self):
-        """Words written since the last `taken` (more than `ring_words`: the oldest are gone)."""
-        return self._armed - self.dma.count - self._taken  # type: ignore[attr-defined]
+        """Words written since the last `taken` (more than `ring_words`: the oldest are gone).
+        Leaves the channel's live count in `count` (0: the channel has stopped)."""
+        self.count = count = self.dma.count  # type: ignore[attr-defined]
+        return self._armed - count - self._taken
 
     def taken(self, n):
         self.index = (self.index + n) & self.mask
@@ -213,9 +216,6 @@ class PioEdgeCapture:
             machine.mem32[_PIO0_FDEBUG] = self._stall_bit  # write 1 to clear
             return True
         return False
-
-    def needs_rearm(self):
-        return self.dma.count < self.rearm_below  # type: ignore[attr-defined]
 
     def stop(self):
         """Abort the channel (datasheet §2.5.5: CHAN_ABORT); words wait in the RX FIFO."""
@@ -272,6 +272,8 @@ class PinIrqCapture:
     ticks_us)."""
 
     mode = "irq"
+    count = 1  # (the PIO capture's DMA count: never 0 here, nothing to re-arm)
+    rearm_below = 0
 
     def __init__(self, pins, ring, ticks_us):
         self.ring = ring
@@ -280,6 +282,11 @@ class PinIrqCapture:
         self.start_ns = 0
         for pin in pins:
             pin.irq(self.edge, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
+
+    def pending(self):
+        """Snapshots waiting, or lost (1), else 0."""
+        ring = self.ring
+        return 1 if ring.head != ring.tail or ring.lost else 0
 
     def edge(self, pin):
         """Hard IRQ handler. Allocates nothing."""
@@ -357,6 +364,10 @@ class UsbConsole:  # pragma: no cover - the board's USB CDC
     def read(self):
         """Bytes waiting on stdin (at most 64 a call), read one at a time: a read after a positive
         poll can still block on rp2 if asked for more. b"" (no allocation) when none wait."""
+        for _ in self._poll.ipoll(0):  # ipoll: no list allocated, unlike poll()
+            break
+        else:
+            return b""  # the idle pass: one poll
         data = b""
         while len(data) < 64 and self._ready(self._poll):
             byte = self._in.read(1)
@@ -548,8 +559,8 @@ class Board:
         self.outbox.put_line(line)
 
     def flush(self):
-        """Write what the console has room for (at most Outbox.budget bytes)."""
-        self.outbox.flush(self.console, self._ticks_us)
+        """Write what the console has room for (at most Outbox.budget bytes); bytes written."""
+        return self.outbox.flush(self.console, self._ticks_us)
 
     def entropy(self):
         """16 fresh random bytes for a game seed (the chip's ROSC-based os.urandom on the

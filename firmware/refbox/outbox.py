@@ -51,11 +51,13 @@ class Outbox:
         return self.put(line)
 
     def flush(self, console, ticks_us):
-        """One pass's output: the overflow report if it fits now, then `drain`."""
+        """One pass's output: the overflow report if it fits now, then `drain`. Returns the
+        bytes written."""
         if self.dropped:
             self._report(0)
         if self.size:
-            self.drain(console, ticks_us)
+            return self.drain(console, ticks_us)
+        return 0
 
     def _report(self, extra):
         detail = "%d lines lost; send state to resync" % self.dropped

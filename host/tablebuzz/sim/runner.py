@@ -355,7 +355,8 @@ class Simulation:
         finally:
             self._stepping = False
         output = self.board.outbox.pending() and self.console.writable()
-        if self._every_ms or self.app.is_busy() or self.console.pending() or output:
+        due = output or self.app.maintenance_due()  # the board's next pass would do it
+        if self._every_ms or self.app.is_busy() or self.console.pending() or due:
             self._request_step()
         elif self._heartbeat_at is None:
             # the board's loop never sleeps for long: a pass at least every HEARTBEAT_NS keeps
