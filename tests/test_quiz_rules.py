@@ -508,3 +508,21 @@ def test_buttons_and_option_words_for_people():
     words = [Quiz.option_text(n, v) for n, v in (("buzz_s", 0), ("answer_s", 30),
                                                   ("questions", 0), ("wrong_points", -5))]
     assert words == ["off", "30 s", "no limit", "-5 points"]
+
+
+def test_the_quiz_longest_lines_stay_inside_512_bytes():
+    """8 players in 8 teams of one... every list full, 8-digit negative scores, 16-character
+    names of the widest escapes (a non-BMP character is 12 bytes on the wire)."""
+    table = Table(8, teams=[[p] for p in range(1, 9)], next_in_line=True, answer_s=300,
+                  wrong_points=-1000)
+    for p in range(8):
+        table.game.scores[p] = -9999999
+        table.send("act", action="name", player=p + 1, text="\U0001f600" * 16)
+        table.send("act", action="name", team=p + 1, text="\U0001f600" * 16)
+    table.race(*[(p, 10 * p, 0) for p in range(1, 9)])
+    table.lines = []
+    table.send("state")
+    table.send("end")
+    longest = max(len(json.dumps(ev, separators=(",", ":"))) for ev in table.lines)
+    assert table.events("state") and table.events("team_ranking") and longest < 512
+    assert table.errors() == []
