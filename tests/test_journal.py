@@ -548,3 +548,18 @@ def test_a_tournament_quiz_resumes_with_its_teams_names_line_and_scores():
     names = [(e["player"], e["team"], e["name"]) for e in resumed if e["ev"] == "name"][-4:]
     assert names == [(3, None, "Zo\u00eb"), (None, 1, "Owls"), (None, 2, "Foxes"),
                      (None, 3, "Hares")]
+
+
+def test_a_timed_out_question_undone_resumes_untimed():
+    text = timeline(
+        {"at_us": 100000, "send": {"cmd": "arm"}},
+        {"at_us": 2500000, "send": {"cmd": "undo"}},  # the 1 s buzz window ran out: undone
+        {"at_us": 3000000, "power": "off"},
+        {"at_us": 4000000, "power": "on"},
+        {"at_us": 9000000, "send": {"cmd": "state"}},
+    )
+    result, _ = run(text, players=2, options={"buzz_s": 1})
+    resumed = after(result, "hello", 2)
+    assert [e["reason"] for _, e in result if e["ev"] == "dead"] == ["time"]  # only before
+    state = [e for e in resumed if e["ev"] == "state"][-1]
+    assert state["phase"] == "racing" and state["timer"] is None
