@@ -176,3 +176,18 @@ def test_the_desks_names_reach_the_log_lines_of_the_new_game():
                 "t_us": 5, "t_ns": 0}):
         table.apply(Item("event", json.dumps(ev), ev))
     assert table.log[-1] == "race: P1 Ann by 840.00 µs"
+
+
+def test_deglingo_nobody_stays_out_into_the_next_round():
+    events = events_of("deglingo_4p.jsonl")
+    table = Table(COLOURS, clock=lambda: 0.0)
+    checked = 0
+    for ev in events:
+        table.apply(Item("event", json.dumps(ev), ev))
+        g = table.game
+        if ev["ev"] == "armed" and g is not None:
+            out = [int(p) for p, lk in g["locked"].items() if lk["reason"] == "wrong"]
+            assert not set(out) & set(ev["players"]), ev
+            assert g["view"]["active"] not in out
+            checked += 1
+    assert checked > 5

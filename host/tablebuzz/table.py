@@ -325,6 +325,10 @@ class Table:
                     del places[p]
 
     def _ev_armed(self, g, ev):
+        for p in ev["players"]:  # whoever may race now is not out, whatever we missed
+            lock = g["locked"].get(str(p))
+            if lock is not None and lock["reason"] == "wrong":
+                del g["locked"][str(p)]
         g["armed"] = True
         g["phase"] = "racing"
         g["eligible"] = list(ev["players"])
@@ -530,7 +534,12 @@ class Table:
         v["team_ranking"] = [dict(r, name=names.get(r["team"])) for r in ev["ranking"]]
 
     # ---------------------------------------------------------------- Déglingo
+    @staticmethod
+    def _drop_wrong_locks(g):
+        g["locked"] = {p: lk for p, lk in g["locked"].items() if lk["reason"] != "wrong"}
+
     def _deglingo_deglingo(self, g, ev):
+        self._drop_wrong_locks(g)  # a new round: nobody is out any more
         v = g["view"]
         v["round"], v["active"], v["out"] = ev["round"], ev["active"], []
         g["turn"] = ev["active"]
@@ -555,6 +564,7 @@ class Table:
                                                    "found", "points")}
         v["last_round"]["text"] = self.narrator.line(ev)
         v["out"] = []
+        self._drop_wrong_locks(g)
         g["timers"] = []
         g["race"] = None
         if ev.get("next"):
