@@ -150,12 +150,11 @@ def plan_game(players, seed_hex, options=None, twists=True):
                 answer = "SHDC"[(player * 3 + 1) % 4]
             for attempt in range(2 if round_no == 3 and player == 2 and twist["undo"] else 1):
                 if attempt:
-                    table.control("undo")  # the table takes the answer back...
-                    twist["undo"] = False  # ...and enters the same one again (same card)
+                    table.control("undo")  # the table takes the answer back: that card is put
+                    twist["undo"] = False  # aside, the same answer goes to the next card
                 _answer(table, player, round_no, answer, player == by_act)
-                turned = dict([e for e in table.seen if e[0] == "guess"][-1][1])
-                if not attempt:
-                    hands[player].append(turned["card"])
+            turned = dict([e for e in table.seen if e[0] == "guess"][-1][1])
+            hands[player].append(turned["card"])
             if round_no == 2 and player == 1:
                 table.state()  # a host asks for the state mid-game: nothing hidden in it
         elif game.phase == "give":

@@ -200,7 +200,8 @@ def test_no_card_is_shown_before_it_is_turned_over(players):
         elif ev["ev"] == "column":
             turned.setdefault(ev["give"], i)
             turned.setdefault(ev["take"], i)
-    assert len(turned) == 4 * players + 16
+    burned = len([line for line in lines if '"ev":"undo"' in line])  # each puts a card aside
+    assert len(turned) == 4 * players + 16 + burned
     for card in ALL_CARDS:
         quoted = re.compile(r'"%s"' % card)
         shown = [i for i, line in enumerate(lines) if quoted.search(line)]
@@ -228,10 +229,13 @@ def test_a_game_replays_from_its_seed():
     replay = RedBlack(players, parse_options(RedBlack.OPTIONS, {}), unhexlify(seed))
     deck = [card_text(c) for c in replay.deck]
     assert sorted(deck) == sorted(ALL_CARDS)
-    guesses = [e for e in evs if e["ev"] == "guess"]
-    for ev in guesses:
-        assert ev["card"] == deck[(ev["round"] - 1) * players + ev["player"] - 1]
-    base = 4 * players
+    burned = 0  # every answer taken back puts its card aside: later deals skip it
+    for ev in evs:
+        if ev["ev"] == "undo":
+            burned += 1
+        elif ev["ev"] == "guess":
+            assert ev["card"] == deck[(ev["round"] - 1) * players + ev["player"] - 1 + burned]
+    base = 4 * players + burned
     columns = [e for e in evs if e["ev"] == "column"]
     assert [c["give"] for c in columns] == deck[base : base + 8]
     assert [c["take"] for c in columns] == deck[base + 8 : base + 16]
@@ -246,18 +250,55 @@ def test_a_game_replays_from_its_seed():
             timeline(*other.records), players=players, seed=other_seed, game="redblack"
         )
     ]
-    cards = [e["card"] for e in guesses]
+    cards = [e["card"] for e in evs if e["ev"] == "guess"]
     cards2 = [e["card"] for e in evs2 if e["ev"] == "guess"]
     assert len(cards2) == 4 * players and cards2 != cards
 
 
-def test_undo_refolds_to_the_same_deck():
+def test_undo_of_an_answer_puts_its_card_aside():
+    """Red or Black's undo policy (docs/games/redblack.md "Undo"): an answer taken back never
+    gets the card it turned over again, so seeing it cannot help; nobody has seen the next."""
     game = RedBlack(3, parse_options(RedBlack.OPTIONS, {}), b"\x01" * 16)
     deck = list(game.deck)
-    first = game.record(game.control_entry("yes"))
+    first = dict(game.record(game.control_entry("yes"))[0][1])  # P1 answers red
+    assert first["card"] == card_text(deck[0])
     game.undo()
-    assert game.deck == deck and game.log == [] and (game.round, game.seat) == (1, 0)
-    assert game.record(game.control_entry("yes")) == first  # the same card again
+    assert game.deck == deck and game.log == [("burn",)] and (game.round, game.seat) == (1, 0)
+    again = dict(game.record(game.control_entry("no"))[0][1])  # "black" now
+    assert again["card"] == card_text(deck[1])  # not the card already seen
+    for _ in range(3):  # undo and answer again and again: always a fresh card
+        game.undo()
+        game.record(game.control_entry("yes"))
+    assert game.burned == 4 and game.line("top")[0] == deck[4 * 3 + 4]
+
+
+def test_a_second_undo_keeps_the_cards_put_aside():
+    game = RedBlack(2, parse_options(RedBlack.OPTIONS, {}), b"\x02" * 16)
+    deck = list(game.deck)
+    game.record(game.control_entry("yes"))  # P1: deck[0]
+    while game.phase == "give":
+        game.record(game.press_entry(1, None))
+        if not game.left():
+            game.record(game.control_entry("yes"))
+    game.record(game.control_entry("yes"))  # P2 (or the giver): deck[1]
+    game.undo()  # P2's answer: deck[1] aside
+    while [e for e in game.log if e[0] == "guess"]:
+        game.undo()  # further back, to before P1's answer: deck[0] aside too
+    assert game.log == [("burn",), ("burn",)]
+    turned = dict(game.record(game.control_entry("yes"))[0][1])
+    assert turned["card"] == card_text(deck[2])
+
+
+def test_no_spare_card_left_the_answer_stands():
+    game = RedBlack(6, parse_options(RedBlack.OPTIONS, {}), b"\x03" * 16)
+    assert game.spare_cards() == 52 - 24 - 16
+    for _ in range(game.spare_cards()):
+        game.record(game.control_entry("yes"))
+        game.undo()
+    game.record(game.control_entry("yes"))
+    with pytest.raises(GameError) as e:
+        game.undo()
+    assert e.value.code == "not_now" and "answer stands" in e.value.detail
 
 
 def test_give_line_bottom_swaps_the_lines():

@@ -20,6 +20,9 @@ from refbox.protocol import ProtocolError, parse_command
 from refbox.ticks import Stamp
 
 OVER = "over"
+# what a control button (refbox.controls) or the `control` command may say
+CONTROL_NAMES = ("arm", "yes", "no", "undo", "undo:hold", "arm:repeat", "no:repeat")
+_CONTROLS = ", ".join(CONTROL_NAMES)
 # game events with a sound: (Hz, ms)
 TONES = {"dead": (392, 500), "time_warning": (1568, 80), "time_up": (262, 800)}
 
@@ -454,8 +457,12 @@ class Referee:
     # ------------------------------------------------------------------ controls and commands
     def control(self, name):
         """A control button (or the `control` command): arm, yes, no, undo, undo:hold, and
-        arm:repeat / no:repeat while ARM / NO is held (refbox.controls)."""
+        arm:repeat / no:repeat while ARM / NO is held (refbox.controls). Any other name is
+        refused (`bad_value`) in every phase, the menu included, and changes nothing."""
         self._flush()
+        if name not in CONTROL_NAMES:
+            self.error("bad_value", "unknown control %s (controls: %s)" % (name[:32], _CONTROLS))
+            return
         if name.endswith(":repeat"):
             name = name[: -len(":repeat")]
             if self.menu is None and (self.game.phase == OVER or not self.game.repeats(name)):

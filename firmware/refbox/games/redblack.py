@@ -3,7 +3,9 @@
 Rules: shared/rules/002_3a1c486227a38e1b.txt (red or black, penalties) and shared/rules/README.md
 section "redblack" (house reading). Table use: docs/games/redblack.md.
 - The deck is shuffled from the game's PRNG when the log is empty (`reset`), so a refold (undo)
-  deals the very same cards; the seed is committed at game start and revealed at game end.
+  deals the very same cards, except that an answer taken back puts its card aside for good (a
+  card once seen is never dealt again: RedBlack.undo); the seed is committed at game start and
+  revealed at game end.
 - "First part of the game", rounds 1..4: each player in turn (P1 first) answers red/black,
   higher/lower than their round-1 card, between/outside their round-1 and round-2 cards, and the
   suit; then the next card of the deck is turned over and kept by that player. Right: the player
@@ -161,6 +163,7 @@ class RedBlack(Game):
         self.picks = []  # [(receiver, count)] not yet confirmed
         self.pending = []  # Part 2: [(giver, penalties)] still to give for this column
         self.column = 0  # Part 2: columns turned so far
+        self.burned = 0  # cards put aside by an undone answer: every later deal skips them
         self.answering = None
         self._show_turn()
 
@@ -178,6 +181,30 @@ class RedBlack(Game):
         card stays the same: the deck is fixed by the seed). Moving the suit cursor is not a
         decision: UNDO drops it with the decision before it."""
         return entry[0] in ("guess", "pick", "unpick", "confirm", "column")
+
+    def undo(self):
+        """Game.undo, with one rule for answers (docs/games/redblack.md "Undo"): a card once
+        turned over is never dealt again. An answer taken back puts its card aside (a "burn"
+        entry), so the player answers again for the next card of the deck, one nobody has seen;
+        burns are kept by every later undo (they are re-appended after the cut). Refused when
+        no spare card is left for Part 2's lines. Raises GameError("nothing_to_undo" |
+        "not_now")."""
+        log = self.log
+        cut = len(log) - 1
+        while cut >= 0 and not self.is_scoring(log[cut]):
+            cut -= 1
+        burns = len([e for e in log[cut + 1 :] if e[0] == "burn"]) if cut >= 0 else 0
+        guesses = len([e for e in log[cut:] if e[0] == "guess"]) if cut >= 0 else 0
+        if guesses and self.burned + guesses > self.spare_cards():
+            raise GameError("not_now", "no spare card left to replace it: the answer stands")
+        dropped = Game.undo(self)
+        for _ in range(burns + guesses):
+            Game.record(self, ("burn",))
+        return dropped
+
+    def spare_cards(self):
+        """Cards of the deck that neither part needs: how many answers can be taken back."""
+        return 52 - ROUNDS * self.players - 2 * COLUMNS
 
     def eligible(self):
         """Stations that take part now (dim on the LEDs): while giving, the possible receivers."""
@@ -402,6 +429,8 @@ class RedBlack(Game):
             self._turn_column(events)
         elif kind == "end":
             self._finish(events)
+        elif kind == "burn":
+            self.burned += 1
         else:
             raise ValueError("unknown redblack entry")
         self._show_turn()
@@ -412,7 +441,7 @@ class RedBlack(Game):
         "4th Round"): right -> they give PENALTIES[round], wrong -> they take them."""
         player = self.seat
         round_no = self.round
-        card = self.deck[(round_no - 1) * self.players + player]
+        card = self.deck[(round_no - 1) * self.players + player + self.burned]
         hand = self.hands[player]
         opts = self.options
         right = is_right(round_no, answer, card, hand, opts["ace"], opts["equal"], opts["bound"])
@@ -503,7 +532,7 @@ class RedBlack(Game):
     def line(self, which):
         """The 8 cards of the "top" or "bottom" line (ints), dealt after Part 1: secret until
         turned."""
-        start = ROUNDS * self.players + (0 if which == "top" else COLUMNS)
+        start = ROUNDS * self.players + self.burned + (0 if which == "top" else COLUMNS)
         return self.deck[start : start + COLUMNS]
 
     def _turn_column(self, events):

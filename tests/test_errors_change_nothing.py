@@ -1,0 +1,125 @@
+"""An error never changes the game (docs/protocol.md "Errors"): whole example games with refused
+lines slipped in between give the same events as without them, plus one `error` each."""
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import events, run_raw, run_sim, timeline
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tablebuzz.timeline import read_setup
+
+EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.jsonl"))
+MS = 1000
+
+# lines refused in every phase of every game
+REFUSED = [
+    {"cmd": "control", "name": "bogus"},
+    {"cmd": "act", "action": "claim", "player": 9, "value": 3},
+    {"cmd": "act", "action": "nope"},
+    {"cmd": "judge", "correct": "yes"},
+    {"cmd": "new_game", "game": "nope"},
+    {"cmd": "state", "zz": 1},
+    {"cmd": "arm", "points": "x"},
+]
+RAW = ["{oops", '{"cmd":"act","action":"red","text":"\xed\xa0\x80"}', "[1,]"]
+
+
+def _example(path):
+    text = path.read_text()
+    setup = read_setup(text) or {}
+    records = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and "setup" not in json.loads(line):
+            records.append(json.loads(line))
+    return setup, records
+
+
+def _head(setup):
+    head = {"game": setup.get("game", "quiz"), "players": setup.get("players", 6)}
+    head["seed"] = setup.get("seed", "1")
+    head["options"] = setup.get("options", {})
+    return head
+
+
+def _with_refusals(records, picks):
+    """The records with a refused line 1 ms (+ k µs) after some of them, where nothing else
+    happens (a record less than 3 ms later keeps its slot free)."""
+    out = []
+    for i, rec in enumerate(records):
+        out.append(rec)
+        k = picks.get(i)
+        nxt = records[i + 1]["at_us"] if i + 1 < len(records) else None
+        if k is None or (nxt is not None and nxt - rec["at_us"] < 3 * MS):
+            continue
+        bad = (REFUSED + RAW)[k % (len(REFUSED) + len(RAW))]
+        action = {"send": bad} if isinstance(bad, dict) else {"send_raw": bad}
+        out.append(dict({"at_us": rec["at_us"] + MS + k % 500}, **action))
+    return out
+
+
+def _without_errors(lines):
+    return [line for _, line in lines if not line.startswith('{"ev":"error"')]
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+@settings(max_examples=3)
+@given(picks=st.dictionaries(st.integers(0, 400), st.integers(0, 10**6), max_size=25))
+def test_refused_lines_change_no_game(path, picks):
+    setup, records = _example(path)
+    head = _head(setup)
+    plain = run_raw(timeline(*records), **head)
+    mixed_records = _with_refusals(records, picks)
+    mixed = run_raw(timeline(*mixed_records), **head)
+    assert _without_errors(mixed) == _without_errors(plain)
+    added = len(mixed_records) - len(records)
+    errors = len([1 for _, line in mixed if line.startswith('{"ev":"error"')])
+    assert errors == added + len([1 for _, line in plain if line.startswith('{"ev":"error"')])
+
+
+def test_an_unknown_control_is_refused_in_the_menu_too():
+    text = timeline(
+        {"at_us": 1 * MS, "send": {"cmd": "menu"}},
+        {"at_us": 5 * MS, "send": {"cmd": "control", "name": "bogus"}},
+        {"at_us": 9 * MS, "send": {"cmd": "control", "name": "arm"}},
+    )
+    result = run_sim(text)
+    (error,) = events(result, "error")
+    assert error["code"] == "bad_value" and "unknown control bogus" in error["detail"]
+    menus = [ns for ns, ev in result if ev["ev"] == "menu"]
+    assert len(menus) == 2 and menus[1] >= 9 * MS * 1000  # the menu only moved for ARM
+
+
+def test_a_refused_act_claim_keeps_the_claim_gesture():
+    """P1 taps twice and holds (marker 3) while the host sends refused claims for P1: the gesture
+    still claims marker 3."""
+    act = {"cmd": "act", "action": "claim", "player": 1}
+    text = timeline(
+        {"at_us": 10 * MS, "control": "arm"},
+        {"at_us": 100 * MS, "press": 1},
+        {"at_us": 160 * MS, "release": 1},
+        {"at_us": 250 * MS, "send": dict(act, value=11)},  # out of range
+        {"at_us": 300 * MS, "press": 1},
+        {"at_us": 360 * MS, "release": 1},
+        {"at_us": 450 * MS, "press": 1},
+        {"at_us": 600 * MS, "send": dict(act)},  # no marker
+        {"at_us": 700 * MS, "send": dict(act, value=True)},  # not a number
+        {"at_us": 1650 * MS, "release": 1},
+    )
+    result = run_sim(text, players=2, game="evidence")
+    assert [e["code"] for e in events(result, "error")] == ["bad_value", "bad_value", "bad_field"]
+    assert [(c["player"], c["marker"]) for c in events(result, "claim")] == [(1, 3)]
+
+
+def test_a_claim_while_counting_says_counting():
+    act = {"cmd": "act", "action": "claim"}
+    text = timeline(
+        {"at_us": 10 * MS, "control": "arm"},
+        {"at_us": 100 * MS, "send": dict(act, player=1, value=2)},
+        {"at_us": 200 * MS, "send": dict(act, player=2, value=5)},
+        {"at_us": 300 * MS, "send": dict(act, player=2, value=6)},
+    )
+    (error,) = events(run_sim(text, players=2, game="evidence"), "error")
+    assert error["code"] == "not_now" and "counting" in error["detail"]
