@@ -191,9 +191,15 @@ def test_noise_is_never_a_press():
 def test_a_worn_switch_drop_out_keeps_the_first_edge():
     # closed 0.9 ms, dropped out 4 ms (less than 5 x 0.9 ms), then closed for good
     deb = Debouncer(0)
-    out = _feed(deb, [(True, 1000), (False, 1900), (True, 5900)], 5999)
-    assert out == [] and deb.press_pending() == Stamp(1000)
-    assert _feed(deb, [], 6000) == [("press", 0, Stamp(1000))]
+    out = _feed(deb, [(True, 1000), (False, 1900), (True, 5900)], 8999)
+    assert out == [] and deb.press_pending() == Stamp(1000)  # closed as long as it was open
+    assert _feed(deb, [], 9000) == [("press", 0, Stamp(1000))]
+
+
+def test_two_short_closures_with_a_long_gap_are_not_a_press():
+    deb = Debouncer(0)
+    out = _feed(deb, [(True, 1000), (False, 1600), (True, 4100), (False, 4700)], 40000)
+    assert out == [] and deb.is_idle()
 
 
 def test_a_spike_long_before_a_press_does_not_backdate_it():

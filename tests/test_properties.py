@@ -58,6 +58,7 @@ def races(draw, max_players=6):
             noise.append({"at_us": at_ns // 1000, "mask_us": draw(st.integers(30, 500))})
         elif kind == "gc":
             noise.append({"at_us": at_ns // 1000, "gc_us": draw(st.integers(500, 13000))})
+    noise = _noise_not_presses(noise)
     header = {
         "bounce": draw(st.sampled_from(["typical", "worn", "none"])),
         "pixels": draw(st.sampled_from(["pio", "cpu"])),
@@ -65,6 +66,22 @@ def races(draw, max_players=6):
         "ticks_origin_us": draw(st.sampled_from([0, (1 << 30) - 40000, 123456789])),
     }
     return list(zip(stations, times, strict=True)), noise, header
+
+
+def _noise_not_presses(noise):
+    """Keep the noise the debouncer's rule calls noise (refbox.debounce): on one station, a glitch
+    only once the one before has been judged noise, open more than 5 times its width (plus the
+    pin-IRQ path's ~50 µs stretch) and more than 200 µs (closer closures add up like bounce)."""
+    kept, free_at = [], {}
+    for rec in sorted(noise, key=lambda r: r["at_us"]):
+        if "glitch" in rec:
+            start = rec["at_us"] * 1000
+            if start < free_at.get(rec["glitch"], -(10**12)):
+                continue
+            width = rec["width_ns"]
+            free_at[rec["glitch"]] = start + width + max(300000, 6 * (width + 50000))
+        kept.append(rec)
+    return kept
 
 
 def _script(presses, noise):

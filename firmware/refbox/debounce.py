@@ -2,9 +2,11 @@
 never a press.
 
 A closing edge starts a *candidate*, stamped at that edge. The candidate is a press once the
-contact has been closed for `press_us` in all since that edge (bounce openings do not count, but
-do not reset it either), so a bounce train is stamped where the contact first closed, however long
-it bounced. It is *noise* (dropped, never reported) when, before that:
+contact has been closed for `press_us` in all since that edge, and for at least as long as it was
+open since then (bounce openings do not count, but do not reset it either), so a bounce train is
+stamped where the contact first closed, however long it bounced, and a worn switch's drop-out
+only delays the acceptance: two short closures with a long gap do not add up to a press. It is
+*noise* (dropped, never reported) when, before that:
 - one opening lasts longer than `bounce_gap_us` and longer than `noise_ratio` times the closure
   accumulated so far (a 50 µs spike is noise once open 250 µs; a 0.9 ms closure once open 4.5 ms),
 - or it is still not a press `judge_us` after its first edge (a storm of spikes).
@@ -44,6 +46,7 @@ class Debouncer:
         self.first = None  # Stamp of the candidate's first closing edge
         self.since = None  # Stamp of the last level change
         self.closed_ns = 0  # the candidate's closed time before `since`
+        self.open_ns = 0  # and its open time before `since`
         self.opened = None  # Stamp of the first opening edge of a press that may be ending
         self.glitches = 0  # candidates dropped as noise (a figure for benches and tests)
 
@@ -80,8 +83,12 @@ class Debouncer:
                 self.state = _CANDIDATE
                 self.first = stamp
                 self.closed_ns = 0
-        elif self.state == _CANDIDATE and not closed:
-            self.closed_ns += stamp.diff_ns(self.since)
+                self.open_ns = 0
+        elif self.state == _CANDIDATE:
+            if closed:
+                self.open_ns += stamp.diff_ns(self.since)
+            else:
+                self.closed_ns += stamp.diff_ns(self.since)
         elif self.state == _DOWN and not closed and self.opened is None:
             self.opened = stamp  # a release may begin here
         self.closed = closed
@@ -111,7 +118,10 @@ class Debouncer:
             return
         to_cap = self.judge_us * 1000 - self.since.diff_ns(self.first)  # ns from `since`
         if self.closed:
-            need = self.press_us * 1000 - self.closed_ns
+            need = self.press_us * 1000
+            if need < self.open_ns:
+                need = self.open_ns  # closed at least as long as it was open
+            need -= self.closed_ns
             if need <= held and need <= to_cap:
                 self.state = _DOWN
                 out.append(("press", self.station, self.first))
