@@ -57,8 +57,8 @@ def fingerprint(referee):
     game = referee.game
     if game is None or game.phase == "over":
         return None
-    state = dict(referee._state_fields())
-    del state["locked"]  # timed false-start lockouts are not kept (docs/architecture.md)
+    state = dict(referee._state_fields())  # with who is locked out, and until when:
+    state["lockouts"] = referee.arbiter.lockouts()
     return (
         game.name,
         game.players,

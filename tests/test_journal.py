@@ -563,3 +563,28 @@ def test_a_timed_out_question_undone_resumes_untimed():
     assert [e["reason"] for _, e in result if e["ev"] == "dead"] == ["time"]  # only before
     state = [e for e in resumed if e["ev"] == "state"][-1]
     assert state["phase"] == "racing" and state["timer"] is None
+
+
+@pytest.mark.parametrize("rule", [1000, "race"])
+def test_a_false_start_lockout_survives_the_power_cut(rule):
+    text = timeline(
+        {"at_us": 100000, "press": 2},  # a false start: out for 1 s, or for the whole race
+        {"at_us": 150000, "release": 2},
+        {"at_us": 300000, "control": "arm"},  # the arm is saved with the lockout
+        {"at_us": 500000, "power": "off"},
+        {"at_us": 2000000, "power": "on"},
+        {"at_us": 2300000, "press": 3},
+        {"at_us": 2400000, "release": 3},
+    )
+    result, _ = run(text, options={"false_start": rule})
+    boot_ns = [t for t, ev in result if ev["ev"] == "hello"][1]
+    resumed = after(result, "hello", 2)
+    assert [e for e in resumed if e["ev"] == "state"][0]["locked"] == [2]
+    unlocks = [(t, ev) for t, ev in result if t > boot_ns and ev["ev"] == "unlock"]
+    if rule == "race":  # out for this whole question: P3 wins its race, P2 is still out
+        assert [e["winner"] for e in resumed if e["ev"] == "race"] == [3]
+        assert not unlocks
+    else:  # the second that was left at the save is served after the power-up
+        press = [ev for _, ev in result if ev["ev"] == "press"][0]
+        left_us = press["t_us"] + 1000000 - 311000  # the lockout's end minus the arm's save
+        assert abs((unlocks[0][0] - boot_ns) / 1000 - left_us) < 3000

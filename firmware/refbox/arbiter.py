@@ -21,6 +21,7 @@ Rules: rules/README.md "First press", "Ties", "Armed / not armed"; design notes 
 """
 
 from refbox.compat import const
+from refbox.ticks import Stamp
 
 IDLE = const(0)  # no race expected: presses only reported
 READY = const(1)  # a race is about to open: presses are false starts
@@ -112,6 +113,33 @@ class Arbiter:
             if stamp.diff_ns(first) < 0:
                 first = stamp
         return first
+
+    def lockouts(self):
+        """The lockouts as plain values for the journal: the question being asked first, then by
+        player [player, µs, ns] for a timed one (until that Stamp), [player, "race", question]
+        for a whole-race one."""
+        out = [self.question]  # type: list
+        for player in sorted(self.locked):
+            until = self.locked[player]
+            if until == _RACE_LONG:
+                out.append([player, _RACE_LONG, self._race_question.get(player, 0)])
+            else:
+                out.append([player, until.us, until.ns])
+        return out
+
+    def restore_lockouts(self, items):
+        """Take back lockouts() saved before a power cut (the resumed clock goes on from the
+        save, so a timed lockout keeps what it had left)."""
+        if not items:
+            return
+        self.question = int(items[0])
+        for item in items[1:]:
+            player = int(item[0])
+            if item[1] == _RACE_LONG:
+                self.locked[player] = _RACE_LONG
+                self._race_question[player] = int(item[2])
+            else:
+                self.locked[player] = Stamp(int(item[1]), int(item[2]))
 
     def is_locked(self, player):
         return player in self.locked

@@ -10,14 +10,14 @@ settings. Format (text, one record a line, all ASCII):
                                               digits of SHA-256(payload), the payload (JSON)
 
 A payload with "game" is a snapshot (the whole state); one without is a delta on the state before
-it: {"keep": entries kept (fewer after an undo), "add": [entries], "seed", "ties", "over", "setup",
-"t"} (only what changed, "keep" and "t" always). Each save is ONE record, appended in one
-open-write-close burst: littlefs commits a file's new data only at close (or sync), so a cut keeps
-the file as it was; a lesser filesystem may keep any prefix of the append, and a torn or edited
-record fails its length or checksum. Reading stops at the first record that is not whole: the last
-whole record wins. The file is compacted (one snapshot written to a new file, then renamed over the
-old one, which littlefs and POSIX do atomically) when a game starts, when it has grown past
-`compact_bytes`, and after any failed or torn write.
+it: {"keep": entries kept (fewer after an undo), "add": [entries], "seed", "ties", "locked",
+"over", "setup", "t"} (only what changed, "keep" and "t" always). Each save is ONE record, appended
+in one open-write-close burst: littlefs commits a file's new data only at close (or sync), so a cut
+keeps the file as it was; a lesser filesystem may keep any prefix of the append, and a torn or
+edited record fails its length or checksum. Reading stops at the first record that is not whole:
+the last whole record wins. The file is compacted (one snapshot written to a new file, then renamed
+over the old one, which littlefs and POSIX do atomically) when a game starts, when it has grown
+past `compact_bytes`, and after any failed or torn write.
 
 Pure: the filesystem comes in as an object with open(name, mode), rename(a, b), remove(name) and
 size(name) (OsFiles below on the board and the unix port; tablebuzz.sim.flashfs in the simulator).
@@ -87,8 +87,9 @@ class Saved:
     """What a journal holds once folded: the last game (or none) and the menu's settings.
 
     `game`, `players`, `options`, `seed` (16 bytes), `log` (entry tuples), `ties` (the arbiter
-    PRNG's four words, or None), `over` (finished or abandoned: nothing to resume), `setup` (the
-    menu's remembered (game, players, options), or None), `t` (µs tick of the last save).
+    PRNG's four words, or None), `locked` (the arbiter's question and lockouts, as
+    Arbiter.lockouts gives them), `over` (finished or abandoned: nothing to resume), `setup`
+    (the menu's remembered (game, players, options), or None), `t` (µs tick of the last save).
     """
 
     def __init__(self):
@@ -98,6 +99,7 @@ class Saved:
         self.seed = b""
         self.log = []
         self.ties = None
+        self.locked = []
         self.over = True
         self.setup = None
         self.t = 0
@@ -117,6 +119,7 @@ class Saved:
                 self.seed = unhexlify(rec["seed"])
                 self.log = [_tuples(e) for e in rec["log"]]
                 self.ties = rec.get("ties")
+                self.locked = list(rec.get("locked", ()))
             self.over = bool(rec.get("over", self.game is None))
         else:
             keep = int(rec["keep"])
@@ -129,6 +132,8 @@ class Saved:
                 self.seed = unhexlify(rec["seed"])
             if "ties" in rec:
                 self.ties = rec["ties"]
+            if "locked" in rec:
+                self.locked = list(rec["locked"])
             if "over" in rec:
                 self.over = bool(rec["over"])
         if "setup" in rec:
@@ -179,7 +184,7 @@ def read(data):
 
 def _copy(saved):
     other = Saved()
-    for name in ("game", "players", "options", "seed", "ties", "over", "setup", "t"):
+    for name in ("game", "players", "options", "seed", "ties", "locked", "over", "setup", "t"):
         setattr(other, name, getattr(saved, name))
     other.log = list(saved.log)
     return other
@@ -210,6 +215,7 @@ class Journal:
         self._log_len = 0
         self._seed = b""
         self._ties = [0, 0, 0, 0]
+        self._locked = []  # type: list
         self._over = True
         self._setup = None
         self.writes = 0  # write bursts made (bench/bench_journal.py)
@@ -273,6 +279,7 @@ class Journal:
         self._log_len = len(game.log) if game is not None else 0
         self._seed = referee.seed
         self._ties = list(referee.arbiter.prng.state()) if game is not None else [0, 0, 0, 0]
+        self._locked = referee.arbiter.lockouts() if game is not None else []
         self._over = game is None or game.phase == "over"
         self._setup = getattr(referee, "last_setup", None)
 
@@ -323,6 +330,7 @@ class Journal:
                 fields["seed"] = _hex(referee.seed)
                 fields["log"] = game.log
                 fields["ties"] = referee.arbiter.prng.state()
+                fields["locked"] = referee.arbiter.lockouts()
             fields["over"] = over
             fields["setup"] = setup
             ok = self._write_snapshot(encode_record(fields), referee)
@@ -343,6 +351,9 @@ class Journal:
             ties = referee.arbiter.prng.state()
             if ties != self._ties:
                 fields["ties"] = ties
+            locked = referee.arbiter.lockouts()
+            if locked != self._locked:
+                fields["locked"] = locked
             if over != self._over:
                 fields["over"] = over
             if setup is not self._setup:

@@ -317,6 +317,7 @@ class Referee:
         arbiter = Arbiter(Prng(saved.seed))
         if saved.ties is not None:
             arbiter.prng.restore(saved.ties)
+        arbiter.restore_lockouts(saved.locked)
         arbiter.false_start = options.get("false_start", 250)
         game = cls(saved.players, options, saved.seed)
         game.now = self.now
@@ -329,6 +330,9 @@ class Referee:
         self.game = game
         self.players = saved.players
         self.arbiter = arbiter
+        self._asked = arbiter.question  # the same question: its "race" lockouts stay
+        if game.phase == "ready":
+            arbiter.ready()  # still waiting for this question's cue: not a new question
         self.tie_shown = False
         self.emit(
             "resume",
@@ -379,9 +383,9 @@ class Referee:
             if arbiter.phase == ARMED:
                 arbiter.eligible = list(eligible)  # same race, same cue: presses in flight count
             else:
+                arbiter.question = self._question()
                 if self.save is not None:
                     self.save()  # the decision is kept before the race opens: no write during it
-                arbiter.question = self._question()
                 out = []
                 arbiter.arm(Stamp(self.now), eligible, out)  # a new question ends "race" lockouts
                 self.arbiter_events(out)
