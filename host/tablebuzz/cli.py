@@ -1,4 +1,5 @@
-"""`tablebuzz`: the command line. Subcommands: sim, flash, pull, monitor, pinmap.
+"""`tablebuzz`: the command line. Subcommands: sim, flash, pull, monitor, show, tui, replay,
+export, pinmap.
 
 User mistakes (a bad option, a malformed timeline, no board) print one clear line and exit
 non-zero; no traceback.
@@ -178,7 +179,9 @@ def build_parser():
     _simulation_args(tui)
 
     replay = sub.add_parser("replay", help="print a saved game, or play it on the scoreboard")
-    replay.add_argument("file", metavar="FILE", help="a game record (.jsonl)")
+    replay.add_argument(
+        "file", metavar="FILE", help="a game record (.jsonl), or a journal from tablebuzz pull"
+    )
     replay.add_argument("--show", action="store_true", help="play it on the scoreboard")
     replay.add_argument("--speed", type=float, default=1.0, help="playback speed (--show)")
     replay.add_argument("--http", default="127.0.0.1:8765", metavar="HOST:PORT")
