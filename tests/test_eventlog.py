@@ -6,7 +6,7 @@ import re
 
 import pytest
 from tablebuzz import simulate
-from tablebuzz.eventlog import Narrator, describe, duration, option_text
+from tablebuzz.eventlog import Narrator, describe, duration, menu_text, option_text
 from tablebuzz.paths import REPO
 from tablebuzz.timeline import parse
 
@@ -117,3 +117,11 @@ def test_quiz_names_are_learnt_from_name_events_and_forgotten_with_the_game():
     narrator.line({"ev": "game", "game": "quiz", "players": 3, "options": {}, "commit": "ab"})
     assert narrator.line({"ev": "judge", "player": 3, "correct": False, "points": -5,
                           "interrupt": True}) == "judge: P3 wrong, an interrupt (-5 points)"
+
+
+def test_a_menu_line_reads_as_words():
+    ev = {"ev": "menu", "step": "buzz_s", "value": "0", "index": 1, "of": 5, "text": "no timer"}
+    assert describe(ev) == "menu: time to buzz: no timer  (1 of 5)"
+    assert menu_text({"step": "false_start", "value": "250"}) == "false start: 250"  # no text
+    assert menu_text({"step": "game", "value": "redblack", "text": "Red or Black"}) == (
+        "game: Red or Black")

@@ -507,7 +507,9 @@ def test_buttons_and_option_words_for_people():
     assert table.game.buttons() == [("buzz", "answer"), ("NO", "cancel")]
     words = [Quiz.option_text(n, v) for n, v in (("buzz_s", 0), ("answer_s", 30),
                                                   ("questions", 0), ("wrong_points", -5))]
-    assert words == ["off", "30 s", "no limit", "-5 points"]
+    assert words == ["no timer", "30 s", "no limit", "-5 points"]
+    assert [Quiz.option_label(n) for n in ("buzz_s", "answer_s", "next_in_line")] == [
+        "time to buzz", "time to answer", "next in line"]
 
 
 def test_the_quiz_longest_lines_stay_inside_512_bytes():

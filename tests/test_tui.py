@@ -203,7 +203,7 @@ def test_shifted_undo_is_held_and_returns_to_the_menu():
             assert not app.query_one("#control_undo").pressed
             shown = [line.split(" s ", 1)[1] for line in app.log_lines]
             assert any(line.startswith("game abandoned") for line in shown)
-            assert any("menu: game = quiz" in line for line in app.log_lines)
+            assert any("menu: game: quiz" in line for line in app.log_lines)
             assert "MENU game: Quiz" in screen_text(app)
 
     run(scenario())
@@ -441,5 +441,31 @@ def test_the_display_is_drawn_on_screen_and_o_toggles_it():
             await advance(pilot, clock, 0.3)
             assert "Difference" in [t for _, _, t in read_text(app.sim.panel.pixel)]
             assert oled.picture == braille(app.sim.panel.pixel)
+
+    run(scenario())
+
+
+def test_menu_steps_and_game_names_read_as_words():
+    """The quiz menu's steps with their meanings in the header and the log, `?` says UNDO goes
+    back one step there; a game's header names it as the README does."""
+
+    async def scenario():
+        clock = FakeClock()
+        app = SimulatorApp(dict(HEADER, game=None), clock=clock)
+        async with app.run_test(size=(100, 24)) as pilot:
+            await advance(pilot, clock, 0.2)
+            for _ in range(10):  # game, players, false start ... sudden death: to time to buzz
+                await pilot.press("y")
+                await advance(pilot, clock, 0.3)
+            assert "MENU time to buzz: no timer" in screen_text(app)
+            assert any("menu: interrupt: off  (1 of 3)" in line for line in app.log_lines)
+            assert any("menu: time to buzz: no timer" in line for line in app.log_lines)
+            assert "UNDO: back one step" in app.help_text()
+        clock = FakeClock()
+        app = SimulatorApp(dict(HEADER, game="redblack", players=3), clock=clock)
+        async with app.run_test(size=(100, 24)) as pilot:
+            await advance(pilot, clock, 0.2)
+            assert "Red or Black · 3 players" in screen_text(app)
+            assert "take back the last decision" in app.help_text()
 
     run(scenario())

@@ -123,6 +123,13 @@ class Menu:
             return "%d players" % value
         return game_class(self.game).option_text(step, value)
 
+    def label(self, step=None):
+        """The step's name for people: "game", "players", "false start", "time to buzz"."""
+        step = step or self.steps()[self.step]
+        if step == "game" or step == "players":
+            return step
+        return game_class(self.game).option_label(step)
+
     def buttons(self):
         """What each control does in the menu now: [(control, meaning)] (see Game.buttons)."""
         last = self.step > 0 and self.step + 1 == len(self.steps())

@@ -39,7 +39,7 @@ def _fit(scale, text):
 
 def _menu(menu):
     step, index, count = menu.position()
-    label = "Game" if step == "game" else step.replace("_", " ")
+    label = menu.label(step)
     label = label[:1].upper() + label[1:]  # MicroPython's str has no capitalize()
     lines = [(1, "SET UP %9s" % ("%d/%d" % (index + 1, count))), (1, label)]
     lines.append(_fit(2, menu.text(step)))

@@ -41,9 +41,10 @@ ZERO_MEANS = {
     "timer": "off",
     "questions": "no limit",
     "interrupt": "off",
-    "buzz_s": "off",
-    "answer_s": "off",
+    "buzz_s": "no timer",
+    "answer_s": "no timer",
 }
+# The firmware's twin is Game.LABELS (the menu's step on the display and the simulator's header).
 OPTION_LABELS = {"buzz_s": "time to buzz", "answer_s": "time to answer"}
 DEAD_WHY = {"cancel": "cancelled", "wrong": "every team was wrong", "time": "time ran out"}
 
@@ -66,6 +67,17 @@ DEGLINGO_HOW = {
     "all_locked": "every observer false-started",
 }
 PLACE_WORDS = {1: "1st", 2: "2nd", 3: "3rd"}
+
+
+def menu_text(ev):
+    """A `menu` event's step and value for people: "time to buzz: no timer", "game: Déglingo",
+    "false start: 250 ms" (the firmware's `text`, the value itself from an older firmware)."""
+    step = str(ev.get("step"))
+    if step == "game":
+        value = game_name(ev.get("value"))
+    else:
+        value = ev.get("text") or ev.get("value")
+    return "%s: %s" % (OPTION_LABELS.get(step, step.replace("_", " ")), value)
 
 
 def game_name(name):
@@ -304,12 +316,7 @@ class Narrator:
         )
 
     def _ev_menu(self, ev):
-        value = ev["value"]
-        if ev["step"] == "game":
-            value = game_name(value)
-        return "menu: %s = %s  (%d of %d)" % (
-            str(ev["step"]).replace("_", " "), value, ev["index"], ev["of"]
-        )
+        return "menu: %s  (%d of %d)" % (menu_text(ev), ev["index"], ev["of"])
 
     def _ev_undo(self, ev):
         n = ev["dropped"]

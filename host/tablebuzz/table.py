@@ -144,7 +144,7 @@ class Table:
             return
         if kind == "menu":
             self.menu = {k: ev.get(k) for k in ("step", "value", "index", "of", "game",
-                                                 "players")}
+                                                 "players", "text")}
             if self.game is not None and self.game.get("over") is None:
                 self.game = None  # the game ended without game_over reaching us (we were away)
             elif self.game is not None:

@@ -33,7 +33,7 @@ from textual.widgets import RichLog, Static
 
 from tablebuzz import simulate
 from tablebuzz.connection import SimConnection
-from tablebuzz.eventlog import Narrator
+from tablebuzz.eventlog import Narrator, game_name, menu_text
 from tablebuzz.serial_link import LinkError
 
 try:  # the clock textual stamps events with (monotonic; perf_counter on Windows)
@@ -532,7 +532,10 @@ class SimulatorApp(App):
         lines = ["What the controls do now:"]
         for control, meaning in self.buttons:
             lines.append("  [%s] %s: %s" % (self._key_of(control), control, meaning))
-        lines.append("  [u] UNDO: take back the last decision; [U] held 2.5 s: the menu")
+        if self.phase == "menu":
+            lines.append("  [u] UNDO: back one step (on the first step: nothing)")
+        else:
+            lines.append("  [u] UNDO: take back the last decision; [U] held 2.5 s: the menu")
         lines += [
             "",
             "Keys: 1-%d buzzers (shift+digit: held 1.5 s), a ARM, y YES, n NO, u UNDO"
@@ -582,7 +585,7 @@ class SimulatorApp(App):
             self.phase, self.answering = "over", None
         elif kind == "menu":
             self.phase = "menu"
-            self.menu = "%s=%s" % (ev.get("step"), ev.get("value"))
+            self.menu = menu_text(ev)
             self.players = ev.get("players", self.players)
         elif kind == "undo":
             self.phase = None  # unknown until the next event says
@@ -722,7 +725,7 @@ class SimulatorApp(App):
         if referee.menu is not None:
             step, _, _ = referee.menu.position()
             self.phase = "menu"
-            self.menu = "%s: %s" % (step.replace("_", " "), referee.menu.text())
+            self.menu = "%s: %s" % (referee.menu.label(step), referee.menu.text())
             self.buttons = referee.buttons()
             self.players = referee.menu.players
             self.leaders = []
@@ -846,7 +849,7 @@ class SimulatorApp(App):
         self._title_shown = key
         text = Text(" tablebuzz ", style="bold black on #87d7ff")
         if self.phase != "menu":
-            text.append(" %s · %d players " % (self.game, self.players), style="bold")
+            text.append(" %s · %d players " % (game_name(self.game), self.players), style="bold")
         if hint:
             style = "bold black on #ffd75f" if self.phase == "racing" else "bold #ffd75f"
             text.append(" %s " % hint, style=style)
@@ -951,7 +954,7 @@ class BoardApp(App):
                                                      g["phase"].replace("_", " ")), style="bold")
         elif view["menu"]:
             menu = view["menu"]
-            title.append(" MENU %s=%s " % (menu["step"], menu["value"]), style="bold #ffd75f")
+            title.append(" MENU %s " % menu_text(menu), style="bold #ffd75f")
         self._widgets["title"].update(title)
         for i, buzzer in enumerate(self._widgets["buzzers"]):
             p = i + 1

@@ -126,6 +126,13 @@ class Game:
     OPTIONS = ()  # type: tuple  # option(...) tuples, in menu order
     UNITS = {"false_start": "ms"}  # type: dict  # option -> the unit of its numbers, for people
     ZERO = {}  # type: dict  # option -> what its value 0 means ("no target")
+    LABELS = {}  # type: dict  # option -> its name for people when not its own ("time to buzz")
+
+    @classmethod
+    def option_label(cls, name):
+        """Option `name` as people read it: "time to buzz" for buzz_s, else the name in words
+        ("false start"). The host's twin is tablebuzz.eventlog.OPTION_LABELS."""
+        return cls.LABELS.get(name) or name.replace("_", " ")
 
     @classmethod
     def option_text(cls, name, value):

@@ -94,9 +94,10 @@ class Quiz(RaceGame):
         "questions": "no limit",
         "wrong_points": "0 points",
         "interrupt": "off",
-        "buzz_s": "off",
-        "answer_s": "off",
+        "buzz_s": "no timer",
+        "answer_s": "no timer",
     }
+    LABELS = {"buzz_s": "time to buzz", "answer_s": "time to answer"}
     OPTIONS = (
         false_start_option(),
         option("target", 0, int_in(0, 9999), (0, 3, 5, 10, 15, 20)),
