@@ -44,6 +44,15 @@ def _names(evs, *keep):
 # without the deciding input; None when the deadline follows from the script's own stamps.
 
 
+def _check_lockout_end(evs, off, late, other):
+    """Before the end (off < 0) the `late` player's press restarts the lockout and `other` wins;
+    at or after it, `late` races and wins."""
+    winners = [r["winner"] for r in events(evs, "race")]
+    locks = [e for e in events(evs, "lockout") if e["player"] == late]
+    assert winners == ([other] if off < 0 else [late]), (winners, off)
+    assert len(locks) == (2 if off < 0 else 1)
+
+
 def _lockout(game):
     def build(off, _):
         recs = []
@@ -54,10 +63,7 @@ def _lockout(game):
         return recs
 
     def check(evs, off):
-        winners = [r["winner"] for r in events(evs, "race")]
-        relocks = [e for e in events(evs, "lockout") if e["player"] == 1]
-        assert winners == ([2] if off < 0 else [1]), (winners, off)
-        assert len(relocks) == (2 if off < 0 else 1)
+        _check_lockout_end(evs, off, 1, 2)
 
     return game, 3, {"false_start": 250}, build, None, check
 
@@ -144,9 +150,7 @@ def _deglingo_lockout():
         return recs
 
     def check(evs, off):
-        winners = [r["winner"] for r in events(evs, "race")]
-        locks = [e for e in events(evs, "lockout") if e["player"] == 3]
-        assert winners == ([2] if off < 0 else [3]) and len(locks) == (2 if off < 0 else 1)
+        _check_lockout_end(evs, off, 3, 2)
 
     return "deglingo", 3, {"false_start": 250}, build, None, check
 
