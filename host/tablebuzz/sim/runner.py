@@ -32,7 +32,7 @@ from tablebuzz.sim.physics import Contact
 LOOP_NS = 1000000
 TAIL_NS = 2000000000  # keep running this long after the last record while timers run
 HEARTBEAT_NS = 30000000000  # 30 s: the longest the simulated loop sleeps
-GC_NS = 10000000  # one gc.collect() of the firmware's heap on the chip: 7.4-10.3 ms (bench/README.md)
+GC_NS = 10000000  # a gc.collect() of the firmware on the chip: 7.4-19 ms (bench/README.md)
 BOOT_NS = 20000000  # power-on to main.py: +20.8 ms on the emulated RP2040 (shared/rp2emu)
 
 
