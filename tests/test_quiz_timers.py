@@ -4,10 +4,14 @@ left in `state`, undo of a time-out, the interrupt variant; presses from 5 ms be
 a deadline are decided by their stamps, never by when the loop noticed them; both interpreters
 alike. And next in line against the true press order, with contact bounce."""
 
+import json
+
 import pytest
-from helpers import events, run_raw, run_sim, timeline
+from helpers import CONTROLS, events, run_raw, run_sim, timeline
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tablebuzz.sim import runner
+from tablebuzz.timeline import parse
 
 MS = 1000  # µs
 S = 1000 * MS
@@ -223,3 +227,47 @@ def test_next_in_line_follows_the_true_press_order_through_the_capture(case):
     first = times[holders[0]]
     for ev in events(result, "next_in_line"):
         assert abs(ev["behind_ns"] - (times[ev["player"]] - first)) < PIO_NS
+
+
+def _slow_flash_buzz(offset_us, page_us):
+    """quiz with buzz_s=1 on a journal whose flash takes `page_us` a page: P2 presses
+    `offset_us` after (race open + 1 s), where the race opens at the `armed` cue, after the
+    write that saves the arm. [(ns, event)], the arm's arrival and the race's opening (µs)."""
+    from tablebuzz.sim.flashfs import FlashFS
+
+    def play(press_at):
+        fs = FlashFS()
+        fs.page_us = page_us  # a slow flash, as the emulated chip's (tens of ms a save)
+        records = [{"at_us": 100 * MS, "send": {"cmd": "arm"}}]
+        if press_at is not None:
+            records += [{"at_us": press_at, "press": 2},
+                        {"at_us": press_at + 80 * MS, "release": 2}]
+        records.append({"at_us": 2 * S, "send": {"cmd": "state"}})
+        head = {"seed": "1", "game": "quiz", "players": 3, "flash": {},
+                "options": {"buzz_s": 1, "false_start": 250}}
+        lines = []
+        runner.Simulation(head, lambda t, line: lines.append((t, line)), fs=fs).run(
+            parse(timeline(*records), 3, CONTROLS))
+        return [(t, json.loads(line)) for t, line in lines if line.startswith("{")], fs
+
+    probe, fs = play(None)
+    asked = [ns for ns, ev in probe if ev["ev"] == "question"][0] // 1000
+    # the save of the arm: the flash's first busy spell from the arm on; the race opens after it
+    cue = [until for start, until in fs.masks if start >= asked * 1000][0] // 1000
+    return play(cue + 1 * S + offset_us)[0], asked, cue
+
+
+@pytest.mark.parametrize("offset_us", [-300, 300])
+def test_the_buzz_window_runs_from_the_cue_when_a_journal_write_comes_first(offset_us):
+    """A decision that opens a race is saved before the race opens (no flash write during a
+    race), so the cue and the false-start boundary come after the write: the buzz window
+    starts there too, and the players keep their whole buzz_s (found on the emulated chip,
+    where a 20 ms save took 20 ms from the window)."""
+    result, asked, cue = _slow_flash_buzz(offset_us, page_us=10 * MS)
+    assert cue - asked >= 10 * MS  # the write really came between the arm and the cue
+    if offset_us < 0:
+        assert [ev["winner"] for ev in events(result, "race")] == [2]
+        assert events(result, "dead") == [] and events(result, "lockout") == []
+    else:
+        assert events(result, "race") == []
+        assert events(result, "dead") == [{"ev": "dead", "question": 1, "reason": "time"}]

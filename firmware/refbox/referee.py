@@ -17,7 +17,7 @@ from refbox.games.base import Game, GameError, parse_options  # noqa: F401 (Game
 from refbox.menu import Menu
 from refbox.prng import Prng, commitment, seed_hex
 from refbox.protocol import ProtocolError, parse_command
-from refbox.ticks import Stamp
+from refbox.ticks import Stamp, ticks_diff
 
 OVER = "over"
 # what a control button (refbox.controls) or the `control` command may say
@@ -385,7 +385,11 @@ class Referee:
             else:
                 arbiter.question = self._question()
                 if self.save is not None:
+                    asked = self.now
                     self.save()  # the decision is kept before the race opens: no write during it
+                    late = ticks_diff(self.now, asked)
+                    if late > 0:
+                        game.race_opened_late(late)  # its timers start with the race, not before
                 out = []
                 arbiter.arm(Stamp(self.now), eligible, out)  # a new question ends "race" lockouts
                 self.arbiter_events(out)
