@@ -217,7 +217,9 @@ SCENARIOS = {
 @st.composite
 def conditions(draw):
     capture = draw(st.sampled_from(["pio", "irq"]))
-    least = 1 if capture == "pio" else 100  # pin-IRQ stamps are the handler's, 20-25 µs late
+    # pin-IRQ stamps are the handler's, 20-25 µs late, and a first bounce closure shorter than the
+    # handler's latency is seen only at the next closure (found: 160 µs late with typical bounce)
+    least = 1 if capture == "pio" else 1000
     offset = draw(st.one_of(st.integers(-5000, -least), st.integers(least, 5000)))
     header = {
         "capture": capture,
