@@ -4,6 +4,7 @@ pseudo-terminal: resync on connect, an unplug mid-line, a replug, a busy port, a
 nothing answers, and garbage on the line."""
 
 import os
+import select
 import time
 
 import pytest
@@ -196,6 +197,30 @@ def test_garbage_from_the_board_becomes_notices_and_events_still_come_through():
             "dropped a line longer than 512 bytes",
         ]
         assert events(items, "hello") == [{"ev": "hello", "fw": "0.1.0"}]
+    finally:
+        link.close()
+        os.close(master)
+        os.close(slave)
+
+
+def test_lost_output_lines_make_the_host_ask_for_the_state():
+    """The board's output queue filled while the host was not reading (`output_overflow`,
+    docs/protocol.md): the connection asks for `state` at once, so its view catches up."""
+    master, slave = os.openpty()
+    link = BoardConnection(os.ttyname(slave))
+    link.start()
+    try:
+        collect(link, lambda it: any("connected" in i.text for i in it))
+        time.sleep(0.2)
+        os.read(master, 4096)  # the hello + state sent on connect
+        os.write(master, b'{"ev":"error","code":"output_overflow","detail":"3 lines lost"}\r\n')
+        collect(link, lambda it: events(it, "error"))
+        sent = b""
+        deadline = time.monotonic() + 5
+        while b'"state"' not in sent and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.1)[0]:
+                sent += os.read(master, 4096)
+        assert sent == b'{"cmd":"state"}\n'
     finally:
         link.close()
         os.close(master)

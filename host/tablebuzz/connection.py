@@ -254,6 +254,11 @@ class BoardConnection(Connection):
                 if item.kind == "event":
                     answered = True
                 self._queue.put(item)
+                if item.kind == "event" and _lost_lines(item.event):
+                    try:  # the board dropped lines we never read: ask where the game is now
+                        self.send({"cmd": "state"})
+                    except LinkError as e:
+                        self._post("notice", str(e))
             if not answered and time.monotonic() > deadline:
                 self._post("notice", (
                     "no answer from %s after %g s: is it a board running the tablebuzz "
@@ -271,6 +276,12 @@ class BoardConnection(Connection):
                 ser.close()
             except (OSError, serial.SerialException):
                 pass  # already gone (unplugged): nothing left to release
+
+
+def _lost_lines(event):
+    """True for the board's `output_overflow` error: its output queue filled while the host was
+    not reading and lines were lost (docs/protocol.md "Errors": send `state` to resync)."""
+    return event.get("ev") == "error" and event.get("code") == "output_overflow"
 
 
 def _first_line(exc):
