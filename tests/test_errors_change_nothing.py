@@ -65,7 +65,8 @@ def _without_errors(lines):
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-@settings(max_examples=3)
+# derandomized: one fresh-clone run drew examples that ran for minutes (see the closing note)
+@settings(max_examples=3, derandomize=True)
 @given(picks=st.dictionaries(st.integers(0, 400), st.integers(0, 10**6), max_size=25))
 def test_refused_lines_change_no_game(path, picks):
     setup, records = _example(path)
