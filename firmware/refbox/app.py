@@ -251,6 +251,8 @@ class App:
         if happenings:
             self._dirty = True  # (anything else that changes the frame emits an event)
             self._handle_switches(happenings)
+        horizon, press_horizon = self.horizons(settled)
+        referee.horizons(horizon, press_horizon)  # a control or a command hands over no further
         controls = self.controls
         if not self._controls_idle or not self.board.controls_released():
             for name in controls.poll(self.board.control_levels(), now):
@@ -265,7 +267,6 @@ class App:
                     self._error(item.code, item.detail)
                 else:
                     referee.command_line(item)
-        horizon, press_horizon = self.horizons(settled)
         referee.tick(now, horizon, press_horizon)
         happenings.clear()
         if self._waiting:

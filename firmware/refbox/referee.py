@@ -131,6 +131,11 @@ class Referee:
         self._record(entry)
         return True
 
+    def horizons(self, horizon, press_horizon):
+        """The loop's horizons for this pass (refbox.app.App.horizons), given before its controls
+        and commands run: what they hand over first is bounded by them."""
+        self._horizons = (horizon, press_horizon)
+
     def tick(self, now, horizon, press_horizon):
         """Deliver the switches and run the timers, at loop tick `now` (µs).
 
@@ -145,23 +150,26 @@ class Referee:
         self._horizons = (horizon, press_horizon)
         if self.game is not None:
             self.game.now = now
+        self._hand_over(horizon, press_horizon)
+        self._timers(horizon, press_horizon)
+
+    def _hand_over(self, horizon, press_horizon):
+        """Deliver the queued switches stamped at or before `press_horizon`, in stamp order, each
+        after the timers due at its stamp. Later ones wait: a closure still being judged may
+        turn out to be an earlier press, or a timer may fall due before them."""
         queue = self._switches
         while queue and press_horizon.diff_ns(queue[0][0]) >= 0:
             stamp, pressed, station = queue.pop(0)
             self._timers(stamp if horizon.diff_ns(stamp) >= 0 else horizon, stamp)
             self._deliver(stamp, pressed, station)
-        self._timers(horizon, press_horizon)
 
     def _flush(self):
-        """Before a control or command: deliver what is queued (those switches came first),
-        with the timers only up to the last horizons the loop gave."""
+        """Before a control or command: hand over what the loop's horizons allow, exactly as the
+        pass's own tick would (docs/architecture.md "Deadlines"). Switches beyond the press
+        horizon stay queued, so a line, valid or refused, read-only or not, changes neither
+        the order of the presses nor a race, a lockout or a deadline: only its own answer."""
         horizon, press_horizon = self._horizons
-        queue = self._switches
-        while queue:
-            stamp, pressed, station = queue.pop(0)
-            if press_horizon.diff_ns(stamp) >= 0:
-                self._timers(stamp if horizon.diff_ns(stamp) >= 0 else horizon, stamp)
-            self._deliver(stamp, pressed, station)
+        self._hand_over(horizon, press_horizon)
 
     def _timers(self, horizon, press_horizon):
         out = []
