@@ -132,6 +132,14 @@ for capture in ("pio", "irq"):
         finally:
             micropython.heap_unlock()
         print(capture, board.ring.head - before, w.fdebug & 1, len(happenings))
+    edges = board.control_edges
+    before = edges.head
+    micropython.heap_lock()
+    try:
+        w.pin_irqs[board.control_pins[2].id][0](board.control_pins[2])  # NO's edge handler
+    finally:
+        micropython.heap_unlock()
+    print("controls", edges.head - before, edges.values[before] >> 1)
 """
 
 
@@ -141,9 +149,12 @@ def test_capture_reads_allocate_nothing():
     lines = proc.stdout.split()
     # pio: the DMA moved 4 words (the press, then 3 pushed), no RXSTALL, the FIFO is empty;
     # the loop's reads of the DMA count and FDEBUG and its idle capture pass allocate nothing;
-    # irq: the handler stores one snapshot. Any allocation would have raised MemoryError under
-    # heap_lock().
-    assert lines == ["pio", "4", "False", "0", "irq", "1", "0", "0"], proc.stdout
+    # irq: the handler stores one snapshot; a control pin's edge handler stores one record (for
+    # control 2, NO), after each capture's run. Any allocation would have raised MemoryError
+    # under heap_lock().
+    assert lines == ["pio", "4", "False", "0", "controls", "1", "2"] + [
+        "irq", "1", "0", "0", "controls", "1", "2"
+    ], proc.stdout
 
 
 LENIENT = timeline(

@@ -46,6 +46,7 @@ class App:
         self._render_at = 0
         self._happenings = []
         self._capture = board.capture
+        self._control_edges = board.control_edges  # refbox.board.ControlEdges's ring
         self._outbox = board.outbox
         self._busy = True  # a timer or a control to poll: the first pass finds out
         self._waiting = []  # the debouncers judging a closure or a release
@@ -173,7 +174,8 @@ class App:
         capture = self._capture
         n = capture.pending()
         data = board.read_input()
-        if n or data or self._busy or capture.count == 0 or not board.controls_released():
+        edges = self._control_edges
+        if n or data or self._busy or capture.count == 0 or edges.head != edges.tail or edges.lost:
             self._work(now, n, data)
         elif now - self._kept > 1000000 or now < self._kept:  # raw ticks: a wrap also counts
             self._kept = now
@@ -194,7 +196,7 @@ class App:
         if self._save_due or self._gc_due or capture.count < capture.rearm_below:
             if self.can_block():
                 if self.journal is not None and self._save_due:
-                    self.journal.sync(self.referee, now)  # one write burst, after a decision
+                    self._sync_journal(now)  # one write burst, after a decision
                 self._save_due = False
                 self._maintain()
         if self.display is not None and self._display_due() and self.can_block():
@@ -253,12 +255,9 @@ class App:
             self._handle_switches(happenings)
         horizon, press_horizon = self.horizons(settled)
         referee.horizons(horizon, press_horizon)  # a control or a command hands over no further
-        controls = self.controls
-        if not self._controls_idle or not self.board.controls_released():
-            for name in controls.poll(self.board.control_levels(), now):
-                referee.control(name)
-            self._controls_idle = controls.is_idle()
-            self._dirty = True
+        edges = self._control_edges
+        if not self._controls_idle or edges.head != edges.tail or edges.lost:
+            self._take_controls(edges, now)
         if data:
             self._dirty = True
             referee.now = self.board.input_tick  # commands run at their line's arrival
@@ -274,6 +273,35 @@ class App:
         self._busy = bool(self._waiting) or not self._controls_idle or referee.is_busy()
         self._kept = now
         self.decoder.keepalive(now)
+
+    def _take_controls(self, edges, now):
+        """The control edges the handlers stamped since the last pass, then what time alone did
+        (a debounce ending, a repeat, a hold): each action to the referee, in time order
+        (refbox.controls)."""
+        controls = self.controls
+        actions = []
+        while edges.pending():
+            code, tick = edges.pop()
+            controls.edge(code >> 1, not code & 1, tick, actions)
+        if edges.lost:  # the ring was full: the levels read now stand in for the lost edges
+            edges.lost = 0
+            controls.resync(self.board.control_levels(), self.clock.ticks_us(), actions)
+        controls.poll(now, actions)
+        for name in actions:
+            self.referee.control(name)
+        self._controls_idle = controls.is_idle()
+        self._dirty = True
+
+    def _sync_journal(self, now):
+        """Save the journal (refbox.journal.Journal.sync): the flash write masks every interrupt,
+        so the controls are told that presses latched meanwhile are real (refbox.controls).
+        Returns what sync returns."""
+        clock = self.clock
+        self.controls.masked_since(clock.ticks_us())
+        try:
+            return self.journal.sync(self.referee, now)
+        finally:  # latched edges' handlers ran as the write let interrupts back: before this
+            self.controls.unmasked(clock.ticks_us())
 
     def maintenance_due(self):
         """True when the next pass will save, collect or re-arm (the simulator steps it)."""
@@ -291,7 +319,7 @@ class App:
     def _save_before_race(self):
         """A decision opens a race: save it now, the last safe moment before the race. The race
         then opens at the tick after the write, so the time the write took is no part of it."""
-        if self.can_block() and self.journal.sync(self.referee, self.referee.now):
+        if self.can_block() and self._sync_journal(self.referee.now):
             self.referee.now = self.clock.ticks_us()
 
     def can_block(self):

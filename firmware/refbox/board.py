@@ -293,6 +293,35 @@ class PinIrqCapture:
         self.ring.put(machine.mem32[_GPIO_IN], self._ticks_us())
 
 
+class ControlEdges:
+    """The control buttons by their edges: a hard IRQ on both edges of each control pin stores
+    (control index << 1 | level read in the handler, ticks_us) in a CaptureRing. Hard IRQs run
+    while the loop is stalled (gc, a slow pass), so those edges keep their ticks (128 records: a
+    bouncing press and release give about 10-30, so a few presses fit in any stall); during a flash
+    write every interrupt is masked, the edges stay latched in the pin's interrupt status and the
+    handler runs once when the write ends (refbox.controls says what that record means)."""
+
+    def __init__(self, pins, ticks_us, size=128):
+        self.ring = CaptureRing(size)
+        self._handlers = []  # kept referenced: the IRQ holds only the bound method
+        for i in range(len(pins)):
+            handler = _ControlPin(i, self.ring, ticks_us)
+            pins[i].irq(handler.edge, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
+            self._handlers.append(handler)
+
+
+class _ControlPin:
+    """One control pin's hard IRQ handler. Allocates nothing (small ints, a preallocated ring)."""
+
+    def __init__(self, index, ring, ticks_us):
+        self._code = index << 1
+        self._ring = ring
+        self._ticks_us = ticks_us
+
+    def edge(self, pin):
+        self._ring.put(self._code | pin.value(), self._ticks_us())
+
+
 class PioPixels:
     """WS2812 chain driven by a PIO state machine: writing a frame leaves interrupts enabled.
 
@@ -428,6 +457,7 @@ class Board:
             pin(self.base + i, pin.IN, pin.PULL_UP) for i in range(pinmap.PLAYER_COUNT)
         ]
         self.control_pins = [pin(gpio, pin.IN, pin.PULL_UP) for _, gpio in pinmap.CONTROLS]
+        self.control_edges = ControlEdges(self.control_pins, clock.ticks_us).ring
         self._control_mask = 0
         for _, gpio in pinmap.CONTROLS:
             self._control_mask |= 1 << gpio

@@ -208,11 +208,9 @@ class Simulation:
         self.app = None
         self.board = None
         self.boots = 0
-        self._control_mask = 0
-        for _, gpio in pinmap.CONTROLS:
-            self._control_mask |= 1 << gpio
-        world.pin_watchers.append(self)  # the loop polls the controls: step when one changes
-        world.loop_wakers.append(self._request_step)  # and the capture's DMA ring
+        # the capture's DMA ring wakes the loop; a control edge does through its hard IRQ handler
+        # (refbox.board.ControlEdges), as every handler does (_wrap_handlers)
+        world.loop_wakers.append(self._request_step)
         self._wrap_handlers()
         self._boot()
 
@@ -311,10 +309,6 @@ class Simulation:
             original(key, priority, wrapped, arg)
 
         world.request_irq = request_irq
-
-    def pins_changed(self, changed):
-        if changed & self._control_mask and self.app is not None:
-            self._request_step()
 
     def _request_step(self):
         now = self.world.now
