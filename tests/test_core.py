@@ -99,7 +99,7 @@ def test_malformed_commands_raise_protocol_errors(line, code):
 
 
 def test_commands_parse():
-    assert parse_command(b'{"cmd":"judge","correct":false}') == ("judge", {"correct": False})
+    assert parse_command(b'{"cmd":"judge","correct":false}') == ("judge", {"correct": False}, None)
     assert parse_command(b'{"cmd":"new_game","game":"quiz","players":3}')[1]["players"] == 3
 
 

@@ -329,3 +329,36 @@ def test_a_board_that_sends_garbage_and_a_busy_port(browser, show):
         board.close()
         os.close(master)
         os.close(slave)
+
+
+def test_two_desks_acting_at_once_each_get_their_own_replies(show):
+    """Command ids (issue 21): two desks send at the same moment, one command the device takes
+    and one it refuses; each desk is answered about its own, never the other's."""
+    import asyncio
+
+    import websockets
+
+    server = show("--sim", "--game", "quiz", "--players", "4")
+    uri = server.url.replace("http", "ws") + "/ws"
+
+    async def desk(ws, msg):
+        await ws.send(json.dumps({"type": "hello", "role": "desk"}))
+        await ws.send(json.dumps(msg))
+        while True:
+            reply = json.loads(await asyncio.wait_for(ws.recv(), 20))
+            if reply.get("type") == "reply":
+                return reply
+
+    async def both():
+        async with websockets.connect(uri) as a, websockets.connect(uri) as b:
+            return await asyncio.gather(
+                desk(a, {"type": "cmd", "id": 1, "cmd": {"cmd": "judge", "correct": True}}),
+                desk(b, {"type": "cmd", "id": 1, "cmd": {"cmd": "arm"}}),
+            )
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API holds this thread's event loop
+        refused, taken = pool.submit(asyncio.run, both()).result(60)
+    assert refused["ok"] is False and "nobody" in refused["text"], refused
+    assert taken["ok"] is True and taken["text"] == "done", taken

@@ -18,10 +18,11 @@ class ProtocolError(Exception):
     """A command line the device rejects: `code` (stable, machine-readable) and `detail` (for
     people)."""
 
-    def __init__(self, code, detail):
+    def __init__(self, code, detail, cid=None):
         super().__init__(code)
         self.code = code
         self.detail = detail
+        self.cid = cid  # the command's `id`, when it had a valid one: the refusal echoes it
 
 
 # ------------------------------------------------------------------------------------ encoding
@@ -292,11 +293,35 @@ def is_utf8(data):
     return True
 
 
+MAX_ID = const(0x3FFFFFFF)  # a command id is an int 0..2**30 - 1 (a small int everywhere)
+MAX_ID_CHARS = const(16)  # or a string of at most 16 printable ASCII characters
+
+
+def command_id(obj):
+    """The `id` of command object `obj` (docs/protocol.md "Command ids"): None if it has none,
+    else the int or str. Raises ProtocolError bad_field for any other id."""
+    if "id" not in obj:
+        return None
+    cid = obj["id"]
+    if isinstance(cid, int) and cid is not True and cid is not False and 0 <= cid <= MAX_ID:
+        return cid
+    if isinstance(cid, str) and 0 < len(cid) <= MAX_ID_CHARS:
+        for ch in cid:
+            if not " " <= ch <= "~":
+                break
+        else:
+            return cid
+    raise ProtocolError(
+        "bad_field", "id: an int 0..%d or up to %d printable ASCII characters" % (MAX_ID, 16)
+    )
+
+
 def parse_command(line):
-    """Parse one command line (bytes) into (name, args dict).
+    """Parse one command line (bytes) into (name, args dict, id or None).
 
     Raises ProtocolError with code bad_encoding, bad_json, not_object, missing_field,
-    unknown_command, unknown_field or bad_field.
+    unknown_command, unknown_field or bad_field; once the line is a JSON object with a valid
+    `id`, the error carries it (`cid`) so the refusal names the command it refuses.
     """
     if not is_utf8(line):
         raise ProtocolError("bad_encoding", "lines are UTF-8 JSON")
@@ -311,6 +336,17 @@ def parse_command(line):
         raise ProtocolError("bad_json", "not a JSON object") from None
     if not isinstance(obj, dict):
         raise ProtocolError("not_object", "a command is a JSON object")
+    cid = command_id(obj)
+    try:
+        name, args = _fields(obj)
+    except ProtocolError as e:
+        e.cid = cid
+        raise
+    return name, args, cid
+
+
+def _fields(obj):
+    """(name, args) of command object `obj`, checked against COMMANDS. Raises ProtocolError."""
     name = obj.get("cmd")
     if not isinstance(name, str):
         raise ProtocolError("missing_field", 'a command needs "cmd"')
@@ -318,7 +354,7 @@ def parse_command(line):
     if spec is None:
         raise ProtocolError("unknown_command", "unknown cmd %s" % name[:32])
     args = {}
-    known = ["cmd"]
+    known = ["cmd", "id"]
     for field, kind, required in spec:
         known.append(field)
         if field in obj:

@@ -52,16 +52,20 @@ class Referee:
         self.holding = []  # 0-based players holding their buzzer now, earliest first
         self.save = None  # called just before a race opens: the App saves the journal then
 
-    def error(self, code, detail):
-        """An `error` event. The detail keeps printable ASCII only (anything else becomes "?",
-        which may echo what a user sent) and at most 120 characters, so the line stays far
-        inside the protocol's 512 bytes."""
+    def error(self, code, detail, cid=None):
+        """An `error` event; `cid`: the id of the command it refuses (docs/protocol.md "Command
+        ids"). The detail keeps printable ASCII only (anything else becomes "?", which may echo
+        what a user sent) and at most 120 characters, so the line stays far inside the
+        protocol's 512 bytes."""
         safe = []
         for ch in detail[:121]:
             safe.append(ch if " " <= ch <= "~" else "?")
         if len(safe) > 120:
             safe = safe[:117] + ["..."]
-        self.emit("error", (("code", code), ("detail", "".join(safe))))
+        fields = (("code", code), ("detail", "".join(safe)))
+        if cid is not None:
+            fields += (("id", cid),)
+        self.emit("error", fields)
 
     # ------------------------------------------------------------------ switches and races
     def press(self, station, stamp):
@@ -476,47 +480,60 @@ class Referee:
         arm:repeat / no:repeat while ARM / NO is held (refbox.controls). Any other name is
         refused (`bad_value`) in every phase, the menu included, and changes nothing."""
         self._flush()
+        try:
+            self._control(name)
+        except GameError as e:
+            self.error(e.code, e.detail)
+
+    def _control(self, name):
+        """control() without its error handling (the `control` command's). Raises GameError."""
         if name not in CONTROL_NAMES:
-            self.error("bad_value", "unknown control %s (controls: %s)" % (name[:32], _CONTROLS))
-            return
+            raise GameError(
+                "bad_value", "unknown control %s (controls: %s)" % (name[:32], _CONTROLS)
+            )
         if name.endswith(":repeat"):
             name = name[: -len(":repeat")]
             if self.menu is None and (self.game.phase == OVER or not self.game.repeats(name)):
                 return  # a held control steps only a value being entered
-        try:
-            if name == "undo:hold":
-                self.open_menu()
-            elif self.menu is not None:
-                started = self.menu.control(name)
-                if started is None:
-                    self.emit(*self.menu.event())
-                else:
-                    self.new_game(*started)
-            elif self.game.phase == OVER:
-                if name == "yes" and self.last_setup is not None:
-                    self.new_game(*self.last_setup)  # a rematch: same game, players, options
-                elif name == "yes" or name == "arm":
-                    self.open_menu()  # the menu opens on the game just played
-                elif name == "undo":
-                    self.undo()
-                else:
-                    raise GameError("not_now", "the game is over: YES plays again, ARM the menu")
+        if name == "undo:hold":
+            self.open_menu()
+        elif self.menu is not None:
+            started = self.menu.control(name)
+            if started is None:
+                self.emit(*self.menu.event())
+            else:
+                self.new_game(*started)
+        elif self.game.phase == OVER:
+            if name == "yes" and self.last_setup is not None:
+                self.new_game(*self.last_setup)  # a rematch: same game, players, options
+            elif name == "yes" or name == "arm":
+                self.open_menu()  # the menu opens on the game just played
             elif name == "undo":
                 self.undo()
             else:
-                self.game.now = self.now
-                self._record(self.game.control_entry(name))
-        except GameError as e:
-            self.error(e.code, e.detail)
+                raise GameError("not_now", "the game is over: YES plays again, ARM the menu")
+        elif name == "undo":
+            self.undo()
+        else:
+            self.game.now = self.now
+            self._record(self.game.control_entry(name))
 
     def command_line(self, line):
-        """One protocol line (bytes); errors become `error` events."""
+        """One protocol line (bytes); errors become `error` events. A command with an `id` ends
+        with exactly one line naming it: `done` once it has run, or the `error` refusing it."""
         self._flush()
+        cid = None
         try:
-            name, args = parse_command(line)
+            name, args, cid = parse_command(line)
             self.command(name, args)
-        except (ProtocolError, GameError) as e:
-            self.error(e.code, e.detail)
+        except ProtocolError as e:
+            self.error(e.code, e.detail, e.cid)
+            return
+        except GameError as e:
+            self.error(e.code, e.detail, cid)
+            return
+        if cid is not None:
+            self.emit("done", (("id", cid), ("cmd", name)))
 
     def command(self, name, args):
         """Run one parsed command (docs/protocol.md). Raises ProtocolError or GameError."""
@@ -534,7 +551,7 @@ class Referee:
             self.new_game(args["game"], players, args.get("options", {}))
             return
         if name == "control":
-            self.control(args["name"])
+            self._control(args["name"])
             return
         if name == "menu":
             self.open_menu()

@@ -348,6 +348,9 @@ class Narrator:
     def _ev_error(self, ev):
         return "refused (%s): %s" % (ev["code"], ev["detail"])
 
+    def _ev_done(self, ev):
+        return "done: %s (id %s)" % (ev["cmd"], ev["id"])
+
     def _ev_game_over(self, ev):
         unit = ev.get("unit", "points")
         ranking = ev["ranking"]

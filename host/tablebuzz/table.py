@@ -109,6 +109,8 @@ class Table:
         ev = item.event
         self.source["connected"] = True
         kind = ev.get("ev")
+        if kind == "done":
+            return False  # a command's acknowledgement (its id): for the host that sent it
         try:
             self._event(kind, ev)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):

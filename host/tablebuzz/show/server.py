@@ -14,10 +14,12 @@ Messages from a page (JSON objects; see docs/show.md):
 - `{"type": "press", "id": n, "player": p}`, `{"type": "control", "id": n, "name": "arm"}`: the
   simulator's buzzers and buttons (refused on a real board).
 
-Answers to the page that acted: `{"type": "reply", "id": n, "ok": true, "text": ...}` when sent,
-`{"type": "reply", "id": n, "ok": false, "text": ...}` when it could not be sent or the device
-refused it: an `error` event that comes within 1 s of a page's command is that command's answer
-(the protocol has no request ids; the device answers a command before it reads the next line).
+Answers to the page that acted: `{"type": "reply", "id": n, "ok": true, "text": ...}` once the
+device has run it, `{"type": "reply", "id": n, "ok": false, "text": ...}` when it could not be
+sent, the device refused it, or no answer came within REPLY_TIMEOUT_S. Each command goes to the
+device with an id of the host's own (docs/protocol.md "Command ids"); the device's `done` or
+`error` line naming that id is routed to the page that sent it, so two desks acting at once each
+get their own answers.
 Every page gets `{"type": "view", "view": ..., "pages": {"desk": n, "scoreboard": m}}`.
 """
 
@@ -38,7 +40,7 @@ from tablebuzz.serial_link import LinkError
 
 STATIC = Path(__file__).parent / "static"
 POLL_S = 0.005
-REPLY_WINDOW_S = 1.0
+REPLY_TIMEOUT_S = 5.0  # a command the device has not answered by then gets "no answer"
 MAX_MESSAGE = 4096  # bytes a page message may hold
 
 
@@ -91,7 +93,8 @@ class Hub:
         self.simulator = simulator
         self.stations = stations
         self.pages = {}  # WebSocket -> role
-        self._awaiting = None  # (websocket, id, deadline): the last page command
+        self._awaiting = {}  # device command id -> (websocket, page's message id, deadline)
+        self._next_id = 0
         self._task = None
         self.sent_at = {}  # for the bench: when each view version went out
 
@@ -144,21 +147,33 @@ class Hub:
                 await self._answer(item)
             if changed:
                 await self.broadcast()
+        if self._awaiting:
+            await self._expire()
         if self.simulator:
             await asyncio.sleep(POLL_S)
 
     async def _answer(self, item):
-        """An `error` event within REPLY_WINDOW_S of a page's command is that command's answer."""
-        if self._awaiting is None:
+        """The device's `done` or `error` naming a command id answers the page that sent it."""
+        if item.kind != "event" or "id" not in item.event:
             return
-        ws, msg_id, deadline = self._awaiting
-        if time.monotonic() > deadline:
-            self._awaiting = None
-            return
-        if item.kind == "event" and item.event.get("ev") == "error":
-            self._awaiting = None
+        ev = item.event
+        waiting = self._awaiting.pop(ev["id"], None)
+        if waiting is None or ev.get("ev") not in ("done", "error"):
+            return  # another host's command, or one that timed out
+        ws, msg_id, _ = waiting
+        if ev["ev"] == "done":
+            await self._send(ws, {"type": "reply", "id": msg_id, "ok": True, "text": "done"})
+        else:
             await self._send(ws, {"type": "reply", "id": msg_id, "ok": False,
-                                  "text": self.table.narrator.line(item.event)})
+                                  "text": self.table.narrator.line(ev)})
+
+    async def _expire(self):
+        now = time.monotonic()
+        for cid, (ws, msg_id, deadline) in list(self._awaiting.items()):
+            if now > deadline:
+                del self._awaiting[cid]
+                await self._send(ws, {"type": "reply", "id": msg_id, "ok": False,
+                                      "text": "no answer from the device"})
 
     def message(self, role="scoreboard"):
         """The view message for a page of `role`: only a desk's carries `desk_only`."""
@@ -216,6 +231,7 @@ class Hub:
                 return
             if kind == "cmd":
                 self._command(msg.get("cmd"), ws, msg_id)
+                return  # the device's done / error is the reply
             elif kind == "new_game":
                 names = msg.get("names") or {}
                 if not isinstance(names, dict):
@@ -226,6 +242,7 @@ class Hub:
                 cmd = {"cmd": "new_game", "game": msg.get("game"), "players": msg.get("players"),
                        "options": msg.get("options") or {}}
                 self._command(cmd, ws, msg_id)
+                return
             elif kind == "names":
                 self.table.set_names(msg.get("names") or {})
                 if self.recorder is not None:
@@ -251,15 +268,19 @@ class Hub:
         await self._send(ws, {"type": "reply", "id": msg_id, "ok": True, "text": "sent"})
 
     def _command(self, cmd, ws, msg_id):
+        """Send a page's command with an id of the host's own (any id the page put in it is
+        replaced), and wait for the device's answer naming it."""
         if not isinstance(cmd, dict):
             raise ValueError("a command is an object")
         from tablebuzz.connection import encode_command
 
+        self._next_id = (self._next_id + 1) & 0x3FFFFFFF  # the protocol's id range
+        cmd = dict(cmd, id=self._next_id)
         line = encode_command(cmd)
         self.link.send(cmd)  # raises LinkError: not connected
         if self.recorder is not None:
             self.recorder.sent(line)
-        self._awaiting = (ws, msg_id, time.monotonic() + REPLY_WINDOW_S)
+        self._awaiting[self._next_id] = (ws, msg_id, time.monotonic() + REPLY_TIMEOUT_S)
 
 
 def make_app(hub):
