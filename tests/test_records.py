@@ -119,3 +119,24 @@ def test_replay_takes_a_journal_pulled_off_the_board(tmp_path):
     result = subprocess.run(TABLEBUZZ + ["replay", str(junk)], capture_output=True, text=True)
     assert result.returncode == 2 and "as a journal:" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_the_command_line_is_exact(tmp_path):
+    """`replay --json` prints only JSON; a file that is no record nor journal is named as such;
+    `export --date` takes only a real date (issue 21, item 6)."""
+    from journal_games import Played
+
+    journal = tmp_path / "journal.tbj"
+    journal.write_bytes(Played("quiz").fs.files["journal.tbj"])
+    out = subprocess.run(TABLEBUZZ + ["replay", "--json", str(journal)], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout and all(json.loads(line) for line in out.stdout.splitlines())
+    text = tmp_path / "notes.txt"
+    text.write_text("just some notes\nnot a game\n")
+    result = subprocess.run(TABLEBUZZ + ["replay", str(text)], capture_output=True, text=True)
+    assert result.returncode == 2 and "is empty" not in result.stderr
+    assert "notes.txt is neither a game record nor a journal" in result.stderr
+    result = subprocess.run(TABLEBUZZ + ["export", "--records", str(tmp_path), "--date",
+                                         "2026-13-45"], capture_output=True, text=True)
+    assert result.returncode == 2 and "is not a date" in result.stderr

@@ -156,6 +156,9 @@ def read_record(path):
             if isinstance(obj, dict):
                 lines.append(obj)
     if header is None:
+        if problems:  # lines, none of them JSON: some other text file
+            raise RecordError("%s is not a tablebuzz game record (no line of it is JSON)"
+                              % path.name)
         raise RecordError("%s is empty" % path.name)
     return header, lines, problems
 

@@ -140,6 +140,15 @@ def _offsets(lines):
 JOURNAL_STEP_S = 0.5  # a journal holds no times: its events are played this far apart
 
 
+def _without_name(text, path):
+    """`text` without a leading "NAME: " or "NAME " naming `path` (it is said once)."""
+    name = Path(path).name
+    for lead in (name + ": ", name + " "):
+        if text.startswith(lead):
+            return text[len(lead):]
+    return text
+
+
 def load_replay(path):
     """(header, [(seconds, line)], problems) for a game record, or for a journal pulled off the
     board (`tablebuzz pull`), whose events the firmware's referee rebuilds
@@ -157,7 +166,8 @@ def load_replay(path):
             events = journal_events(data)
         except JournalError as e:
             raise records_module.RecordError(
-                "%s; as a journal: %s" % (not_a_record, e)) from None
+                "%s is neither a game record nor a journal (as a record: %s; as a journal: %s)"
+                % (Path(path).name, _without_name(str(not_a_record), path), e)) from None
     import json
 
     first = json.loads(events[0]) if events else {}
@@ -187,9 +197,10 @@ def cmd_replay(args):
     names = {int(k): v for k, v in (header.get("names") or {}).items() if str(k).isdigit()}
     if not args.show:
         narrator = Narrator(names)
-        print("# %s, %s players, started %s, from the %s%s" % (
-            header.get("game"), header.get("players"), header.get("started"),
-            header.get("source"), " (joined mid-game)" if header.get("joined") else ""))
+        if not args.json:  # --json prints the protocol lines and nothing else
+            print("# %s, %s players, started %s, from the %s%s" % (
+                header.get("game"), header.get("players"), header.get("started"),
+                header.get("source"), " (joined mid-game)" if header.get("joined") else ""))
         try:
             for t, text in lines:
                 if args.json:
@@ -234,8 +245,15 @@ def cmd_replay(args):
 
 def cmd_export(args):
     """`tablebuzz export [--records DIR] [--date D] [-o FILE]`: one CSV row per game."""
+    import datetime
+
     folder = Path(args.records) if args.records else records_module.default_folder()
     if args.date:
+        try:
+            datetime.date.fromisoformat(args.date)
+        except ValueError:
+            return _fail("--date %s is not a date: give it as YYYY-MM-DD (e.g. %s)" % (
+                args.date, datetime.date.today().isoformat()))
         folder = folder / args.date
     if not folder.is_dir():
         return _fail("no records in %s (tablebuzz show writes them there)" % folder)
