@@ -51,11 +51,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/python -m tablebuzz.typecheck
 
+# Two workers (pytest-xdist): the browser and console tests spend most of their time waiting on
+# the wall clock. The ten slowest tests are listed at the end (pyproject's --durations=10).
 test: lint typecheck browser
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2
 
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -m "not micropython"
+	$(BIN)/pytest -q -n 2 -m "not micropython"
 
 flash: $(STAMP)
 	$(BIN)/tablebuzz flash $(if $(PORT),--port $(PORT))

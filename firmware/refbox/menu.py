@@ -186,5 +186,6 @@ class Menu:
                 ("game", self.game),
                 ("players", self.players),
                 ("text", self.text(step)),
+                ("label", self.label(step)),
             ),
         )

@@ -62,9 +62,9 @@ class Referee:
             safe.append(ch if " " <= ch <= "~" else "?")
         if len(safe) > 120:
             safe = safe[:117] + ["..."]
-        fields = (("code", code), ("detail", "".join(safe)))
+        fields = [("code", code), ("detail", "".join(safe))]  # type: list
         if cid is not None:
-            fields += (("id", cid),)
+            fields.append(("id", cid))
         self.emit("error", fields)
 
     # ------------------------------------------------------------------ switches and races

@@ -14,6 +14,8 @@ Sources: docs/protocol.md (common events), docs/games/*.md (each game's own even
 
 import json
 
+from tablebuzz import describe as device_words
+
 GAME_NAMES = {
     "quiz": "quiz",
     "difference": "Difference",
@@ -23,29 +25,6 @@ GAME_NAMES = {
     "evidence": "Evidence",
 }
 
-# Units of the options whose value is a plain number (docs/protocol.md, docs/games/*.md).
-OPTION_UNITS = {
-    "false_start": "ms",
-    "countdown": "ms",
-    "timer": "s",
-    "target": "points",
-    "points": "points",
-    "wrong_points": "points",
-    "interrupt": "points",
-    "buzz_s": "s",
-    "answer_s": "s",
-}
-# Options whose 0 means "none" rather than a number.
-ZERO_MEANS = {
-    "target": "none",
-    "timer": "off",
-    "questions": "no limit",
-    "interrupt": "off",
-    "buzz_s": "no timer",
-    "answer_s": "no timer",
-}
-# The firmware's twin is Game.LABELS (the menu's step on the display and the simulator's header).
-OPTION_LABELS = {"buzz_s": "time to buzz", "answer_s": "time to answer"}
 DEAD_WHY = {"cancel": "cancelled", "wrong": "every team was wrong", "time": "time ran out"}
 
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -70,14 +49,15 @@ PLACE_WORDS = {1: "1st", 2: "2nd", 3: "3rd"}
 
 
 def menu_text(ev):
-    """A `menu` event's step and value for people: "time to buzz: no timer", "game: Déglingo",
-    "false start: 250 ms" (the firmware's `text`, the value itself from an older firmware)."""
+    """A `menu` event's step and value for people, in the board's words (its `label` and
+    `text`): "time to buzz: no timer", "game: Déglingo", "false start: 250 ms"."""
     step = str(ev.get("step"))
     if step == "game":
         value = game_name(ev.get("value"))
     else:
         value = ev.get("text") or ev.get("value")
-    return "%s: %s" % (OPTION_LABELS.get(step, step.replace("_", " ")), value)
+    label = ev.get("label") or device_words.option_label(ev.get("game"), step)
+    return "%s: %s" % (label, value)
 
 
 def game_name(name):
@@ -130,21 +110,10 @@ def value_text(value):
     return json.dumps(value, ensure_ascii=False)
 
 
-def option_text(name, value):
-    """One option for people: "false start: 250 ms", "target: none", "beginner: no"."""
-    label = OPTION_LABELS.get(name, name.replace("_", " "))
-    if name == "teams" and isinstance(value, list):  # quiz: [[1, 2], [3, 4]]
-        if not value:
-            return "teams: none, everyone alone"
-        return "teams: " + " vs ".join("+".join("P%s" % p for p in team) for team in value)
-    if value is True or value is False:
-        return "%s: %s" % (label, "yes" if value else "no")
-    if isinstance(value, int):
-        if value == 0 and name in ZERO_MEANS:
-            return "%s: %s" % (label, ZERO_MEANS[name])
-        if name in OPTION_UNITS:
-            return "%s: %s" % (label, count(value, OPTION_UNITS[name]))
-    return "%s: %s" % (label, value_text(value))
+def option_text(name, value, game=None):
+    """One option of `game` for people, in the board's own words (tablebuzz.describe: the
+    firmware's game class): "false start: 250 ms", "target: no target", "beginner: off"."""
+    return device_words.option_words(game, name, value)
 
 
 def card(text):
@@ -225,7 +194,7 @@ class Narrator:
         self.rounds = self.greens = None
         self.playoff = False
         options = ev.get("options") or {}
-        opts = "; ".join(option_text(k, v) for k, v in sorted(options.items()))
+        opts = "; ".join(option_text(k, v, ev["game"]) for k, v in sorted(options.items()))
         return "new game: %s, %d players%s; seed commitment %s" % (
             game_name(ev["game"]), ev["players"], " (%s)" % opts if opts else "",
             str(ev.get("commit", ""))[:16] + "…",

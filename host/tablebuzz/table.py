@@ -36,9 +36,6 @@ DECISION_HEADS = {
 def options_summary(game, options):
     """The options that differ from the game's defaults, in words ("target: 5 points; teams: ...");
     "standard rules" when none do. The defaults come from the firmware's own specs."""
-    from tablebuzz import simulate
-
-    simulate._ensure_paths()
     from refbox.games import game_class
 
     try:
@@ -47,7 +44,7 @@ def options_summary(game, options):
         defaults = {}
     changed = [(k, v) for k, v in sorted(options.items()) if k not in defaults or
                defaults[k] != v or type(defaults[k]) is not type(v)]
-    return "; ".join(option_text(k, v) for k, v in changed) or "standard rules"
+    return "; ".join(option_text(k, v, game) for k, v in changed) or "standard rules"
 
 
 def _hex(rgb):

@@ -77,31 +77,45 @@ def flag(value):
     raise ValueError("true or false")
 
 
-def one_of(*values):
-    """A check for parse_options: one of `values` (strings)."""
+class OneOf:
+    """A check for parse_options: one of `values` (strings). Its `values` say what the option
+    takes to a host describing the game (tablebuzz.describe)."""
 
-    def check(value):
-        if value in values and isinstance(value, str):
+    def __init__(self, values):
+        self.values = values
+
+    def __call__(self, value):
+        if value in self.values and isinstance(value, str):
             return value
-        raise ValueError("one of " + ", ".join(['"%s"' % v for v in values]))
-
-    return check
+        raise ValueError("one of " + ", ".join(['"%s"' % v for v in self.values]))
 
 
-def int_in(low, high):
-    """A check for parse_options: an int in low..high."""
+def one_of(*values):
+    """A check: one of `values` (strings)."""
+    return OneOf(values)
 
-    def check(value):
+
+class IntIn:
+    """A check for parse_options: an int in low..high (`low`, `high`: what the option takes)."""
+
+    def __init__(self, low, high):
+        self.low = low
+        self.high = high
+
+    def __call__(self, value):
         if (
             not isinstance(value, int)
             or value is True
             or value is False
-            or not low <= value <= high
+            or not self.low <= value <= self.high
         ):
-            raise ValueError("an integer from %d to %d" % (low, high))
+            raise ValueError("an integer from %d to %d" % (self.low, self.high))
         return value
 
-    return check
+
+def int_in(low, high):
+    """A check: an int in low..high."""
+    return IntIn(low, high)
 
 
 def lockout_rule(value):
@@ -131,7 +145,8 @@ class Game:
     @classmethod
     def option_label(cls, name):
         """Option `name` as people read it: "time to buzz" for buzz_s, else the name in words
-        ("false start"). The host's twin is tablebuzz.eventlog.OPTION_LABELS."""
+        ("false start"). The one source of these words: the host reads them from here
+        (tablebuzz.describe) and from the `menu` event's `label`."""
         return cls.LABELS.get(name) or name.replace("_", " ")
 
     @classmethod
@@ -149,6 +164,10 @@ class Game:
             return "%d %s" % (value, unit) if unit else "%d" % value
         if name == "false_start":
             return _FALSE_START_WORDS.get(value, value)
+        if isinstance(value, list):  # the quiz's teams: [[1, 2], [3, 4]]
+            if not value:
+                return "everyone alone"
+            return " vs ".join(["+".join(["P%s" % p for p in team]) for team in value])
         return str(value)
 
     @classmethod

@@ -45,42 +45,11 @@ MAX_MESSAGE = 4096  # bytes a page message may hold
 
 
 def game_specs(stations):
-    """The desk's new-game form, from the firmware's own catalogue and option specs
-    (refbox.games): [{name, title, min, max, options: [{name, default, choices, kind, label}]}].
-    A new option in a game appears here without a change to the host."""
-    from tablebuzz import simulate
+    """The desk's new-game form, from the firmware's own catalogue, option checks and words
+    (tablebuzz.describe): a new option in a game appears here without a change to the host."""
+    from tablebuzz.describe import game_specs as specs
 
-    simulate._ensure_paths()
-    from refbox.games import CATALOG, game_class
-
-    from tablebuzz.eventlog import OPTION_LABELS, OPTION_UNITS, ZERO_MEANS, game_name
-
-    labels = OPTION_LABELS
-
-    specs = []
-    for name, _, _, low, high in CATALOG:
-        options = []
-        for spec in game_class(name).OPTIONS:
-            opt, default, _check, choices = spec[0], spec[1], spec[2], spec[3]
-            if default is True or default is False:
-                kind = "bool"
-            elif isinstance(default, int):
-                kind = "int"
-            elif isinstance(default, str):
-                kind = "text"
-            else:
-                kind = "json"  # a list or an object (the quiz's teams): typed as JSON
-            options.append({
-                "name": opt, "default": default, "choices": list(choices), "kind": kind,
-                "label": labels.get(opt, opt.replace("_", " ")),
-                "unit": OPTION_UNITS.get(opt, "") or (
-                    "as JSON" + (", e.g. [[1, 2], [3, 4]]" if opt == "teams" else "")
-                    if kind == "json" else ""),
-                "zero": ZERO_MEANS.get(opt, ""),
-            })
-        specs.append({"name": name, "title": game_name(name), "min": low,
-                      "max": min(high, stations), "options": options})
-    return specs
+    return specs(stations)
 
 
 class Hub:

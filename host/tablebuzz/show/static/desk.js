@@ -88,10 +88,14 @@ function buildOptions() {
       return el("div", { class: "row" }, el("label", {}, box, o.label));
     }
     const shown = (c) => (o.kind === "json" ? JSON.stringify(c) : String(c));
-    const list = el("datalist", { id: id + "-list" }, o.choices.map((c) => el("option", { value: shown(c) })));
+    // each choice with the board's own words for it ("0" reads "no target"): the device's words
+    const list = el("datalist", { id: id + "-list" },
+      o.choices.concat(o.words || []).map((c) => el("option", { value: shown(c.value), label: c.text })));
     const input = el("input", { id: id, list: id + "-list", value: shown(o.default), "data-option": o.name,
       "data-kind": o.kind, size: o.kind === "json" ? 16 : 8 });
-    const hint = [o.unit, o.zero ? "0 = " + o.zero : ""].filter(Boolean).join(", ");
+    const range = o.low !== undefined ? o.low + "–" + o.high : "";
+    const hint = [range, o.unit, o.zero ? "0 = " + o.zero : "",
+      o.kind === "json" ? "as JSON" : ""].filter(Boolean).join(", ");
     return el("div", { class: "row" }, el("label", {}, o.label, input), list, hint ? el("span", { class: "muted" }, hint) : null);
   });
   TB.fill("ng-options", rows);

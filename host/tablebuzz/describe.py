@@ -1,0 +1,86 @@
+"""The device's own description of its games, for the host: built here from the firmware's game
+classes (refbox.games), which the board never imports this module for. It is the one source of
+every word the host shows about a game's options: labels, units, what 0 means, what each value
+reads as (`Game.option_label`, `Game.option_text`, `Game.UNITS`, `Game.ZERO`), the player counts
+and the option ranges (the options' own checks: `IntIn`, `OneOf`, `flag`, `lockout_rule`).
+
+`game_specs(stations)` is the desk's new-game form (`/api/games`), `option_words(game, name,
+value)` the text of one option for people ("false start: 250 ms", "target: no target"), the same
+words the board's menu and display show. Tested against the firmware for every value of every
+option (`tests/test_words.py`).
+"""
+
+from refbox.games import CATALOG, game_class, title
+from refbox.games.base import Game, IntIn, OneOf, flag, lockout_rule
+
+
+def _kind(check, default):
+    """(kind, fields): what the option takes, from its check (refbox.games.base)."""
+    if isinstance(check, IntIn):
+        return "int", {"low": check.low, "high": check.high}
+    if isinstance(check, OneOf):
+        return "text", {"values": list(check.values)}
+    if check is flag:
+        return "bool", {}
+    if check is lockout_rule:
+        return "int", {"low": 0, "high": 60000, "words": ["race", "off"]}
+    if isinstance(default, int) and not isinstance(default, bool):
+        return "int", {}
+    if isinstance(default, str):
+        return "text", {}
+    return "json", {}  # a list or an object (the quiz's teams): typed as JSON
+
+
+def option_spec(cls, spec):
+    """One option of game class `cls` for a host: {name, label, default, kind, choices: [{value,
+    text}], unit, zero, low/high or values}, every word from the class."""
+    name, default, check, choices = spec[0], spec[1], spec[2], spec[3]
+    kind, fields = _kind(check, default)
+    shown = list(choices) or [default]
+    out = {
+        "name": name,
+        "label": cls.option_label(name),
+        "default": default,
+        "kind": kind,
+        "choices": [{"value": v, "text": cls.option_text(name, v)} for v in shown],
+        "unit": cls.UNITS.get(name, ""),
+        "zero": cls.ZERO.get(name, ""),
+    }
+    if "words" in fields:
+        words = fields.pop("words")
+        out["words"] = [{"value": w, "text": cls.option_text(name, w)} for w in words]
+    out.update(fields)
+    return out
+
+
+def game_specs(stations):
+    """The desk's new-game form: [{name, title, min, max, options: [option_spec]}], games in the
+    menu's order, `max` no more than the board's `stations`."""
+    specs = []
+    for name, _, _, low, high in CATALOG:
+        cls = game_class(name)
+        specs.append({"name": name, "title": title(name), "min": low, "max": min(high, stations),
+                      "options": [option_spec(cls, spec) for spec in cls.OPTIONS]})
+    return specs
+
+
+def _class(game):
+    try:
+        return game_class(game) if game else Game
+    except KeyError:
+        return Game  # an unknown game: the words every game shares
+
+
+def option_label(game, name):
+    """Option `name` of `game` as people read it ("time to buzz")."""
+    return _class(game).option_label(name)
+
+
+def option_value_text(game, name, value):
+    """Option `name`'s `value` in `game`, as the board says it ("250 ms", "no target")."""
+    return _class(game).option_text(name, value)
+
+
+def option_words(game, name, value):
+    """"label: value" for people, the board's words: "false start: 250 ms"."""
+    return "%s: %s" % (option_label(game, name), option_value_text(game, name, value))
