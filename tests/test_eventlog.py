@@ -51,31 +51,34 @@ def test_an_abandoned_game_is_marked_abandoned_not_won():
     assert "1." not in text and "share" not in text
 
 
-def test_diddly_tie_break_is_explained():
+def test_a_split_tie_is_explained_in_the_board_s_words():
     n = Narrator()
-    n.line({"ev": "game", "game": "diddly", "players": 2, "options": {"columns": 3},
-            "commit": "0" * 64})
-    n.line({"ev": "table", "rounds": [[12, 3, 20, 7, 8], [10, 10, 10, 10, 10]],
-            "scores": [50, 50]})
-    text = n.line({"ev": "game_over", "game": "diddly", "ranking": [
+    over = {"ev": "game_over", "game": "diddly", "ranking": [
         {"place": 1, "player": 1, "score": 50}, {"place": 2, "player": 2, "score": 50}],
-        "unit": "points", "abandoned": False, "seed": "0" * 32})
-    assert "P1 and P2 tied on 50 points; P1 has the lowest round score, 3 vs 10" in text
+        "unit": "points", "abandoned": False, "seed": "0" * 32,
+        "tie_break": "P1 has the lowest round score, 3 vs 10"}
+    assert "P1 and P2 tied on 50 points; P1 has the lowest round score, 3 vs 10" in n.line(over)
+    del over["tie_break"]  # no words from the board: the host does not make them up
+    assert n.line(over).endswith("P1 and P2 tied on 50 points; seed " + "0" * 32)
 
 
-def test_evidence_tie_break_by_green_tokens_and_by_play_off():
-    n = Narrator()
-    n.line({"ev": "tokens", "round": 10, "differences": 4, "green": 1, "yellow": None,
-            "red": 2, "tally": [[3, 0, 1], [2, 1, 1], [0, 0, 0]]})
-    over = {"ev": "game_over", "game": "evidence", "ranking": [
-        {"place": 1, "player": 1, "score": 12}, {"place": 2, "player": 2, "score": 12},
-        {"place": 3, "player": 3, "score": 0}], "unit": "points", "abandoned": False,
-        "seed": "0" * 32}
-    assert "P1 has more green tokens, 3 vs 2" in n.line(over)
-    n.line({"ev": "tokens", "round": 11, "differences": 4, "green": 1, "yellow": None,
-            "red": None, "tally": [[3, 0, 1], [3, 0, 1], [0, 0, 0]]})
-    n.line({"ev": "playoff", "round": 11, "players": [1, 2]})
-    assert "P1 won the play-off" in n.line(over)
+def test_the_games_give_their_own_tie_break_words():
+    """The firmware's games say why a tie was split (game_over.tie_break): Diddly by the rounds
+    compared lowest first, Evidence by green tokens, then the play-off."""
+    from refbox.games.diddly import Diddly
+    from refbox.games.evidence import Evidence
+
+    diddly = Diddly(2, {"columns": 3})
+    diddly.table = [[12, 3, 20, 7, 8], [10, 10, 10, 10, 10]]
+    assert diddly.tie_break() == "P1 has the lowest round score, 3 vs 10"
+    evidence = Evidence(3, {"countdown": 3000, "commit": "hold"})
+    evidence.scores, evidence.winner = [12, 12, 0], 0
+    evidence.tally = [[3, 0, 1], [2, 1, 1], [0, 0, 0]]
+    assert evidence.tie_break() == "P1 has more green tokens, 3 vs 2"
+    evidence.tally = [[3, 0, 1], [3, 0, 1], [0, 0, 0]]
+    assert evidence.tie_break() == "P1 won the play-off"
+    evidence.scores = [13, 12, 0]
+    assert evidence.tie_break() is None
 
 
 def test_shared_places_are_said_as_shared():

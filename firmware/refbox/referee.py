@@ -437,16 +437,17 @@ class Referee:
         for name, fields in game.final_events():
             self.emit(name, fields)
         ranking = [{"place": pl, "player": p, "score": sc} for pl, p, sc in game.ranking()]
-        self.emit(
-            "game_over",
-            (
-                ("game", game.name),
-                ("ranking", ranking),
-                ("unit", game.unit),
-                ("abandoned", abandoned),
-                ("seed", seed_hex(self.seed)),
-            ),
-        )
+        fields = [
+            ("game", game.name),
+            ("ranking", ranking),
+            ("unit", game.unit),
+            ("abandoned", abandoned),
+            ("seed", seed_hex(self.seed)),
+        ]  # type: list
+        why = None if abandoned else game.tie_break()
+        if why:
+            fields.append(("tie_break", why))  # the game's own words for a split tie
+        self.emit("game_over", fields)
         game.phase = OVER
         self.abandoned = abandoned
         self.tone(1319, 600)

@@ -5,9 +5,10 @@ The one formatter of the host tools: `tablebuzz sim --pretty`, `tablebuzz monito
 (`None`, `True`, dict text) ever reach a person: every field is put into words, and an event this
 module does not know is shown as `name: key value, key value` with JSON values.
 
-`Narrator` is stateful because some sentences need what came before: a `game_over` explains its
-tie-breaks with the Diddly round scores (`table`) or the Evidence green tokens (`tokens`) seen
-earlier, and names the game it ends. `describe(ev)` is the stateless short-cut for one event.
+`Narrator` is stateful because some sentences need what came before: names learnt from `name`
+events, the game a `game_over` ends. A split tie is explained in the board's own words
+(`game_over`'s `tie_break`): the host never works a game's rule out. `describe(ev)` is the
+stateless short-cut for one event.
 
 Sources: docs/protocol.md (common events), docs/games/*.md (each game's own events).
 """
@@ -162,9 +163,6 @@ class Narrator:
         self.learnt = {}  # quiz: names the device's `name` events gave, {player: the name before}
         self.team_names = {}  # quiz: {team number: name}, from `name` events
         self.game = None
-        self.rounds = None  # Diddly: per player, their round scores (from `table`)
-        self.greens = None  # Evidence: per player, green tokens so far (from `tokens`)
-        self.playoff = False
 
     def p(self, number):
         name = self.names.get(number)
@@ -191,8 +189,6 @@ class Narrator:
         self.game = ev["game"]
         self._forget_learnt()  # the device's names were the last game's
         self.team_names = {}
-        self.rounds = self.greens = None
-        self.playoff = False
         options = ev.get("options") or {}
         opts = "; ".join(option_text(k, v, ev["game"]) for k, v in sorted(options.items()))
         return "new game: %s, %d players%s; seed commitment %s" % (
@@ -336,14 +332,13 @@ class Narrator:
             "%d. %s (%s)" % (r["place"], self.p(r["player"]), count(r["score"], unit))
             for r in ranking
         )
-        notes = self.tie_notes(ev.get("game"), ranking, unit)
+        notes = self.tie_notes(ev.get("game"), ranking, unit, ev.get("tie_break"))
         self.game = None
         return "game over: %s%s; %s" % (ranks, "".join(" · " + n for n in notes), seed)
 
-    def tie_notes(self, game, ranking, unit):
-        """Sentences explaining equal scores: a shared place, or the tie-break that split them
-        (Diddly: the lowest single round, docs/games/diddly.md "Ranking and tie-break";
-        Evidence: most green tokens, then the play-off, docs/games/evidence.md "End")."""
+    def tie_notes(self, game, ranking, unit, tie_break=None):
+        """Sentences explaining equal scores: a shared place, or the tie-break that split them,
+        in the board's own words (`game_over`'s `tie_break`: the game alone knows its rule)."""
         notes = []
         groups = {}
         for r in ranking:
@@ -357,26 +352,10 @@ class Narrator:
                 notes.append("%s share %s place on %s" % (who, place(places[0]),
                                                          count(score, unit)))
                 continue
-            first, second = group[0], group[1]
-            why = self._tie_break(game, first["player"], second["player"])
+            why = tie_break if tie_break else ""  # the board's words (game_over.tie_break)
+            tie_break = None  # it explains the first split tie
             notes.append("%s tied on %s%s" % (who, count(score, unit), "; " + why if why else ""))
         return notes
-
-    def _tie_break(self, game, a, b):
-        if game == "diddly" and self.rounds:
-            ra = sorted(self.rounds[a - 1])
-            rb = sorted(self.rounds[b - 1])
-            for x, y in zip(ra, rb, strict=False):
-                if x != y:
-                    return "%s has the lowest round score, %d vs %d" % (self.p(a), x, y)
-            return ""
-        if game == "evidence" and self.greens:
-            ga, gb = self.greens[a - 1], self.greens[b - 1]
-            if ga != gb:
-                return "%s has more green tokens, %d vs %d" % (self.p(a), ga, gb)
-            if self.playoff:
-                return "%s won the play-off" % self.p(a)
-        return ""
 
     # ---------------------------------------------------------------- quiz
     def _ev_question(self, ev):
@@ -488,7 +467,6 @@ class Narrator:
 
     def _ev_table(self, ev):
         if "rounds" in ev:  # Diddly
-            self.rounds = [list(r) for r in ev["rounds"]]
             rows = [
                 "%s %s = %d" % (self.p(i + 1), " ".join(str(s) for s in r), ev["scores"][i])
                 for i, r in enumerate(ev["rounds"])
@@ -534,7 +512,6 @@ class Narrator:
         return "count entered so far: %d" % ev["value"]
 
     def _ev_tokens(self, ev):
-        self.greens = [t[0] for t in ev["tally"]]
         colours = []
         for colour in ("green", "yellow", "red"):
             colours.append("%s %s" % (colour, self.p(ev[colour]) if ev[colour] else "nobody"))
@@ -543,7 +520,6 @@ class Narrator:
         )
 
     def _ev_playoff(self, ev):
-        self.playoff = True
         return "play-off: %s still tied, round %d decides" % (
             _and([self.p(p) for p in ev["players"]]), ev["round"]
         )

@@ -440,7 +440,7 @@ class Table:
             "seed": ev["seed"],
             "commit": g["commit"],
             "notes": [] if ev.get("abandoned") else self.narrator.tie_notes(
-                ev.get("game"), ev["ranking"], unit),
+                ev.get("game"), ev["ranking"], unit, ev.get("tie_break")),
             "unit": unit,
         }
         g["phase"] = "over"

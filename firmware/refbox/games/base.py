@@ -170,6 +170,13 @@ class Game:
             return " vs ".join(["+".join(["P%s" % p for p in team]) for team in value])
         return str(value)
 
+    def tie_break(self):
+        """Why two players on the same score got different places, for people (at most ~60
+        ASCII characters; `game_over`'s `tie_break`), or None when no tie was split by a rule.
+        Only the game knows its tie-break rule: the host shows these words, it never works them
+        out."""
+        return None
+
     @classmethod
     def fixed_options(cls, players):
         """{option: value} the rules fix for `players` players whatever is chosen (Déglingo: 2

@@ -287,6 +287,21 @@ class Diddly(Game):
         sorted from lowest, identical lists sharing a place (diddly_scoring.rank)."""
         return rank(self.rounds())
 
+    def tie_break(self):
+        """The first split tie of the ranking: "P3 has the lowest round score, 2 vs 4" (the
+        rounds compared lowest first: docs/games/diddly.md "Ranking and tie-break")."""
+        ranking = self.ranking()
+        rounds = self.rounds()
+        for i in range(1, len(ranking)):
+            (pa, a, ta), (pb, b, tb) = ranking[i - 1], ranking[i]
+            if ta != tb or pa == pb:
+                continue
+            ra, rb = sorted(rounds[a - 1]), sorted(rounds[b - 1])
+            for k in range(min(len(ra), len(rb))):  # (MicroPython's zip has no strict=)
+                if ra[k] != rb[k]:
+                    return "P%d has the lowest round score, %d vs %d" % (a, ra[k], rb[k])
+        return None
+
     # ------------------------------------------------------------------ LEDs
     def decorate(self, frame, now_ms, colours, station_pixels, marker_pixels):
         """Stations: every player dim; the player whose score is awaited pulses (the default

@@ -585,6 +585,20 @@ class Evidence(Game):
             result.append((place, p + 1, self.scores[p]))
         return result
 
+    def tie_break(self):
+        """Why the winner is first on equal points: "P2 has more green tokens, 4 vs 3", or "P2
+        won the play-off" (rulebook "Fin de partie")."""
+        if self.winner is None:
+            return None
+        greens = [t[0] for t in self.tally]
+        w = self.winner
+        for p in range(self.players):
+            if p != w and self.scores[p] == self.scores[w]:
+                if greens[w] != greens[p]:
+                    return "P%d has more green tokens, %d vs %d" % (w + 1, greens[w], greens[p])
+                return "P%d won the play-off" % (w + 1)
+        return None
+
     # ------------------------------------------------------------------ LEDs
     def decorate(self, frame, now_ms, colours, station_pixels, marker_pixels):
         """Stations: full colour = claim now (white flash: a press counted; blinking: the last
