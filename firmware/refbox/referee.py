@@ -434,8 +434,8 @@ class Referee:
 
     def _game_over(self, abandoned):
         game = self.game
-        for name, fields in game.final_events():
-            self.emit(name, fields)
+        for name, final in game.final_events():
+            self.emit(name, final)
         ranking = [{"place": pl, "player": p, "score": sc} for pl, p, sc in game.ranking()]
         fields = [
             ("game", game.name),
