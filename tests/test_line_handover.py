@@ -9,12 +9,20 @@ SLIPPED = ({"cmd": "state"}, {"cmd": "control", "name": "bogus"}, {"cmd": "nope"
 
 
 def _without_answers(lines):
-    """The stream less what a slipped line itself answers (state and its names, the error)."""
-    return [
-        line
-        for _, line in lines
-        if not line.startswith(('{"ev":"state"', '{"ev":"name"', '{"ev":"error"'))
-    ]
+    """The stream less what a slipped line itself answers: a state (its names, then the prompts
+    it always repeats) or the error refusing it."""
+    out = []
+    answering = False
+    for _, line in lines:
+        if line.startswith(('{"ev":"state"', '{"ev":"name"', '{"ev":"error"')):
+            answering = not line.startswith('{"ev":"error"')
+            continue
+        if answering and line.startswith('{"ev":"buttons"'):
+            answering = False
+            continue
+        answering = False
+        out.append(line)
+    return out
 
 
 def _slip(base, times, **header):

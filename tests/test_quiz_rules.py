@@ -147,7 +147,7 @@ def test_names_are_events_kept_by_undo_and_sent_after_state():
     assert table.game.names[1] == "Zo\u00eb" and table.game.team_names[1] == "Owls"
     table.lines = []
     table.send("state")
-    assert [ev["ev"] for ev in table.lines] == ["state", "name", "name"]
+    assert [ev["ev"] for ev in table.lines] == ["state", "name", "name", "buttons"]
     assert table.lines[1] == {"ev": "name", "player": 2, "team": None, "name": "Zo\u00eb"}
     table.send("act", action="name", player=2, text="")
     assert table.lines[-1]["name"] is None and table.game.names[1] is None

@@ -40,7 +40,8 @@ def test_a_game_is_one_file_with_a_header_names_and_every_line(tmp_path):
     assert problems == []
     recorded = [obj["line"] for obj in body]
     first = next(i for i, line in enumerate(lines) if '"ev":"game"' in line)
-    assert recorded == lines[first:]  # from `game` to `game_over`, nothing lost
+    last = max(i for i, line in enumerate(lines) if '"ev":"game_over"' in line)
+    assert recorded == lines[first : last + 1]  # from `game` to `game_over`, nothing lost
     assert all(obj["at"][:4].isdigit() for obj in body)
 
 

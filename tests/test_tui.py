@@ -396,6 +396,11 @@ def test_the_same_screen_on_a_board_behind_a_pty(tmp_path):
                 if app.table.game is not None:
                     break
             assert app.table.game["name"] == "quiz"  # learnt from the resync's state
+            for _ in range(100):  # the board's own prompts, sent after the resync's state
+                await pilot.pause(0.05)
+                if "ARM arm buzzers" in screen_text(app):
+                    break
+            assert "ARM arm buzzers" in screen_text(app)
             await pilot.press("a")
             for _ in range(100):
                 await pilot.pause(0.05)

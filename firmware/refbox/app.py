@@ -63,6 +63,7 @@ class App:
         self._held_drawn = []  # the buzzers held when the picture was composed
         self._composed = None  # a picture composed, to be drawn at the next safe pass
         self._save_due = False  # an event went out since the journal last looked
+        self._prompts_due = False  # an event went out since the prompts were last compared
         self.now = clock.ticks_us()
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
@@ -113,6 +114,8 @@ class App:
         self._dirty = True  # every change of state comes with an event: redraw, then save it
         self._save_due = True
         self._stale = True  # and may change the display
+        if name != "buttons":
+            self._prompts_due = True  # and what the controls do (a `buttons` event)
         if name == "race":
             self._gc_due = True
         board = self.board
@@ -268,6 +271,9 @@ class App:
                     referee.command_line(item)
         referee.tick(now, horizon, press_horizon)
         happenings.clear()
+        if self._prompts_due and self.can_block():  # never while a race is open
+            self._prompts_due = False
+            referee.send_buttons()
         if self._waiting:
             self._waiting = [deb for deb in self._waiting if deb.is_waiting()]
         self._busy = bool(self._waiting) or not self._controls_idle or referee.is_busy()

@@ -51,6 +51,7 @@ class Referee:
         self.abandoned = False  # the game over was an abandon (the display says so)
         self.holding = []  # 0-based players holding their buzzer now, earliest first
         self.save = None  # called just before a race opens: the App saves the journal then
+        self._buttons_sent = None  # the prompts last sent in a `buttons` event
 
     def error(self, code, detail, cid=None):
         """An `error` event; `cid`: the id of the command it refuses (docs/protocol.md "Command
@@ -232,6 +233,17 @@ class Referee:
         if self.game.phase == OVER:
             return [("YES", "play again"), ("ARM", "menu")]
         return self.game.buttons()
+
+    def send_buttons(self, force=False):
+        """A `buttons` event (what each control does now, Referee.buttons) when the prompts
+        changed since the last one sent, or always with `force` (after a `state`): so a host
+        shows the board's own per-phase prompts. The App calls it only at a safe moment, never
+        while a race is open."""
+        shown = self.buttons()
+        if force or shown != self._buttons_sent:
+            if not force:  # a state's answer repeats them: it must change nothing that follows
+                self._buttons_sent = shown
+            self.emit("buttons", (("buttons", [[c, m] for c, m in shown]),))
 
     def is_busy(self):
         if self._switches:
@@ -546,6 +558,7 @@ class Referee:
                 self.emit(*self.menu.event())
             else:
                 self._emit_state()
+            self.send_buttons(force=True)
             return
         if name == "new_game":
             players = args.get("players", self.stations)

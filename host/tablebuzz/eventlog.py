@@ -313,6 +313,10 @@ class Narrator:
     def _ev_error(self, ev):
         return "refused (%s): %s" % (ev["code"], ev["detail"])
 
+    def _ev_buttons(self, ev):
+        return "controls: %s" % (", ".join("%s %s" % (c, m) for c, m in ev["buttons"])
+                                 or "none")
+
     def _ev_done(self, ev):
         return "done: %s (id %s)" % (ev["cmd"], ev["id"])
 

@@ -78,6 +78,7 @@ class Table:
         self.source.setdefault("status", "waiting for the board")
         self.board = None
         self.menu = None
+        self.prompts = []  # the board's last `buttons` event: [[control, meaning]]
         self.game = None
         self.pending_names = {}  # names the desk gave for the next game
         self.narrator = Narrator()
@@ -108,6 +109,11 @@ class Table:
         kind = ev.get("ev")
         if kind == "done":
             return False  # a command's acknowledgement (its id): for the host that sent it
+        if kind == "buttons":  # the board's own prompts, for the operator only (desk, TUI):
+            # never logged or shown to the room, as a prompt may hold a number being entered
+            # (Evidence's count: "YES count 17")
+            self.prompts = [list(pair) for pair in ev.get("buttons") or []]
+            return True
         try:
             self._event(kind, ev)
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):
@@ -141,9 +147,11 @@ class Table:
         if kind == "hello":
             self.board = {k: ev.get(k) for k in ("fw", "proto", "stations", "capture", "games")}
             return
+        if kind in ("armed", "menu", "game", "resume", "game_over"):
+            self.prompts = []  # until the board says what the controls do in this phase
         if kind == "menu":
             self.menu = {k: ev.get(k) for k in ("step", "value", "index", "of", "game",
-                                                 "players", "text")}
+                                                 "players", "text", "label")}
             if self.game is not None and self.game.get("over") is None:
                 self.game = None  # the game ended without game_over reaching us (we were away)
             elif self.game is not None:
@@ -781,4 +789,5 @@ class Table:
         }
         if desk:
             out["desk_only"] = copy.deepcopy(self.desk_only)
+            out["prompts"] = list(self.prompts)  # [[control, meaning]]: the `buttons` event
         return out

@@ -944,7 +944,7 @@ class BoardApp(App):
 
     def _paint(self):
         g = self.table.game
-        view = self.table.view()
+        view = self.table.view(desk=True)  # the operator's screen: the board's prompts too
         src = view["source"]
         title = Text(" tablebuzz ", style="bold black on #87d7ff")
         title.append(" %s " % ("board connected" if src["connected"] else src["status"]),
@@ -955,6 +955,8 @@ class BoardApp(App):
         elif view["menu"]:
             menu = view["menu"]
             title.append(" MENU %s " % menu_text(menu), style="bold #ffd75f")
+        for control, meaning in view["prompts"]:  # the board's own prompts (`buttons`)
+            title.append(" %s %s " % (control, meaning), style="bold #ffd75f")
         self._widgets["title"].update(title)
         for i, buzzer in enumerate(self._widgets["buzzers"]):
             p = i + 1
