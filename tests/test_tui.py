@@ -474,3 +474,73 @@ def test_menu_steps_and_game_names_read_as_words():
             assert "take back the last decision" in app.help_text()
 
     run(scenario())
+
+
+def _processes_with(marker):
+    """Pids of the processes whose command line holds `marker`."""
+    import os
+
+    pids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % name, "rb") as f:
+                    if marker.encode() in f.read():
+                        pids.append(int(name))
+            except OSError:
+                pass
+    return pids
+
+
+@pytest.mark.parametrize("how", ["tablebuzz", "make"])
+def test_closing_the_terminal_ends_the_simulator(how):
+    """`tablebuzz sim` or `make sim` in a terminal that is closed (tmux kill-session, a window
+    shut): the simulator ends at once, instead of burning a core with no one watching (issue
+    21). Under make the hangup may reach make alone: the simulator notices its terminal is
+    gone."""
+    import os
+    import pty
+    import select
+    import sys
+    import time
+    import uuid
+
+    from tablebuzz.paths import REPO
+
+    seed = uuid.uuid4().hex[:12]  # marks this test's simulator among the machine's processes
+    pid, master = pty.fork()
+    if pid == 0:  # the child: the simulator on the pty, its controlling terminal
+        os.environ["COLUMNS"], os.environ["LINES"] = "150", "45"
+        os.chdir(REPO)
+        if how == "make":
+            os.execvp("make", ["make", "-s", "sim", "ARGS=--seed %s" % seed,
+                               "BIN=%s" % os.path.dirname(sys.executable)])
+        os.execv(sys.executable, [sys.executable, "-m", "tablebuzz.cli", "sim", "--seed", seed])
+    seen = b""
+    deadline = time.monotonic() + 20
+    while b"MENU" not in seen and time.monotonic() < deadline:  # the screen is up
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            try:
+                seen += os.read(master, 65536)
+            except OSError:
+                break
+    assert b"MENU" in seen, seen[-400:]
+    assert _processes_with("--seed") and _processes_with(seed)
+    os.close(master)  # the terminal goes away: the kernel hangs the session up
+    deadline = time.monotonic() + 5
+    try:
+        while time.monotonic() < deadline:
+            os.waitpid(pid, os.WNOHANG)
+            if not _processes_with(seed):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the simulator outlived its terminal")
+    finally:
+        for left in _processes_with(seed):
+            os.kill(left, 9)
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass

@@ -24,6 +24,8 @@ test moves that clock, and keys are stamped with its current time (or by `key_ti
 """
 
 import json
+import os
+import time
 
 from rich.text import Text
 from textual import events
@@ -41,7 +43,8 @@ try:  # the clock textual stamps events with (monotonic; perf_counter on Windows
 except ImportError:  # pragma: no cover - a textual without it: same clock on POSIX
     from time import monotonic as _textual_time
 
-TICK_S = 0.005  # how often the world is advanced to the wall clock
+TICK_S = 0.01  # how often the world is advanced to the wall clock (keys keep their own times)
+PAINT_S = 0.1  # with nothing new, how often the screen is redrawn (blinks, countdowns)
 HOLD_NS = 120_000_000  # a key press holds its contact this long (no key-up in terminals)
 LONG_HOLD_NS = 2_500_000_000  # shift + control key
 BUZZER_HOLD_NS = 1_500_000_000  # shift + digit: a held buzzer (Evidence's claim gesture)
@@ -65,10 +68,39 @@ GAME_PAGES = {
 OFF_RGB = (48, 48, 48)  # an unlit LED is drawn dark grey so its shape stays visible
 
 
+def _end_with_the_terminal(app):
+    """Closing the terminal ends the app (SIGHUP, and SIGTERM): a simulator nobody can see must
+    not run on. Textual leaves SIGHUP alone, and under `make sim` the hangup may reach make
+    only; so the app also checks, every second, that its controlling terminal is still there
+    (`_terminal_gone`)."""
+    import signal
+
+    def hangup(signum, frame):
+        os._exit(128 + signum)  # the terminal is gone: nothing to restore, and Textual's own
+        # way out would wait forever on a writer that can no longer write
+
+    def stop(signum, frame):
+        app.exit(128 + signum)  # the terminal is still there: leave it as it was
+
+    signal.signal(signal.SIGHUP, hangup)
+    signal.signal(signal.SIGTERM, stop)
+
+
+def _terminal_gone():
+    """True once this process's controlling terminal has been hung up or closed: opening
+    /dev/tty then fails (ENXIO or EIO)."""
+    try:
+        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
+    except OSError:
+        return True
+    return False
+
+
 def run(header, records=None, save=None):
     """Open the interactive simulator; returns (exit status (0 on q), the path the session was
     saved to or None). `save`: where `w` and quitting write the session as a timeline."""
     app = SimulatorApp(header, records=records, save=save)
+    _end_with_the_terminal(app)
     app.run()
     return app.return_code or 0, app.saved_to
 
@@ -356,6 +388,8 @@ class SimulatorApp(App):
             key_time = (lambda event: self._clock()) if clock else (lambda event: event.time)
         self._key_time = key_time
         self._tick_s = tick_s
+        self._painted_at = 0.0
+        self._texts = {}  # widget name -> the text it shows (SimulatorApp._set_text)
         self._started = False  # the clock runs from the moment the screen starts
         self.link = SimConnection(self.header, records=records, clock=self._clock)
         self.sim = self.link.sim
@@ -426,6 +460,11 @@ class SimulatorApp(App):
         self.pump()
         if self._tick_s:
             self.set_interval(self._tick_s, self.pump)
+        self.set_interval(1.0, self._check_terminal)
+
+    def _check_terminal(self):
+        if _terminal_gone():
+            os._exit(129)  # as SIGHUP: nobody is watching, and no terminal to restore
 
     # ------------------------------------------------------------------ the clock
     def sim_ns(self, wall):
@@ -437,13 +476,21 @@ class SimulatorApp(App):
         then show what changed."""
         if not self._started:
             return
+        changed = False
         for item in self.link.poll():
+            changed = True
             if item.kind == "event":
                 self.device_events.append((item.ns, item.event))
                 self._event(item.ns, item.event)
             else:
                 self._log(Text(item.text, style="italic #ff8700"), item.ns)
-        self._paint()
+        # the screen is redrawn when something came, and 10 times a second for what moves by
+        # itself (blinking stations, a countdown): an idle simulator costs a few per cent of a
+        # core, not a redraw every 5 ms
+        now = time.monotonic()
+        if changed or now - self._painted_at >= PAINT_S:
+            self._painted_at = now
+            self._paint()
 
     # ------------------------------------------------------------------ keys
     def on_key(self, event: events.Key) -> None:
@@ -701,6 +748,13 @@ class SimulatorApp(App):
         return [self.display_rgb(tuple(p)) for p in frame[self.stations : self.stations + n]]
 
     # ------------------------------------------------------------------ painting
+    def _set_text(self, name, text):
+        """Update widget `name` only when its text changed: an unchanged screen costs no
+        re-render (an idle simulator must cost a few per cent of a core)."""
+        if self._texts.get(name) != text:
+            self._texts[name] = text
+            self._widgets[name].update(text)
+
     def _paint(self):
         if not self._screen_up:
             return
@@ -795,7 +849,7 @@ class SimulatorApp(App):
                 text.append("  ")
         if (text.plain, best) != self._scores_shown:
             self._scores_shown = (text.plain, best)
-            self._widgets["scores"].update(text)
+            self._set_text("scores", text)
 
     def _hint(self):
         """What the table is asked now and which control does what: the phase in a few words
@@ -854,7 +908,7 @@ class SimulatorApp(App):
             style = "bold black on #ffd75f" if self.phase == "racing" else "bold #ffd75f"
             text.append(" %s " % hint, style=style)
         right = Text()
-        clock = " t %.1f s " % seconds
+        clock = " t %d s " % seconds  # whole seconds: an idle screen changes once a second
         if tone and len(text.plain) + len(clock) + 12 <= self.size.width:
             right.append(" ♪ %d Hz " % tone, style="bold #ffaf00")
         if len(text.plain) + len(right.plain) + len(clock) <= self.size.width:
@@ -862,7 +916,7 @@ class SimulatorApp(App):
         text.truncate(self.size.width - len(right.plain))
         text.append(" " * (self.size.width - len(text.plain) - len(right.plain)))
         text.append_text(right)
-        self._widgets["title"].update(text)
+        self._set_text("title", text)
 
     def _paint_help(self):
         if self._help_shown == self.players:
@@ -875,7 +929,7 @@ class SimulatorApp(App):
         for key, what in keys:
             text.append(" %s " % key, style="bold black on #c0c8d0")
             text.append(" %s " % what)
-        self._widgets["help"].update(text)
+        self._set_text("help", text)
 
 
 class BoardApp(App):
@@ -926,6 +980,11 @@ class BoardApp(App):
         self.pump()
         if self._poll_s:
             self.set_interval(self._poll_s, self.pump)
+        self.set_interval(1.0, self._check_terminal)
+
+    def _check_terminal(self):
+        if _terminal_gone():
+            os._exit(129)  # as SIGHUP: nobody is watching, and no terminal to restore
 
     def pump(self):
         for item in self.link.poll():
@@ -1009,6 +1068,7 @@ def run_board(port):
 
     link = BoardConnection(port)
     app = BoardApp(link)
+    _end_with_the_terminal(app)
     try:
         app.run()
     finally:
