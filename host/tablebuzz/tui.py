@@ -25,7 +25,6 @@ test moves that clock, and keys are stamped with its current time (or by `key_ti
 
 import json
 import os
-import time
 
 from rich.text import Text
 from textual import events
@@ -74,6 +73,8 @@ def _end_with_the_terminal(app):
     only; so the app also checks, every second, that its controlling terminal is still there
     (`_terminal_gone`)."""
     import signal
+
+    app.watch_terminal = not _terminal_gone()  # a terminal to watch (not a test's pilot)
 
     def hangup(signum, frame):
         os._exit(128 + signum)  # the terminal is gone: nothing to restore, and Textual's own
@@ -460,7 +461,8 @@ class SimulatorApp(App):
         self.pump()
         if self._tick_s:
             self.set_interval(self._tick_s, self.pump)
-        self.set_interval(1.0, self._check_terminal)
+        if getattr(self, "watch_terminal", False):  # set by run(): a screen on a real terminal
+            self.set_interval(1.0, self._check_terminal)
 
     def _check_terminal(self):
         if _terminal_gone():
@@ -487,13 +489,14 @@ class SimulatorApp(App):
         # the screen is redrawn when something came, and 10 times a second for what moves by
         # itself (blinking stations, a countdown): an idle simulator costs a few per cent of a
         # core, not a redraw every 5 ms
-        now = time.monotonic()
+        now = self._clock()
         if changed or now - self._painted_at >= PAINT_S:
             self._painted_at = now
             self._paint()
 
     # ------------------------------------------------------------------ keys
     def on_key(self, event: events.Key) -> None:
+        self._painted_at = float("-inf")  # a key changes the screen: the next pass redraws
         char = event.character or ""
         key = event.key
         if key == "q" or char == "q":
@@ -980,7 +983,8 @@ class BoardApp(App):
         self.pump()
         if self._poll_s:
             self.set_interval(self._poll_s, self.pump)
-        self.set_interval(1.0, self._check_terminal)
+        if getattr(self, "watch_terminal", False):  # set by run(): a screen on a real terminal
+            self.set_interval(1.0, self._check_terminal)
 
     def _check_terminal(self):
         if _terminal_gone():
