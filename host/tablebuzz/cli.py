@@ -84,6 +84,13 @@ def build_parser():
     sim = sub.add_parser("sim", help="run the firmware in the simulator")
     _simulation_args(sim)
     sim.add_argument("--interpreter", choices=simulate.INTERPRETERS, default="cpython")
+    sim.add_argument(
+        "--board",
+        choices=simulate.BOARDS,
+        default=None,
+        help="the board module: refbox.board (micropython) or refbox.board_cp (circuitpython; "
+        "the default with --interpreter circuitpython)",
+    )
     sim.add_argument("--capture", choices=("pio", "irq"), default="pio", help="press capture path")
     sim.add_argument("--pixels", choices=("pio", "cpu"), default="pio", help="NeoPixel driver")
     sim.add_argument("--bounce", choices=BOUNCE, default="typical", help="contact bounce profile")
@@ -426,6 +433,9 @@ def cmd_sim(args):
         return status
     if args.flash or any(rec["k"] == "power" for rec in records):
         header["flash"] = {}
+    board = args.board or ("circuitpython" if args.interpreter == "circuitpython" else None)
+    if board is not None:
+        header["board"] = board
     try:
         lines = simulate.run(header, records, args.interpreter)
     except simulate.SimError as e:
