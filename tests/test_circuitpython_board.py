@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import CONTROLS
+from helpers import CONTROLS, example_run
 from tablebuzz import simulate
-from tablebuzz.timeline import parse, read_setup
+from tablebuzz.timeline import parse
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((REPO / "examples").glob("*.jsonl"))
@@ -22,21 +22,6 @@ def _back_to_the_micropython_lane():
     MicroPython ones (tests/conftest.py puts them there)."""
     yield
     simulate._ensure_paths("micropython")
-
-
-def _example(path):
-    text = path.read_text()
-    setup = read_setup(text) or {}
-    players = setup.get("players", 6)
-    head = {"game": setup.get("game", "quiz"), "players": players}
-    head["seed"] = setup.get("seed", "1")
-    head["options"] = setup.get("options", {})
-    if setup.get("display"):
-        head["display"] = True
-    records = parse(text, players, CONTROLS)
-    if any(rec["k"] == "power" for rec in records):
-        head["flash"] = {}
-    return head, records
 
 
 def _stamp_ns(event):
@@ -99,9 +84,8 @@ def same_but_anchor(mp_lines, cp_lines):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_every_example_gives_the_same_events_on_both_board_modules(path):
-    head, records = _example(path)
-    mp = simulate.run(head, records)
-    cp = simulate.run(dict(head, board="circuitpython"), records)
+    mp = example_run(path, "micropython")
+    cp = example_run(path, "circuitpython")
     assert len(mp) > 5
     same_but_anchor(mp, cp)
     hello = json.loads(cp[0][1])
@@ -274,3 +258,34 @@ def test_circuitpy_belongs_to_the_code_only_after_boot_remounts_it():
     assert board_cp.journal_writable()
     with pytest.raises(RuntimeError):
         storage.remount("/", readonly=True)  # only boot.py may change the owner
+
+
+def _cp_boot(undo_held):
+    """Run firmware/circuitpython/boot.py on the fakes as CircuitPython does at power-up."""
+    w = _World().world
+    import storage
+    import usb_cdc
+
+    storage._power_on()
+    if undo_held:
+        from refbox import pinmap
+
+        w.set_level(dict(pinmap.CONTROLS)["undo"], 0)
+    exec((REPO / "firmware" / "circuitpython" / "boot.py").read_text(), {"__name__": "__main__"})
+    storage._boot_done()
+    return storage, usb_cdc
+
+
+def test_boot_gives_the_drive_to_the_code_and_enables_the_data_channel():
+    from refbox import board_cp
+
+    storage, usb_cdc = _cp_boot(undo_held=False)
+    assert board_cp.journal_writable()
+    assert usb_cdc._enabled == {"console": True, "data": True}
+
+
+def test_undo_held_at_power_up_leaves_the_drive_to_the_computer():
+    from refbox import board_cp
+
+    _cp_boot(undo_held=True)
+    assert not board_cp.journal_writable()  # no journal: a fresh start, the old one untouched

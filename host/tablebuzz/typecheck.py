@@ -102,6 +102,7 @@ def circuitpython_check():
             "--cache-dir",
             str(Path(stubs) / ".cache"),
             str(FIRMWARE / "refbox" / "board_cp.py"),
+            str(FIRMWARE / "circuitpython" / "boot.py"),
         ]
         import os
 
