@@ -134,6 +134,21 @@ def build_parser():
         "--dry-run", action="store_true", help="build only; show what would be copied"
     )
     flash.add_argument(
+        "--circuitpython",
+        action="store_true",
+        help="a Pico running CircuitPython: copy the firmware to its CIRCUITPY drive and the "
+        "Adafruit libraries with circup (docs/flashing.md)",
+    )
+    flash.add_argument(
+        "--drive", metavar="PATH", help="--circuitpython: the CIRCUITPY drive (default: found)"
+    )
+    flash.add_argument(
+        "--no-circup",
+        action="store_true",
+        help="--circuitpython: put the pinned library copies of this environment in lib/ "
+        "without asking circup (offline)",
+    )
+    flash.add_argument(
         "--ssd1306",
         metavar="PATH",
         help="the display driver to copy if the board has none (micropython-lib's ssd1306.py; "
@@ -238,7 +253,13 @@ def main(argv=None):
     try:
         if args.command == "sim":
             return cmd_sim(args)
+        if args.command == "flash" and args.circuitpython:
+            from tablebuzz.flash_cp import cmd_flash as cmd_flash_cp
+
+            return cmd_flash_cp(args)
         if args.command == "flash":
+            if args.drive or args.no_circup:
+                return _fail("--drive and --no-circup go with --circuitpython")
             from tablebuzz.flash import cmd_flash
 
             return cmd_flash(args)

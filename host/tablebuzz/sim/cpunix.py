@@ -140,12 +140,21 @@ def build(archive=None, source=None, cache=DEFAULT_CACHE, python=sys.executable,
     mpylib.mkdir()
     (mpylib / "README.md").write_text("empty: nothing frozen\n")
     env = dict(os.environ, PATH=str(Path(python).parent) + os.pathsep + os.environ.get("PATH", ""))
-    cmd = ["nice", "-n", "10", "make", "-C", str(root / "ports" / "unix"), "-j2", *MAKE_ARGS]
-    cmd += ["FROZEN_MANIFEST=" + str(root / "_nothing_frozen.py"), "MPY_LIB_DIR=" + str(mpylib)]
+    nice = ["nice", "-n", "10", "make", "-j2", "-C"]
+    # mpy-cross first, on its own: the unix port's FROZEN_MANIFEST would reach its sub-make
+    steps = [nice + [str(root / "mpy-cross")]]
+    steps.append(
+        nice
+        + [str(root / "ports" / "unix"), *MAKE_ARGS]
+        + ["FROZEN_MANIFEST=" + str(root / "_nothing_frozen.py"), "MPY_LIB_DIR=" + str(mpylib)]
+    )
     log("building CircuitPython %s's unix port in %s (a few minutes)" % (VERSION, root))
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if proc.returncode != 0 or not out.exists():
-        raise BuildError("the build failed:\n" + (proc.stderr or proc.stdout)[-3000:])
+    for cmd in steps:
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise BuildError("the build failed:\n" + (proc.stderr or proc.stdout)[-3000:])
+    if not out.exists():
+        raise BuildError("the build ended without %s" % out)
     return out
 
 
