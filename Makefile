@@ -58,7 +58,7 @@ test: lint typecheck browser
 	$(BIN)/pytest -q -n 2
 
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -n 2 -m "not micropython"
+	$(BIN)/pytest -q -n 2 -m "not micropython and not circuitpython"
 
 # CircuitPython's unix port for the CircuitPython lane (tests/test_circuitpython_lane.py): no
 # registry ships one, so it is built from the pinned release's source (host/tablebuzz/sim/
