@@ -70,3 +70,26 @@ def test_the_core_scripts_are_byte_identical_on_all_three(name):
     assert len(cpython) > 5
     assert run_raw(text, interpreter="circuitpython", **header) == cpython
     assert run_raw(text, interpreter="micropython", **header) == cpython
+
+
+def test_idle_passes_allocate_nothing_on_circuitpython():
+    """The idle pass of the CircuitPython board module runs under micropython.heap_lock() on
+    CircuitPython's interpreter (the same probe as the MicroPython lane's; the simulator's world
+    clock stands in for ChipClock, whose memorymap read allocates on the chip: bench/README.md)."""
+    import subprocess
+
+    from test_micropython_lane import IDLE_PASS_PROBE
+
+    code = IDLE_PASS_PROBE.replace(
+        "runner.Simulation(header,", 'runner.Simulation(dict(header, board="circuitpython"),'
+    )
+    assert code != IDLE_PASS_PROBE
+    proc = subprocess.run(
+        simulate.micropython_command(code, interpreter="circuitpython"),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    assert [name for name, _ in rows] == ["menu", "quiz_ready", "quiz_armed", "difference"]
+    assert all(free == "30" for _, free in rows), rows
