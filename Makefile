@@ -6,7 +6,7 @@ PORT ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help sim demo test lint typecheck test-fast flash repl monitor show pinmap schematic bench clean browser
+.PHONY: help sim demo test lint typecheck test-fast flash repl monitor show pinmap schematic bench clean browser circuitpython
 
 help:
 	@echo "make sim        the interactive simulator: the real firmware, your keyboard as the buzzers"
@@ -20,6 +20,7 @@ help:
 	@echo "make schematic  redraw hardware/schematic.svg from hardware/pinmap.json"
 	@echo "make test-fast  the CPython lane only;  make lint / make typecheck: those checks alone"
 	@echo "make repl       mpremote's REPL on the board;  make clean: remove build and caches"
+	@echo "make circuitpython  build CircuitPython's unix port for its test lane (CP_ARCHIVE= or CP_SRC=)"
 
 # Python 3.11+ (pyproject.toml). A .venv made by an older Python, or whose Python is gone (an
 # upgrade), is rebuilt: its stamp is remade whenever its interpreter fails this check.
@@ -57,7 +58,26 @@ test: lint typecheck browser
 	$(BIN)/pytest -q -n 2
 
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -n 2 -m "not micropython"
+	$(BIN)/pytest -q -n 2 -m "not micropython and not circuitpython"
+
+# CircuitPython's unix port for the CircuitPython lane (tests/test_circuitpython_lane.py): no
+# registry ships one, so it is built from the pinned release's source (host/tablebuzz/sim/
+# cpunix.py checks the commit), once, in CP_CACHE, and linked as .venv/bin/circuitpython. The
+# source: CP_ARCHIVE (the tag's tarball; fetched from GitHub when absent and reachable) or
+# CP_SRC (a git checkout at the tag). Where neither can be had (CI), the lane skips and says so.
+CP_VERSION := 10.2.1
+CP_CACHE ?= $(HOME)/.cache/tablebuzz
+CP_ARCHIVE ?= $(CP_CACHE)/circuitpython-$(CP_VERSION).tar.gz
+CP_SRC ?=
+CP_URL := https://github.com/adafruit/circuitpython/archive/refs/tags/$(CP_VERSION).tar.gz
+circuitpython: $(STAMP)
+	@if [ -z "$(CP_SRC)" ] && [ ! -e "$(CP_ARCHIVE)" ] && [ ! -x "$(BIN)/circuitpython" ]; then \
+	  mkdir -p "$(CP_CACHE)"; echo "make: fetching CircuitPython $(CP_VERSION)'s source"; \
+	  curl -fsSL -o "$(CP_ARCHIVE).part" "$(CP_URL)" && mv "$(CP_ARCHIVE).part" "$(CP_ARCHIVE)" \
+	    || { rm -f "$(CP_ARCHIVE).part"; echo "make: cannot fetch $(CP_URL): give CP_ARCHIVE=FILE or CP_SRC=DIR (the CircuitPython lane skips without it)"; exit 2; }; \
+	fi
+	$(BIN)/python -m tablebuzz.sim.cpunix --cache "$(CP_CACHE)" --link "$(BIN)/circuitpython" \
+	  $(if $(CP_SRC),--source "$(CP_SRC)",$(if $(wildcard $(CP_ARCHIVE)),--archive "$(CP_ARCHIVE)"))
 
 flash: $(STAMP)
 	$(BIN)/tablebuzz flash $(if $(PORT),--port $(PORT))

@@ -183,3 +183,35 @@ def unix_port_board(path, header):
     watchdog.daemon = True
     watchdog.start()
     return PtyCable(proc, path)
+
+
+_EXAMPLE_RUNS = {}
+
+
+def example_header(path, players_default=6):
+    """The simulation header and records for an example timeline, as `tablebuzz sim --script`
+    builds them (set-up line; a flash when it cuts the power)."""
+    from tablebuzz.timeline import read_setup
+
+    text = path.read_text()
+    setup = read_setup(text) or {}
+    players = setup.get("players", players_default)
+    head = {"game": setup.get("game", "quiz"), "players": players}
+    head["seed"] = setup.get("seed", "1")
+    head["options"] = setup.get("options", {})
+    if setup.get("display"):
+        head["display"] = True
+    records = parse(text, players, CONTROLS)
+    if any(rec["k"] == "power" for rec in records):
+        head["flash"] = {}
+    return head, records
+
+
+def example_run(path, board="micropython", interpreter="cpython"):
+    """[(ns, line)] of an example on `board`'s module under `interpreter`, computed once per test
+    session (several files compare the same runs)."""
+    key = (str(path), board, interpreter)
+    if key not in _EXAMPLE_RUNS:
+        head, records = example_header(path)
+        _EXAMPLE_RUNS[key] = simulate.run(dict(head, board=board), records, interpreter)
+    return _EXAMPLE_RUNS[key]

@@ -161,6 +161,18 @@ def test_choose_port_with_several_picos_lists_them_and_asks(monkeypatch):
     )
 
 
+def test_a_circuitpython_pico_is_found_by_its_data_channel(monkeypatch):
+    """CircuitPython's Pico shows two ports; the protocol is on the CDC2 one, the REPL on the
+    other (firmware/circuitpython/boot.py)."""
+    console = SimpleNamespace(device="/dev/ttyACM0", serial_number="DE", vid=0x239A,
+                              interface="CircuitPython CDC control")
+    data = SimpleNamespace(device="/dev/ttyACM1", serial_number="DE", vid=0x239A,
+                           interface="CircuitPython CDC2 control")
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [console, data])
+    assert serial_link.choose_port(None) == "/dev/ttyACM1"
+    assert serial_link.find_boards(circuitpython=False) == []  # not for MicroPython's flash
+
+
 def test_choose_port_with_no_pico(monkeypatch):
     monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [fake_port("/x", vid=1)])
     with pytest.raises(LinkError, match="no MicroPython board found"):

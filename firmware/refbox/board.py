@@ -27,6 +27,7 @@ import uctypes
 
 from refbox.compat import const
 from refbox.outbox import Outbox
+from refbox.ring import CaptureRing
 from refbox.ticks import ticks_add, ticks_diff
 
 try:
@@ -50,42 +51,6 @@ _BRIGHTNESS = const(64)  # of 255: 16 pixels at full white would draw ~1 A from 
 OLED_ADDRESS = const(0x3C)  # the SSD1306 module's 7-bit I2C address (hardware/bom.md)
 _I2C_HZ = const(400000)  # I2C fast mode, the SSD1306's most (datasheet 13, tcycle 2.5 µs)
 _I2C_PROBE_US = const(5000)  # the boot probe's timeout: a stuck bus must not hold the boot
-
-
-class CaptureRing:
-    """GPIO snapshots (value, µs tick) written by the pin-IRQ fallback's handler, read by the
-    loop.
-
-    Preallocated: `put` never allocates, so it is safe in a hard IRQ. When full, new snapshots are
-    counted in `lost` and dropped (the loop then re-reads the levels).
-    """
-
-    def __init__(self, size=_RING_SIZE):
-        self.mask = size - 1
-        self.values = array.array("I", [0] * size)
-        self.ticks = array.array("I", [0] * size)
-        self.head = 0
-        self.tail = 0
-        self.lost = 0
-
-    def put(self, value, tick):
-        head = self.head
-        following = (head + 1) & self.mask
-        if following == self.tail:
-            self.lost += 1
-            return
-        self.values[head] = value
-        self.ticks[head] = tick
-        self.head = following
-
-    def pending(self):
-        return self.head != self.tail
-
-    def pop(self):
-        tail = self.tail
-        record = (self.values[tail], self.ticks[tail])
-        self.tail = (tail + 1) & self.mask
-        return record
 
 
 _EDGE_PROGRAMS = {}  # n_pins -> assembled program: one copy in PIO memory however often built

@@ -89,7 +89,14 @@ def main(platform=None):
     if platform is None:
         platform = PLATFORM
     if platform is None:
-        platform = BoardPlatform()
+        import sys
+
+        if sys.implementation.name == "circuitpython":
+            from refbox.board_cp import Platform  # the same referee on CircuitPython's modules
+
+            platform = Platform()
+        else:
+            platform = BoardPlatform()
     app = start(platform)
     if hasattr(platform, "adopt"):
         platform.adopt(app)  # the simulator steps the loop on its virtual clock

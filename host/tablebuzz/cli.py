@@ -84,6 +84,13 @@ def build_parser():
     sim = sub.add_parser("sim", help="run the firmware in the simulator")
     _simulation_args(sim)
     sim.add_argument("--interpreter", choices=simulate.INTERPRETERS, default="cpython")
+    sim.add_argument(
+        "--board",
+        choices=simulate.BOARDS,
+        default=None,
+        help="the board module: refbox.board (micropython) or refbox.board_cp (circuitpython; "
+        "the default with --interpreter circuitpython)",
+    )
     sim.add_argument("--capture", choices=("pio", "irq"), default="pio", help="press capture path")
     sim.add_argument("--pixels", choices=("pio", "cpu"), default="pio", help="NeoPixel driver")
     sim.add_argument("--bounce", choices=BOUNCE, default="typical", help="contact bounce profile")
@@ -125,6 +132,21 @@ def build_parser():
     )
     flash.add_argument(
         "--dry-run", action="store_true", help="build only; show what would be copied"
+    )
+    flash.add_argument(
+        "--circuitpython",
+        action="store_true",
+        help="a Pico running CircuitPython: copy the firmware to its CIRCUITPY drive and the "
+        "Adafruit libraries with circup (docs/flashing.md)",
+    )
+    flash.add_argument(
+        "--drive", metavar="PATH", help="--circuitpython: the CIRCUITPY drive (default: found)"
+    )
+    flash.add_argument(
+        "--no-circup",
+        action="store_true",
+        help="--circuitpython: put the pinned library copies of this environment in lib/ "
+        "without asking circup (offline)",
     )
     flash.add_argument(
         "--ssd1306",
@@ -231,7 +253,13 @@ def main(argv=None):
     try:
         if args.command == "sim":
             return cmd_sim(args)
+        if args.command == "flash" and args.circuitpython:
+            from tablebuzz.flash_cp import cmd_flash as cmd_flash_cp
+
+            return cmd_flash_cp(args)
         if args.command == "flash":
+            if args.drive or args.no_circup:
+                return _fail("--drive and --no-circup go with --circuitpython")
             from tablebuzz.flash import cmd_flash
 
             return cmd_flash(args)
@@ -426,6 +454,9 @@ def cmd_sim(args):
         return status
     if args.flash or any(rec["k"] == "power" for rec in records):
         header["flash"] = {}
+    board = args.board or ("circuitpython" if args.interpreter == "circuitpython" else None)
+    if board is not None:
+        header["board"] = board
     try:
         lines = simulate.run(header, records, args.interpreter)
     except simulate.SimError as e:

@@ -441,7 +441,7 @@ def _open_transport(port):
     from mpremote.transport_serial import SerialTransport
 
     if port is None:
-        boards = serial_link.find_boards()
+        boards = serial_link.find_boards(circuitpython=False)  # (CircuitPython: flash_cp)
         if len(boards) > 1:
             raise FlashError("several boards found: %s — pick one with --port"
                              % serial_link.describe_ports(boards))

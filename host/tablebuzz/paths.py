@@ -10,3 +10,4 @@ PINMAP_JSON = HARDWARE / "pinmap.json"
 PINMAP_PY = FIRMWARE / "refbox" / "pinmap.py"
 SIM = HOST / "tablebuzz" / "sim"
 FAKES = SIM / "fakes"
+FAKES_CP = SIM / "fakes_cp"  # the CircuitPython modules' fakes (refbox.board_cp)

@@ -18,6 +18,11 @@ import serial
 import serial.tools.list_ports
 
 PICO_VID = 0x2E8A  # Raspberry Pi: every rp2 MicroPython build enumerates with this USB vendor id
+# CircuitPython on a Pico enumerates as Adafruit's (ports/raspberrypi/boards/raspberry_pi_pico/
+# mpconfigboard.mk: USB_VID 0x239A) with two serial channels; the protocol is on the second, whose
+# interface is named "CircuitPython CDC2 control" (shared-module/usb_cdc/__init__.c)
+CIRCUITPYTHON_VID = 0x239A
+CIRCUITPYTHON_DATA = "CDC2"
 MAX_LINE = 512  # bytes per protocol line, CR/LF excluded; the firmware's protocol.MAX_LINE
 DOCS = "see docs/flashing.md"
 
@@ -36,15 +41,22 @@ class LineError(ValueError):
 
 
 # -------------------------------------------------------------------------------- finding ports
-def find_boards():
-    """Serial ports that look like a Pico running MicroPython (USB VID 0x2E8A), sorted by device.
+def find_boards(circuitpython=True):
+    """Serial ports that look like a Pico running the referee, sorted by device: MicroPython's
+    (USB VID 0x2E8A) and, with `circuitpython`, CircuitPython's protocol channel (VID 0x239A,
+    the "CDC2" interface; where the system does not name interfaces, every such port).
 
     Returns a list of pyserial `ListPortInfo` (with `device`, `serial_number`, `description`).
     """
-    return sorted(
-        (p for p in serial.tools.list_ports.comports() if p.vid == PICO_VID),
-        key=lambda p: p.device,
-    )
+    found = []
+    for p in serial.tools.list_ports.comports():
+        if p.vid == PICO_VID:
+            found.append(p)
+        elif circuitpython and p.vid == CIRCUITPYTHON_VID:
+            interface = getattr(p, "interface", None)
+            if interface is None or CIRCUITPYTHON_DATA in interface:
+                found.append(p)  # (the console channel, "CDC control", keeps the REPL)
+    return sorted(found, key=lambda p: p.device)
 
 
 def describe_ports(ports):
@@ -64,8 +76,9 @@ def choose_port(port=None):
     boards = find_boards()
     if not boards:
         raise LinkError(
-            "no MicroPython board found (no USB serial port with vendor id 2e8a) — "
-            "plug in a Pico running MicroPython (%s)" % DOCS
+            "no MicroPython board found (no USB serial port with vendor id 2e8a), nor a "
+            "CircuitPython one's data channel (239a) — plug in a Pico running the referee (%s)"
+            % DOCS
         )
     if len(boards) > 1:
         raise LinkError("several boards found: %s — pick one with --port" % describe_ports(boards))

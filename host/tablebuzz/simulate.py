@@ -1,6 +1,10 @@
-"""Run the firmware in the simulator under CPython (in this process) or the MicroPython unix port.
+"""Run the firmware in the simulator under CPython (in this process), the MicroPython unix port or
+CircuitPython's unix port.
 
-Both interpreters run the same files: firmware/ (unchanged), the world and fakes in tablebuzz/sim.
+Every interpreter runs the same files: firmware/ (unchanged), the world and fakes in tablebuzz/sim.
+Two board modules: refbox.board on the MicroPython fakes (sim/fakes), refbox.board_cp on the
+CircuitPython fakes (sim/fakes_cp) with the real Adafruit libraries (neopixel, pixelbuf, pioasm)
+from this Python's site-packages (header "board": "circuitpython").
 """
 
 import json
@@ -10,20 +14,40 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tablebuzz.paths import FAKES, FIRMWARE, HOST
+from tablebuzz.paths import FAKES, FAKES_CP, FIRMWARE, HOST
 
-INTERPRETERS = ("cpython", "micropython")
+INTERPRETERS = ("cpython", "micropython", "circuitpython")
+BOARDS = ("micropython", "circuitpython")
 MICROPYTHON_HEAP = "8M"
+# the Adafruit libraries the CircuitPython board module imports, as circup puts them in lib/
+CP_LIBRARIES = ("neopixel", "adafruit_pixelbuf", "adafruit_pioasm")
+# module names both fake sets define differently: dropped from sys.modules when the lane changes
+_LANE_MODULES = ("neopixel",)  # MicroPython's driver (fakes/) or the Adafruit library
 
 
 class SimError(RuntimeError):
     """The simulation could not run (missing interpreter, or the firmware raised)."""
 
 
-def _ensure_paths():
-    for path in (str(HOST), str(FIRMWARE), str(FAKES)):
+_lane = {"board": None}
+
+
+def _ensure_paths(board="micropython"):
+    """sys.path for an in-process run of `board`'s module: its fakes first. CPython keeps one
+    module per name, so switching lanes drops the modules the two fake sets name alike."""
+    fakes, other = (FAKES_CP, FAKES) if board == "circuitpython" else (FAKES, FAKES_CP)
+    if _lane["board"] not in (None, board):
+        for name in _LANE_MODULES:
+            sys.modules.pop(name, None)
+    _lane["board"] = board
+    while str(other) in sys.path:
+        sys.path.remove(str(other))
+    for path in (str(HOST), str(FIRMWARE)):
         if path not in sys.path:
             sys.path.insert(0, path)
+    if str(fakes) in sys.path:
+        sys.path.remove(str(fakes))
+    sys.path.insert(0, str(fakes))
 
 
 def micropython_binary():
@@ -40,31 +64,86 @@ def micropython_binary():
     )
 
 
-def micropython_command(code, heap=MICROPYTHON_HEAP):
-    """argv running `code` under the unix port with fakes, firmware and host on sys.path."""
-    prelude = "import sys; sys.path[:0] = [%r, %r, %r]; " % (str(FAKES), str(FIRMWARE), str(HOST))
-    return [micropython_binary(), "-X", "heapsize=" + heap, "-c", prelude + code]
+def circuitpython_binary():
+    """Path of CircuitPython's unix port (`make circuitpython` builds it from the pinned source
+    archive into .venv/bin/circuitpython; $CIRCUITPYTHON names another). Raises SimError if
+    absent, with how to get it."""
+    named = os.environ.get("CIRCUITPYTHON")
+    if named:
+        if Path(named).exists():
+            return named
+        raise SimError("$CIRCUITPYTHON is %s, which does not exist" % named)
+    candidate = Path(sys.executable).parent / "circuitpython"
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("circuitpython")
+    if found:
+        return found
+    raise SimError(
+        "CircuitPython's unix port is not built: `make circuitpython` builds it from the pinned "
+        "source archive (CP_SRC=path to circuitpython-10.2.1 sources; see docs/flashing.md)"
+    )
+
+
+def cp_library_dir():
+    """A folder holding the Adafruit libraries (CP_LIBRARIES) from this Python's site-packages,
+    as lib/ on a CIRCUITPY drive, for the unix ports' sys.path. Made once per process."""
+    if _lane.get("libs") is None:
+        import sysconfig
+        import tempfile
+
+        site = Path(sysconfig.get_paths()["purelib"])
+        folder = Path(tempfile.mkdtemp(prefix="tablebuzz-cplib-"))
+        for name in CP_LIBRARIES:
+            source = site / (name + ".py")
+            if not source.exists():
+                raise SimError(
+                    "the Adafruit library %s is missing (pip install -e '.[test]')" % name
+                )
+            (folder / source.name).symlink_to(source)
+        _lane["libs"] = folder
+    return _lane["libs"]
+
+
+def micropython_command(code, heap=MICROPYTHON_HEAP, interpreter="micropython", board=None):
+    """argv running `code` under a unix port with fakes, firmware and host on sys.path. `board`
+    "circuitpython" puts the CircuitPython fakes and the Adafruit libraries there instead."""
+    if board is None:
+        board = "circuitpython" if interpreter == "circuitpython" else "micropython"
+    paths = [str(FAKES), str(FIRMWARE), str(HOST)]
+    if board == "circuitpython":
+        paths = [str(FAKES_CP), str(FIRMWARE), str(HOST), str(cp_library_dir())]
+    prelude = "import sys; sys.path[:0] = %r; " % (paths,)
+    binary = circuitpython_binary() if interpreter == "circuitpython" else micropython_binary()
+    return [binary, "-X", "heapsize=" + heap, "-c", prelude + code]
 
 
 def run(header, records, interpreter="cpython"):
-    """[(ns, line)] the device wrote, for normalized `records` (see tablebuzz.timeline)."""
+    """[(ns, line)] the device wrote, for normalized `records` (see tablebuzz.timeline). The
+    header's "board" ("micropython", the default, or "circuitpython") picks the board module."""
+    board = header.get("board", "micropython")
+    if board not in BOARDS:
+        raise SimError("unknown board %r (choose from: %s)" % (board, ", ".join(BOARDS)))
     if interpreter == "cpython":
-        _ensure_paths()
+        _ensure_paths(board)
         from tablebuzz.sim import runner
 
         return runner.run(header, records)
-    if interpreter != "micropython":
+    if interpreter not in INTERPRETERS:
         raise SimError(
             "unknown interpreter %r (choose from: %s)" % (interpreter, ", ".join(INTERPRETERS))
         )
     feed = [json.dumps(header)] + [json.dumps(r, ensure_ascii=False) for r in records]
-    cmd = micropython_command("from tablebuzz.sim.runner import main; main()")
+    cmd = micropython_command(
+        "from tablebuzz.sim.runner import main; main()", interpreter=interpreter, board=board
+    )
     env = dict(os.environ, MICROPYPATH="")
     proc = subprocess.run(
         cmd, input="\n".join(feed) + "\n", capture_output=True, env=env, encoding="utf-8"
     )
     if proc.returncode != 0:
-        raise SimError("MicroPython run failed:\n" + (proc.stderr or proc.stdout)[-4000:])
+        name = "CircuitPython" if interpreter == "circuitpython" else "MicroPython"
+        raise SimError(name + " run failed:\n" + (proc.stderr or proc.stdout)[-4000:])
     lines = []
     for text in proc.stdout.splitlines():
         ns, _, line = text.partition(" ")

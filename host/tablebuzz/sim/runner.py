@@ -85,7 +85,30 @@ class FakeConsole:
             raise KeyboardInterrupt
         return data
 
+    def waiting(self):
+        """Bytes the host sent that were not read yet (usb_cdc's in_waiting)."""
+        return len(self.inbox) - self._read
+
+    def take(self, n):
+        """The next `n` waiting bytes, read with no Ctrl-C meaning (CircuitPython's data
+        channel)."""
+        data = bytes(self.inbox[self._read : self._read + n])
+        self._read += len(data)
+        return data
+
     # ------------------------------------------------------------------ output
+    def tx_used(self):
+        """Bytes in the TX FIFO the host has not taken (usb_cdc's out_waiting)."""
+        return len(self._fifo)
+
+    def write_nowait(self, data):
+        """Write what fits in the TX FIFO now; returns the count (usb_cdc write_timeout 0)."""
+        room = self.FIFO_BYTES - len(self._fifo)
+        n = min(room, len(data))
+        self._fifo += bytes(data[:n])
+        self._host_takes()
+        return n
+
     def writable(self):
         """select.poll POLLOUT on stdout: room in the TX FIFO."""
         return len(self._fifo) < self.FIFO_BYTES
@@ -183,6 +206,10 @@ class Simulation:
 
         self._capture = header.get("capture", "pio")
         self._pixels = header.get("pixels", "pio")
+        # the board module: refbox.board (MicroPython's fakes) or refbox.board_cp (CircuitPython's
+        # fakes, tablebuzz.sim.fakes_cp; the caller put them on sys.path)
+        self._cp = header.get("board", "micropython") == "circuitpython"
+        world.usb_console = self.console  # what the CircuitPython usb_cdc.data fake talks to
         self.boot_game = None
         if header.get("game"):
             self.boot_game = (
@@ -217,7 +244,10 @@ class Simulation:
     # ------------------------------------------------------------------ power and boot
     # The platform refbox.boot asks for (see refbox.boot.BoardPlatform for the board's).
     def control_held(self, name):
-        from refbox.board import control_held
+        if self._cp:
+            from refbox.board_cp import control_held
+        else:
+            from refbox.board import control_held
 
         for control, gpio in pinmap.CONTROLS:
             if control == name:
@@ -225,6 +255,8 @@ class Simulation:
         return False
 
     def make_board(self, clock):
+        if self._cp:
+            return self._make_cp_board(clock)
         from refbox.board import Board  # imports the fakes: machine, rp2, neopixel
 
         self.board = Board(
@@ -236,6 +268,16 @@ class Simulation:
             entropy=self._entropy,
             collect=self._collect,
         )
+        return self.board
+
+    def _make_cp_board(self, clock):
+        """refbox.board_cp's Board on the CircuitPython fakes, talking through usb_cdc.data (as
+        boot.py enables it) to this run's console."""
+        import usb_cdc
+        from refbox.board_cp import Board
+
+        usb_cdc._simulated_boot()
+        self.board = Board(pinmap, clock, entropy=self._entropy, collect=self._collect)
         return self.board
 
     def adopt(self, app):

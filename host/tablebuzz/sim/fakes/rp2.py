@@ -29,7 +29,6 @@ when done. Addresses: a buffer object given to config(); SIO GPIO_IN and TIMER T
 PIO0 CTRL's SET alias to write. Anything else raises rather than pretending.
 """
 
-import uctypes
 from tablebuzz.sim import world as _world
 
 
@@ -509,6 +508,8 @@ class DMA:
     def _address(target, index):
         if isinstance(target, int):
             return target + 4 * index
+        import uctypes  # (here, not at the top: the CircuitPython fakes reuse the PIO model)
+
         return uctypes.addressof(target) + 4 * index
 
     def _trigger(self, t):

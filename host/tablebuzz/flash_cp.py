@@ -1,0 +1,260 @@
+"""`tablebuzz flash --circuitpython [--drive PATH]`: put the firmware on a Pico running
+CircuitPython (its CIRCUITPY drive), copying only what changed and verifying every copy.
+
+What goes where on the drive (docs/flashing.md, "CircuitPython"):
+- code.py     <- firmware/main.py (CircuitPython runs code.py first: the factory "Hello World"
+  code.py would otherwise win over main.py);
+- boot.py     <- firmware/circuitpython/boot.py (the protocol's usb_cdc data channel; the drive
+  given to the code for the journal unless UNDO is held at power-up);
+- refbox/*.py <- firmware/refbox, as source (CircuitPython compiles on import; MicroPython's .mpy
+  files are another format), without refbox/board.py, which is MicroPython's;
+- lib/        <- the Adafruit libraries refbox.board_cp imports (LIBRARIES), installed with
+  `circup` and then checked against the versions this project pins and tests (pyproject.toml):
+  a library circup could not install (offline: it downloads the Adafruit bundle) or installed in
+  another version is replaced by the pinned copy from this Python's site-packages.
+Files under refbox/ that the firmware no longer has are removed (a stale module would still
+import); anything else on the drive (the journal, other files) is left alone. Each copied file is
+read back and compared by SHA-256.
+
+The drive must be writable by the computer: a board running the referee has it (boot.py gave it
+to the code). Hold UNDO while plugging the board in, then flash.
+"""
+
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+from tablebuzz.paths import FIRMWARE
+
+TESTED = "10.2.1"  # the CircuitPython release the CircuitPython lane runs (tablebuzz.sim.cpunix)
+OLDEST = (9, 2, 2)  # rp2pio.StateMachine.background_read first came in 9.2.2
+# module -> (PyPI distribution, pinned version), the versions in pyproject.toml's test extras
+LIBRARIES = {
+    "neopixel": ("adafruit-circuitpython-neopixel", "6.4.2"),
+    "adafruit_pixelbuf": ("adafruit-circuitpython-pixelbuf", "2.1.0"),
+    "adafruit_pioasm": ("adafruit-circuitpython-pioasm", "1.3.8"),
+}
+MICROPYTHON_ONLY = ("board.py",)  # refbox modules CircuitPython never imports
+DRIVE_NAMES = ("CIRCUITPY",)
+
+
+class FlashError(Exception):
+    """A failure to report as one line for people."""
+
+
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def find_drive():
+    """The mounted CIRCUITPY drive (Linux /media and /run/media, macOS /Volumes, or a mount
+    point named so in /proc/mounts). Raises FlashError when none is mounted."""
+    user = os.environ.get("USER", "")
+    candidates = []
+    for name in DRIVE_NAMES:
+        candidates += [Path("/media") / user / name, Path("/run/media") / user / name]
+        candidates += [Path("/media") / name, Path("/Volumes") / name]
+    try:
+        for line in Path("/proc/mounts").read_text().splitlines():
+            point = line.split()[1].replace("\\040", " ")
+            if Path(point).name in DRIVE_NAMES:
+                candidates.append(Path(point))
+    except OSError:
+        pass
+    for path in candidates:
+        if (path / "boot_out.txt").exists():
+            return path
+    raise FlashError(
+        "no CIRCUITPY drive is mounted: plug the Pico in (CircuitPython installed), or give "
+        "--drive PATH"
+    )
+
+
+def drive_version(drive):
+    """(major, minor, micro) of the CircuitPython that wrote the drive's boot_out.txt, e.g.
+    "Adafruit CircuitPython 10.2.1 on 2026-05-12; Raspberry Pi Pico with rp2040". Raises
+    FlashError if it is not a CircuitPython drive."""
+    try:
+        first = (Path(drive) / "boot_out.txt").read_text(errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        raise FlashError("%s has no boot_out.txt: not a CircuitPython drive" % drive) from None
+    m = re.search(r"CircuitPython (\d+)\.(\d+)\.(\d+)", first)
+    if not m:
+        raise FlashError("%s/boot_out.txt does not name a CircuitPython version" % drive)
+    return tuple(int(x) for x in m.groups())
+
+
+def local_files(firmware=FIRMWARE):
+    """{path on the drive: local source path} for the firmware (not the libraries)."""
+    files = {"code.py": firmware / "main.py", "boot.py": firmware / "circuitpython" / "boot.py"}
+    for src in sorted((firmware / "refbox").rglob("*.py")):
+        rel = src.relative_to(firmware).as_posix()
+        if src.name in MICROPYTHON_ONLY and src.parent.name == "refbox":
+            continue
+        files[rel] = src
+    return files
+
+
+def plan(drive, files):
+    """(to copy, to remove): drive paths whose content differs or is missing, and .py/.mpy files
+    under refbox/ on the drive that the firmware does not have."""
+    drive = Path(drive)
+    copy = [rel for rel, src in files.items() if not _same(drive / rel, src)]
+    remove = []
+    root = drive / "refbox"
+    if root.exists():
+        for path in sorted(root.rglob("*")):
+            rel = path.relative_to(drive).as_posix()
+            if path.is_file() and path.suffix in (".py", ".mpy") and rel not in files:
+                remove.append(rel)
+    return copy, remove
+
+
+def _same(target, src):
+    return (
+        target.is_file()
+        and target.stat().st_size == src.stat().st_size
+        and sha256(target) == sha256(src)
+    )
+
+
+def copy_verified(src, target):
+    """Copy `src` to `target` through a temporary name, flushed to the device, then read back
+    and compared. Raises FlashError on a mismatch (a full or failing drive)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(target.name + ".part")
+    data = Path(src).read_bytes()
+    try:
+        with open(part, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(part, target)
+    except OSError as e:
+        part.unlink(missing_ok=True)
+        raise FlashError(
+            "could not write %s (%s): is the drive full or read-only?" % (target, e)
+        ) from None
+    if hashlib.sha256(target.read_bytes()).digest() != hashlib.sha256(data).digest():
+        raise FlashError("%s reads back different from what was written" % target)
+
+
+def library_version(path):
+    """__version__ of a library file, or None."""
+    try:
+        m = re.search(r'^__version__\s*=\s*"([^"]+)"', Path(path).read_text(), re.M)
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def pinned_library(module):
+    """This Python's copy of `module` (site-packages), checked to be the pinned version."""
+    source = Path(sysconfig.get_paths()["purelib"]) / (module + ".py")
+    want = LIBRARIES[module][1]
+    if library_version(source) != want:
+        raise FlashError(
+            "%s %s is not installed here (pip install -e '.[test]'), so it cannot be put on "
+            "the board" % (LIBRARIES[module][0], want)
+        )
+    return source
+
+
+def run_circup(drive, modules, log=print, runner=subprocess.run):
+    """`circup --path DRIVE install --py MODULES`; True if it succeeded. Its failure (offline:
+    circup downloads the Adafruit bundle from GitHub) is told, not raised."""
+    exe = Path(sys.executable).parent / "circup"
+    cmd = [str(exe) if exe.exists() else "circup", "--path", str(drive), "--timeout", "30"]
+    cmd += ["install", "--py", *modules]
+    try:
+        proc = runner(cmd, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        log("circup did not run (%s): using the pinned copies" % e)
+        return False
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout or "").strip().splitlines()[-1:] or ["(no output)"]
+        log(
+            "circup could not install the libraries (offline? it downloads the Adafruit "
+            "bundle): %s; using the pinned copies from this environment" % tail[0]
+        )
+        return False
+    return True
+
+
+def install_libraries(drive, use_circup=True, log=print, runner=subprocess.run):
+    """Put LIBRARIES in lib/ at their pinned versions. Returns the modules copied from this
+    environment (after circup, only those it did not give at the pinned version)."""
+    lib = Path(drive) / "lib"
+    if use_circup:
+        run_circup(drive, sorted(LIBRARIES), log, runner)
+    replaced = []
+    for module in sorted(LIBRARIES):
+        want = LIBRARIES[module][1]
+        target = lib / (module + ".py")
+        compiled = lib / (module + ".mpy")
+        if library_version(target) == want and not compiled.exists():
+            continue
+        compiled.unlink(missing_ok=True)  # an .mpy would be imported instead: it goes
+        copy_verified(pinned_library(module), target)
+        replaced.append(module)
+    if replaced:
+        log(
+            "lib/: %s at the pinned versions"
+            % ", ".join("%s %s" % (m, LIBRARIES[m][1]) for m in replaced)
+        )
+    return replaced
+
+
+def flash(drive=None, dry_run=False, use_circup=True, log=print, runner=subprocess.run):
+    """The whole job; returns (copied, removed, libraries replaced)."""
+    drive = Path(drive) if drive else find_drive()
+    if not drive.is_dir():
+        raise FlashError("%s is not a folder" % drive)
+    version = drive_version(drive)
+    shown = ".".join(str(v) for v in version)
+    if version < OLDEST:
+        raise FlashError(
+            "the board runs CircuitPython %s; the referee needs 9.2.2 or newer "
+            "(rp2pio background_read), tested on %s" % (shown, TESTED)
+        )
+    if shown != TESTED:
+        log("note: the board runs CircuitPython %s; tablebuzz is tested on %s" % (shown, TESTED))
+    files = local_files()
+    copy, remove = plan(drive, files)
+    if dry_run:
+        for rel in copy:
+            log("would copy %s" % rel)
+        for rel in remove:
+            log("would remove %s" % rel)
+        return copy, remove, []
+    if not os.access(drive, os.W_OK):
+        raise FlashError(
+            "%s is read-only: the referee owns it. Unplug, hold UNDO while plugging in, then "
+            "flash again" % drive
+        )
+    for rel in copy:
+        copy_verified(files[rel], drive / rel)
+        log("copied %s" % rel)
+    for rel in remove:
+        (drive / rel).unlink()
+        log("removed %s" % rel)
+    replaced = install_libraries(drive, use_circup, log, runner)
+    if not copy and not remove:
+        log("the firmware on %s is up to date" % drive)
+    return copy, remove, replaced
+
+
+def cmd_flash(args):
+    """`tablebuzz flash --circuitpython [--drive PATH] [--dry-run] [--no-circup]`: 0 on
+    success, 2 on failure (one line on stderr)."""
+    try:
+        flash(args.drive, args.dry_run, use_circup=not getattr(args, "no_circup", False))
+    except FlashError as e:
+        sys.stdout.flush()
+        print("tablebuzz: %s" % e, file=sys.stderr)
+        return 2
+    return 0
