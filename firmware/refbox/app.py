@@ -35,6 +35,9 @@ class App:
         self.decoder = EdgeDecoder(self.stations, 7000, board.pio_mhz)
         self.decoder.start(board.capture_start_tick, board.capture_start_ns)
         self.debouncers = [Debouncer(i) for i in range(self.stations)]
+        started = Stamp(board.capture_start_tick).after_ns(board.capture_start_ns)
+        for deb in self.debouncers:
+            deb.settle_from(started)  # a contact bouncing at power-up is no press
         self.controls = ControlButtons([name for name, _ in pinmap.CONTROLS])
         self.controls.held_at_boot(board.control_levels())
         self.assembler = LineAssembler()
@@ -49,7 +52,8 @@ class App:
         self._control_edges = board.control_edges  # refbox.board.ControlEdges's ring
         self._outbox = board.outbox
         self._busy = True  # a timer or a control to poll: the first pass finds out
-        self._waiting = []  # the debouncers judging a closure or a release
+        # the debouncers judging a closure or a release; at first every one, each settling
+        self._waiting = list(self.debouncers)
         self._controls_idle = False
         self._kept = 0  # tick of the last keepalive
         self._tone_until = None

@@ -38,6 +38,7 @@ class Debouncer:
     noise_ratio = 5  # an opening this many times longer than the closure so far: noise
     judge_us = 20000  # a candidate not a press this long after its first edge: noise
     release_us = 5000  # open this long without a break: released
+    boot_quiet_us = 3000  # at boot, open this long without a break before a press counts
 
     def __init__(self, station):
         self.station = station
@@ -49,14 +50,27 @@ class Debouncer:
         self.open_ns = 0  # and its open time before `since`
         self.opened = None  # Stamp of the first opening edge of a press that may be ending
         self.glitches = 0  # candidates dropped as noise (a figure for benches and tests)
+        self.quiet_from = None  # at boot: the contact is proven open only from this Stamp on
 
     def is_idle(self):
         """True when released and settled: nothing this debouncer waits for."""
         return self.state == _UP
 
     def is_waiting(self):
-        """True while a timer runs: a candidate being judged, or a press being released."""
+        """True while a timer runs: a candidate being judged, a press being released, or the
+        boot's quiet spell (`settle_from`)."""
+        if self.quiet_from is not None:
+            return True
         return self.state == _CANDIDATE or (self.state == _DOWN and self.opened is not None)
+
+    def settle_from(self, stamp):
+        """The capture began at Stamp `stamp` (power-up, a resume): a press counts only once the
+        contact has been seen open for `boot_quiet_us` (3 ms: longer than any bounce opening of
+        a contact being pressed) without a break. A contact bouncing when
+        the board came up was being pressed before it could see it, so however its bounce goes
+        on it is no press: it must be let go and pressed again (docs/architecture.md "The
+        journal": nothing from before the boot decides a race)."""
+        self.quiet_from = stamp
 
     def press_pending(self):
         """Stamp of the first edge of a closure not yet judged (a press or noise), else None.
@@ -75,6 +89,18 @@ class Debouncer:
     def edge(self, closed, stamp, out):
         """Feed one edge (closed: contact closed) at Stamp `stamp`, in time order; may append
         ('press' | 'release', station, Stamp)."""
+        if self.quiet_from is not None:
+            if not closed:  # open from here on: the quiet spell counts from this edge
+                self.quiet_from = stamp
+                self.closed = False
+                self.since = stamp
+                return
+            if stamp.diff_ns(self.quiet_from) < self.boot_quiet_us * 1000:
+                self.closed = True  # still bouncing from a press made before the boot
+                self.since = stamp
+                return
+            self.quiet_from = None  # open long enough: from now on the usual rules
+            self.closed = False
         if closed == self.closed:
             return
         self._judge(stamp, out)  # what the level held since the last edge decided up to here
@@ -97,6 +123,10 @@ class Debouncer:
     def poll(self, now, out):
         """Apply the rules up to Stamp `now`, a time by which every edge has been fed (the loop's
         tick minus the capture lag); may append ('press' | 'release', station, Stamp)."""
+        quiet = self.quiet_from
+        if quiet is not None and not self.closed:
+            if now.diff_ns(quiet) >= self.boot_quiet_us * 1000:
+                self.quiet_from = None  # seen open long enough since the boot
         if self.state != _UP:
             self._judge(now, out)
 
