@@ -100,14 +100,17 @@ def _reference_json(value):
     return "{" + ",".join(_reference_json(k) + ":" + _reference_json(value[k]) for k in keys) + "}"
 
 
-_texts = st.text(st.characters(min_codepoint=0, max_codepoint=0x1F600), max_size=12) | st.sampled_from(
+_chars = st.characters(min_codepoint=0, max_codepoint=0x1F600)
+_texts = st.text(_chars, max_size=12) | st.sampled_from(
     ["%", "%s", ":%s", '":%s', "%%d", "ev", "player", ""]
 )
 _values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**40), 2**40) | _texts,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.tuples(inner, inner)
-    | st.dictionaries(_texts, inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(_texts, inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -117,10 +120,14 @@ def test_event_lines_match_the_rules_through_every_cache(events):
     # the same names again with other keys, and again with the first: the kept shapes and
     # texts never leak from one line into another
     for name, fields in events + events[::-1] + events:
-        expected = "{" + ",".join(
-            [_reference_json("ev") + ":" + _reference_json(name)]
-            + [_reference_json(k) + ":" + _reference_json(v) for k, v in fields]
-        ) + "}"
+        expected = (
+            "{"
+            + ",".join(
+                [_reference_json("ev") + ":" + _reference_json(name)]
+                + [_reference_json(k) + ":" + _reference_json(v) for k, v in fields]
+            )
+            + "}"
+        )
         assert encode_event(name, tuple(fields)) == expected
 
 

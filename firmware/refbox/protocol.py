@@ -109,7 +109,7 @@ def _shape(name, keys):
 def encode_event(name, fields=()):
     """One event line (str, no newline): {"ev": name, then `fields` pairs in their order}."""
     keys = []
-    values = []
+    values = []  # type: list
     for key, value in fields:
         keys.append(key)
         if value.__class__ is int:
