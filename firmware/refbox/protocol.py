@@ -31,7 +31,7 @@ class ProtocolError(Exception):
 # line's characters cost ~3 ms (issue 20), one str(int) call ~85 µs, while one `%` format with
 # all of a line's values costs ~150 µs. So an event line is one `%` format: its text around the
 # values (name, keys) is built once per event name and kept (_SHAPES), ints go in as they are,
-# other values as their JSON text.
+# other values as their JSON text; a str is checked by C loops over its bytes (_encode_str).
 _SHAPES_MAX = const(96)  # event names kept at most (the firmware has fewer): bounded RAM
 _SHAPES = {}  # event name -> (keys, format): the last shape of that event's line
 _STRS_MAX = const(64)  # short str values kept encoded at most
@@ -45,7 +45,17 @@ def _encode_str(text):
     found = _STRS.get(text)
     if found is not None:
         return found
-    found = _escaped(text)
+    # printable ASCII is copied as it is, tested by C loops over the bytes: 0.6 ms for a
+    # 64-character commitment on the emulated chip, 2.7 ms a character at a time
+    try:
+        raw = text.encode()
+    except ValueError:  # CPython: a lone surrogate (escaped below)
+        raw = b""
+    if raw and len(raw) == len(text) and min(raw) >= 0x20 and max(raw) < 0x7F:
+        if b'"' not in raw and b"\\" not in raw:
+            found = '"' + text + '"'
+    if found is None:
+        found = _escaped(text)
     if len(text) <= _STR_KEPT_LEN and len(_STRS) < _STRS_MAX:
         _STRS[text] = found
     return found
