@@ -17,7 +17,7 @@ and checks the winner against the first driven press. It prints min / median / m
 Environment:
   RP2EMU=DIR   rp2emu with `npm install` done (default: ../shared/rp2emu next to the repository)
   UF2=FILE     MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
-  RACES=N      races of each kind (default 3)
+  RACES=N      races of each kind (default 3); VERBOSE=1 also prints each race
 Without them it says what is missing and exits 0 (so `make bench` still runs). Emulation costs
 5-10 wall seconds per emulated second: the default timeline is ~5.6 emulated s (about a minute).
 It is a benchmark, never run by `make test`. Exit 1 only when the emulated run failed.
@@ -212,6 +212,9 @@ def main():
                 "ok" if not wrong else "%d wrong or missing" % wrong,
             )
         )
+    if os.environ.get("VERBOSE"):
+        for i, (kind, led, line, ok) in enumerate(results):
+            print("  race %2d  %-14s LED %s  race line %s  %s" % (i, kind, led, line, ok))
     print("  8 presses: not measured (6 stations in the pin map, GPIO 2-7; issue 22)")
     print("  " + summary[0])
     return 0
