@@ -24,6 +24,8 @@ def _at_once(self, name, fields=()):
     self._dirty = True
     self._save_due = True
     self._stale = True
+    if name != "buttons":
+        self._prompts_due = True
     if name == "race":
         self._gc_due = True
     self.board.write_line(encode_event(name, fields))
