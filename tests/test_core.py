@@ -71,6 +71,66 @@ def test_events_have_fixed_key_order_and_are_ascii_json():
         encode_event("x", (("f", 1.5),))
 
 
+def _reference_json(value):
+    """The protocol's JSON by the rules alone (per character, no caches): what encode_event's
+    fast paths must reproduce byte for byte."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        out = []
+        for ch in value:
+            o = ord(ch)
+            if ch in '"\\':
+                out.append("\\" + ch)
+            elif 0x20 <= o < 0x7F:
+                out.append(ch)
+            elif o > 0xFFFF:
+                o -= 0x10000
+                out.append("\\u%04x\\u%04x" % (0xD800 + (o >> 10), 0xDC00 + (o & 0x3FF)))
+            else:
+                out.append("\\u%04x" % o)
+        return '"' + "".join(out) + '"'
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_reference_json(v) for v in value) + "]"
+    keys = sorted(value)
+    return "{" + ",".join(_reference_json(k) + ":" + _reference_json(value[k]) for k in keys) + "}"
+
+
+_chars = st.characters(min_codepoint=0, max_codepoint=0x1F600)
+_texts = st.text(_chars, max_size=12) | st.sampled_from(
+    ["%", "%s", ":%s", '":%s', "%%d", "ev", "player", ""]
+)
+_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | _texts,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(_texts, inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(st.lists(st.tuples(_texts, st.lists(st.tuples(_texts, _values), max_size=5)), max_size=4))
+def test_event_lines_match_the_rules_through_every_cache(events):
+    # the same names again with other keys, and again with the first: the kept shapes and
+    # texts never leak from one line into another
+    for name, fields in events + events[::-1] + events:
+        expected = (
+            "{"
+            + ",".join(
+                [_reference_json("ev") + ":" + _reference_json(name)]
+                + [_reference_json(k) + ":" + _reference_json(v) for k, v in fields]
+            )
+            + "}"
+        )
+        assert encode_event(name, tuple(fields)) == expected
+
+
 @pytest.mark.parametrize(
     "line, code",
     [

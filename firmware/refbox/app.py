@@ -68,6 +68,8 @@ class App:
         self._composed = None  # a picture composed, to be drawn at the next safe pass
         self._save_due = False  # an event went out since the journal last looked
         self._prompts_due = False  # an event went out since the prompts were last compared
+        self._held = []  # (name, fields) of events waiting for a race's line (see emit)
+        self._racing = False  # a `race` line went out this pass: the rest waits for the LEDs
         self.now = clock.ticks_us()
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
@@ -115,6 +117,10 @@ class App:
 
     # ------------------------------------------------------------------ output
     def emit(self, name, fields=()):
+        """Send one event, or hold it while a race is being decided: the `race` line goes out
+        first, the winner's LED next (this pass's `_show`), then the held lines in their order
+        (`press` lines of the race, `margin`, the game's bookkeeping), so what the players wait
+        for costs no encoding of anything else (docs/protocol.md "Order of lines")."""
         self._dirty = True  # every change of state comes with an event: redraw, then save it
         self._save_due = True
         self._stale = True  # and may change the display
@@ -122,11 +128,30 @@ class App:
             self._prompts_due = True  # and what the controls do (a `buttons` event)
         if name == "race":
             self._gc_due = True
+            self._racing = True  # the rest of this pass waits for the LEDs
+        elif (
+            self._held
+            or self._racing
+            or self.referee.arbiter.is_deciding()
+            or (name == "press" and self.referee.arbiter.phase == ARMED)
+        ):
+            self._held.append((name, fields))  # encoded after the race line (see _release)
+            return
         board = self.board
         board.write_line(encode_event(name, fields))
         if not self._outbox.careful:
             board.flush()  # out now, not at the end of the pass: the rest of a decision's
             # Python (the game's bookkeeping) costs milliseconds on the chip
+
+    def _release(self):
+        """The held lines, in the order they were emitted, once no race is being decided."""
+        held = self._held
+        self._held = []
+        self._racing = False
+        board = self.board
+        for name, fields in held:
+            board.write_line(encode_event(name, fields))
+        board.flush()
 
     def _error(self, code, detail):
         self.referee.error(code, detail)
@@ -192,6 +217,8 @@ class App:
             self._tone_until = None
         if self._dirty or self._moving:
             self._show(now)
+        if (self._held or self._racing) and not self.referee.arbiter.is_deciding():
+            self._release()  # after the race line and the winner's LED
         outbox = self._outbox
         wrote = 0
         if outbox.size or outbox.dropped:

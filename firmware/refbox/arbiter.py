@@ -44,6 +44,7 @@ class Arbiter:
         self.question = 0  # the question being asked or raced (the referee keeps it up to date)
         self._race_question = {}  # player -> the question of their "race" lockout
         self._entries = []  # (Stamp, player) inside the settle window
+        self._first = None  # the earliest Stamp in _entries (kept as they come: no scan a pass)
         self.winner = None
         self._winner_stamp = None
         self._margin_known = False
@@ -55,12 +56,14 @@ class Arbiter:
         """A race is expected: from now on presses are false starts."""
         self.phase = READY
         self._entries = []
+        self._first = None
         self._forget_loss()
 
     def idle(self, out=None):
         """No race expected (answers being judged, game over): presses are only reported."""
         self.phase = IDLE
         self._entries = []
+        self._first = None
         self._forget_loss()
 
     def arm(self, now, eligible, out=None):
@@ -76,6 +79,7 @@ class Arbiter:
         self.armed_at = now
         self.eligible = list(eligible)
         self._entries = []
+        self._first = None
         self._forget_loss()
         self.winner = None
 
@@ -103,16 +107,17 @@ class Arbiter:
                 return True
         return False
 
+    def is_deciding(self):
+        """True while a race has presses in its settle window (its decision is still to come).
+        Allocates nothing."""
+        return bool(self._entries)
+
     def deciding(self):
         """Stamp of the first press of the race being decided (its settle window is open), else
         None. The referee holds the game's timers before it, so the race is decided first."""
-        if self.phase != ARMED or not self._entries:
+        if self.phase != ARMED:
             return None
-        first = self._entries[0][0]
-        for stamp, _ in self._entries:
-            if stamp.diff_ns(first) < 0:
-                first = stamp
-        return first
+        return self._first
 
     def lockouts(self):
         """The lockouts as plain values for the journal: the question being asked first, then by
@@ -157,6 +162,8 @@ class Arbiter:
                 self._false_start(player, stamp, out)  # mashing through a lockout restarts it
             elif player in self.eligible:
                 self._entries.append((stamp, player))
+                if self._first is None or stamp.diff_ns(self._first) < 0:
+                    self._first = stamp
                 return True
         elif phase == DECIDED:
             if player != self.winner and player in self.eligible and player not in self.locked:
@@ -229,4 +236,5 @@ class Arbiter:
         self._margin_known = margin is not None or self._unproven
         self.phase = DECIDED
         self._entries = []
+        self._first = None
         out.append(("race", winner, margin, tied if len(tied) > 1 else [], first))

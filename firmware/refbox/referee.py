@@ -44,6 +44,8 @@ class Referee:
         self._switches = []  # (Stamp, pressed, station) accepted, waiting for the horizon
         self._asked = 0  # times the game entered its ready phase (see _question)
         self._horizons = (Stamp(0), Stamp(0))  # (horizon, press_horizon) of the last tick
+        # (game, its log revision, horizon) of the last timers asked with none due (_timers)
+        self._timers_asked = (None, 0, Stamp(0))  # type: tuple
         # (game, players, options) of the last game started: the menu opens on it and YES at
         # game over plays it again (a rematch); the journal keeps it across power cuts
         self.last_setup = None  # type: tuple | None
@@ -184,11 +186,21 @@ class Referee:
         if game is None:
             return
         deciding = self.arbiter.deciding()
-        if deciding is not None and horizon.diff_ns(deciding) >= 0:
-            horizon = deciding.after_ns(-1)
+        if deciding is not None:
+            if horizon.diff_ns(deciding) >= 0:
+                horizon = deciding.after_ns(-1)
+            asked = self._timers_asked
+            if asked[0] is game and asked[1] == game.revision and asked[2].diff_ns(horizon) >= 0:
+                return  # held before the race (every press of a race but the first): asked already
         for _ in range(8):  # every timer due by the horizon: one entry a call
             if game.phase == OVER or not self._offer(game.tick_entry, horizon):
                 break
+        else:
+            return  # more may be due: ask again next time
+        # no timer was due by `horizon` with the log at this revision: asking again for a horizon
+        # no later, the log unchanged, finds none either (Game.tick_entry never records the
+        # horizon; a timer a press starts runs out after that press)
+        self._timers_asked = (game, game.revision, horizon)
 
     def arbiter_events(self, out):
         for item in out:

@@ -1,0 +1,224 @@
+"""First press -> the winner's LED and -> the `race` line, on the emulated RP2040.
+
+The firmware as `make flash` deploys it (`tablebuzz.flash.build`: .mpy files and main.py) runs on
+the real MicroPython v1.28.0 RPI_PICO firmware inside rp2emu (rp2040js; see its README): it is
+deployed once (`board_run.ts --save-flash`), then booted from that image (`--load-flash`, t0 =
+power-on, so the board's ticks_us is the emulated µs) to play one timeline: a 6-player quiz,
+races of 1, 2, 4 and 6 presses (each presser 1-30 µs after the one before) and lone presses
+inside noise bursts (64-edge bursts, 2 µs closures every 5 µs, on two other stations around the
+press), each race armed, pressed, released and judged right. Per race it reads, from the board's
+USB lines and the NeoPixel pin's edges (GPIO 16, decoded as WS2812 frames):
+- first press -> `race` line: when its "\\n" reached the host;
+- first press -> LED: the end of the first frame with the winner's station lit and every other
+  station dark;
+and checks the winner against the first driven press. It prints min / median / max per kind.
+8 presses are not measured: the pin map has 6 stations (GPIO 2-7; an 8-station board is issue 22).
+
+Environment:
+  RP2EMU=DIR   rp2emu with `npm install` done (default: ../shared/rp2emu next to the repository)
+  UF2=FILE     MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
+  RACES=N      races of each kind (default 3); VERBOSE=1 also prints each race
+Without them it says what is missing and exits 0 (so `make bench` still runs). Emulation costs
+5-10 wall seconds per emulated second: the default timeline is ~5.6 emulated s (about a minute).
+It is a benchmark, never run by `make test`. Exit 1 only when the emulated run failed.
+Run: UF2=/path/RPI_PICO.uf2 RP2EMU=/path/rp2emu .venv/bin/python bench/bench_chip_latency.py
+"""
+
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "host"))
+
+START_US = 1_000_000  # the firmware's menu is up ~0.5 s after power-on (.mpy deploy)
+PERIOD_US = 350_000  # one race: arm, presses 80 ms later, releases, judge
+PIXEL_GPIO = 16  # refbox.pinmap.NEOPIXEL_GPIO
+STATIONS = 6  # refbox.pinmap.PLAYER_COUNT
+KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "noise bursts")
+
+
+def _environment():
+    """(rp2emu dir, UF2 path) or a reason (str) why the emulator cannot run here."""
+    emu = Path(os.environ.get("RP2EMU") or REPO.parent / "shared" / "rp2emu")
+    uf2 = Path(os.environ.get("UF2") or emu / "RPI_PICO.uf2")
+    if not (emu / "board_run.ts").is_file():
+        return "no rp2emu at %s (set RP2EMU=DIR)" % emu
+    if not (emu / "node_modules").is_dir():
+        return "rp2emu at %s has no node_modules (npm install there)" % emu
+    if not uf2.is_file():
+        return "no MicroPython firmware at %s (set UF2=FILE)" % uf2
+    return emu, uf2
+
+
+def timeline(races_per_kind, seed=20):
+    """(timeline lines for board_run.ts, races): each race {kind, first, presses: [(station,
+    at_us)], arm_at}. Winners rotate so the first presser differs race to race."""
+    rng = random.Random(seed)
+    lines = [{"at_us": START_US, "send": {"cmd": "new_game", "game": "quiz", "players": STATIONS}}]
+    kinds = [kind for kind in KINDS for _ in range(races_per_kind)]
+    rng.shuffle(kinds)
+    races = []
+    t = START_US + 300_000
+    for k, kind in enumerate(kinds):
+        lines.append({"at_us": t, "send": {"cmd": "arm"}})
+        p0 = t + 80_000 + rng.randint(0, 999)
+        stations = rng.sample(range(1, STATIONS + 1), STATIONS)
+        stations.remove(1 + k % STATIONS)
+        stations.insert(0, 1 + k % STATIONS)  # this race's first presser
+        count = {"1 press": 1, "2 presses": 2, "4 presses": 4, "6 presses": 6}.get(kind, 1)
+        presses, at = [], p0
+        for i in range(count):
+            if i:
+                at += rng.randint(1, 30)
+            presses.append((stations[i], at))
+        if kind == "noise bursts":
+            for s in stations[1:3]:  # 32 closures of 2 µs every 5 µs, around the real press
+                a = p0 - rng.randint(0, 100)
+                for i in range(32):
+                    lines.append({"at_us": a + 5 * i, "press": s})
+                    lines.append({"at_us": a + 5 * i + 2, "release": s})
+        for s, a in presses:
+            lines.append({"at_us": a, "press": s})
+            lines.append({"at_us": t + 170_000 + s, "release": s})
+        lines.append({"at_us": t + 230_000, "send": {"cmd": "judge", "correct": True}})
+        races.append({"kind": kind, "first": p0, "presses": presses, "arm_at": t})
+        t += PERIOD_US
+    lines.sort(key=lambda d: d["at_us"])  # stable: equal times keep their order
+    return lines, races
+
+
+def frames(pin_edges):
+    """WS2812 frames from the pin's edges: [(end ns, [(r, g, b), ...])]. A bit is the high
+    time: ~0.4 µs a 0, ~0.8 µs a 1 (WS2812B datasheet); a gap over 50 µs ends a frame."""
+    out, bits, high_at, last = [], [], None, None
+
+    def close(end):
+        if bits:
+            pixels = []
+            for i in range(0, len(bits) - 23, 24):
+                v = int("".join(map(str, bits[i : i + 24])), 2)
+                pixels.append(((v >> 8) & 255, (v >> 16) & 255, v & 255))  # G R B on the wire
+            out.append((end, pixels))
+
+    for ns, state in pin_edges:
+        if last is not None and ns - last > 50_000:
+            close(last)
+            bits = []
+        if state == "high":
+            high_at = ns
+        elif state == "low" and high_at is not None:
+            bits.append(1 if ns - high_at > 560 else 0)
+            high_at = None
+        last = ns
+    close(last)
+    return out
+
+
+def measure(rows, races):
+    """Per race: (kind, ms to LED or None, ms to race line or None, winner ok)."""
+    events = [(r["at_us"], r["json"]) for r in rows if isinstance(r.get("json"), dict)]
+    lines = [(at, e) for at, e in events if e.get("ev") == "race"]
+    edges = [(r["at_ns"], r["state"]) for r in rows if r.get("pin") == PIXEL_GPIO]
+    shown = frames(edges)
+    out = []
+    for race in races:
+        first = race["first"]
+        line = None
+        for at, e in lines:  # the race whose stamp is this race's first press (ticks = µs)
+            if abs(e["t_us"] - first) <= 2:
+                line = (at, e)
+                break
+        if line is None:
+            out.append((race["kind"], None, None, False))
+            continue
+        at, e = line
+        winner = e["winner"] - 1
+        led = None
+        for end, pixels in shown:
+            if end / 1000 < first or len(pixels) < STATIONS:
+                continue
+            lit = [i for i in range(STATIONS) if pixels[i] != (0, 0, 0)]
+            if lit == [winner]:
+                led = (end / 1000 - first) / 1000
+                break
+        ok = e["winner"] == race["presses"][0][0]
+        out.append((race["kind"], led, (at - first) / 1000, ok))
+    return out
+
+
+def _spread(values):
+    values = [v for v in values if v is not None]
+    if not values:
+        return "-"
+    return "%6.2f %6.2f %6.2f" % (min(values), statistics.median(values), max(values))
+
+
+def main():
+    env = _environment()
+    if isinstance(env, str):
+        print(
+            "bench_chip_latency: the emulated RP2040 is not available: %s; nothing measured" % env
+        )
+        return 0
+    emu, uf2 = env
+    from tablebuzz import flash
+
+    races_per_kind = int(os.environ.get("RACES", "3"))
+    lines, races = timeline(races_per_kind)
+    run_env = dict(os.environ, UF2=str(uf2))
+    with tempfile.TemporaryDirectory() as tmp:
+        build = Path(tmp) / "mpy"
+        flash.build(out=build)
+        image = Path(tmp) / "flash.img"
+        empty = Path(tmp) / "empty.jsonl"
+        empty.write_text("")
+        tl = Path(tmp) / "races.jsonl"
+        tl.write_text("".join(json.dumps(d, separators=(",", ":")) + "\n" for d in lines))
+        npx = ["npx", "tsx", "board_run.ts"]
+        deploy = npx + ["--firmware", str(build), "--timeline", str(empty)]
+        deploy += ["--save-flash", str(image), "--allow-silent", "--quiet"]
+        proc = subprocess.run(deploy, cwd=emu, env=run_env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            print("deploy failed:\n" + proc.stderr[-3000:])
+            return 1
+        play = npx + ["--load-flash", str(image), "--timeline", str(tl), "--ms", "300"]
+        play += ["--watch-pins", str(PIXEL_GPIO), "--quiet"]
+        proc = subprocess.run(play, cwd=emu, env=run_env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            print("emulated run failed:\n" + proc.stderr[-3000:])
+            return 1
+    rows = [json.loads(text) for text in proc.stdout.splitlines() if text.strip()]
+    results = measure(rows, races)
+    summary = proc.stderr.strip().splitlines()[-1:] or [""]
+    print("First press -> winner's LED / -> race line on the emulated RP2040 (rp2emu, MicroPython")
+    print("v1.28.0 RPI_PICO, .mpy deploy, 125 MHz), ms: min median max")
+    print("  %-14s %5s  %-22s %-22s %s" % ("race", "races", "-> LED", "-> race line", "winner"))
+    for kind in KINDS + ("all",):
+        sub = [r for r in results if kind == "all" or r[0] == kind]
+        wrong = sum(1 for r in sub if not r[3])
+        print(
+            "  %-14s %5d  %-22s %-22s %s"
+            % (
+                kind,
+                len(sub),
+                _spread([r[1] for r in sub]),
+                _spread([r[2] for r in sub]),
+                "ok" if not wrong else "%d wrong or missing" % wrong,
+            )
+        )
+    if os.environ.get("VERBOSE"):
+        for i, (kind, led, line, ok) in enumerate(results):
+            print("  race %2d  %-14s LED %s  race line %s  %s" % (i, kind, led, line, ok))
+    print("  8 presses: not measured (6 stations in the pin map, GPIO 2-7; issue 22)")
+    print("  " + summary[0])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""The `race` line goes out first (issue 20, docs/protocol.md "Order of lines around a race").
+
+While a race is being decided the App holds every line; the `race` line leaves first, the LEDs
+are rendered, then the held lines follow in their order. These tests play the example games and
+compare with the same games played by an App that sends every line at once (the order before
+issue 20): the same lines, only each `race` line moved ahead of the lines held for it.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import CONTROLS, run_raw, timeline
+from refbox import app as app_module
+from refbox.protocol import encode_event
+from tablebuzz import simulate
+from tablebuzz.timeline import parse, read_setup
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def _at_once(self, name, fields=()):
+    """App.emit as it was before lines were held: encoded and queued at once."""
+    self._dirty = True
+    self._save_due = True
+    self._stale = True
+    if name != "buttons":
+        self._prompts_due = True
+    if name == "race":
+        self._gc_due = True
+    self.board.write_line(encode_event(name, fields))
+    if not self._outbox.careful:
+        self.board.flush()
+
+
+def _play(name):
+    text = (EXAMPLES / name).read_text()
+    header = read_setup(text)
+    header.setdefault("seed", "1")
+    records = parse(text, header.get("players", 6), CONTROLS)
+    return [line for _, line in simulate.run(header, records)]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["quiz_demo.jsonl", "quiz_tournament.jsonl", "deglingo_4p.jsonl", "difference_6p.jsonl"],
+)
+def test_only_race_lines_move_and_only_earlier(name, monkeypatch):
+    held = _play(name)
+    monkeypatch.setattr(app_module.App, "emit", _at_once)
+    at_once = _play(name)
+    assert sorted(held) == sorted(at_once)  # the same lines, none lost or changed
+    races = [line for line in held if json.loads(line)["ev"] == "race"]
+    assert races, "the example has races"
+    others = [line for line in held if json.loads(line)["ev"] != "race"]
+    assert others == [line for line in at_once if json.loads(line)["ev"] != "race"]
+    for race in races:  # a race line only ever moves ahead
+        assert held.index(race) <= at_once.index(race)
+
+
+def test_a_crowd_race_line_comes_before_its_press_lines():
+    presses = [{"at_us": 600000 + 7 * i, "press": p} for i, p in enumerate((4, 2, 6, 1, 5, 3))]
+    releases = [{"at_us": 700000 + i, "release": p} for i, p in enumerate((4, 2, 6, 1, 5, 3))]
+    lines = run_raw(timeline({"at_us": 300000, "control": "arm"}, *presses, *releases))
+    evs = [json.loads(line)["ev"] for _, line in lines]
+    first = evs.index("race")
+    assert evs[first + 1 : first + 7] == ["press"] * 6  # every press of the race after it
+    race = json.loads(lines[first][1])
+    assert race["winner"] == 4 and race["margin_ns"] == 7000  # decided from the stamps
+    assert "press" not in evs[evs.index("armed") : first]
