@@ -459,7 +459,7 @@ def test_menu_steps_and_game_names_read_as_words():
         app = SimulatorApp(dict(HEADER, game=None), clock=clock)
         async with app.run_test(size=(100, 24)) as pilot:
             await advance(pilot, clock, 0.2)
-            for _ in range(10):  # game, players, false start ... sudden death: to time to buzz
+            for _ in range(11):  # game, players, format ... sudden death: to time to buzz
                 await pilot.press("y")
                 await advance(pilot, clock, 0.3)
             assert "MENU time to buzz: no timer" in screen_text(app)
