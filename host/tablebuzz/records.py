@@ -68,9 +68,13 @@ class Recorder:
         self.path = None
         self.paths = []  # every file written, oldest first
 
-    def set_names(self, names):
+    def set_names(self, names, next_game=False):
+        """The players' names ({1: "Ann"}). `next_game`: they are the set-up of a game about to
+        start (the desk's new game), so they go into that game's header only, never into the
+        record of the game still running."""
         self.names = {str(k): v for k, v in (names or {}).items()}
-        self._write({"at": now_text(), "names": self.names})
+        if not next_game:
+            self._write({"at": now_text(), "names": self.names})
 
     def item(self, item):
         """Record one connection item (events, notices and status; events outside a game are
@@ -81,7 +85,8 @@ class Recorder:
             kind = ev.get("ev")
             if kind == "game":
                 self._open(ev.get("game"), ev.get("players"), joined=False)
-            elif kind in ("state", "resume") and self._file is None:
+            elif kind in ("state", "resume") and self._file is None and ev.get("phase") != "over":
+                # a game met under way (not one already over: its record is closed)
                 self._open(ev.get("game"), ev.get("players"), joined=True)
             elif kind == "menu" and self._file is not None:
                 self._close()  # back in the menu without a game_over we saw: the game is done
@@ -178,13 +183,19 @@ def events_of(lines):
 
 
 CSV_FIELDS = ("date", "started", "ended", "game", "players", "names", "winner", "ranking",
-              "scores", "unit", "abandoned", "seed", "commitment", "verified", "file")
+              "scores", "teams", "team_scores", "team_ranking", "unit", "abandoned", "seed",
+              "commitment", "verified", "file")
 
 
 def summary(path):
     """One CSV row (dict over CSV_FIELDS) for the record at `path`."""
     header, lines, _ = read_record(path)
     names = header.get("names") or {}
+    device_names = {}  # the board's own `name` events (the quiz's act name): str(player) -> name
+    team_names = {}  # str(team) -> name
+    teams = []  # the quiz's `teams` option: [[1, 2], [3, 4]]
+    team_scores = None
+    team_ranking = None
     commit = None
     over = None
     last_at = header.get("started", "")
@@ -192,6 +203,19 @@ def summary(path):
     for at, ev in events_of(lines):
         last_at = at or last_at
         kind = ev.get("ev")
+        if kind in ("game", "resume") and isinstance(ev.get("options"), dict):
+            teams = ev["options"].get("teams") or []
+        if kind in ("score", "state") and isinstance(ev.get("teams"), list):
+            team_scores = ev["teams"]
+        elif kind == "team_ranking":
+            team_ranking = ev.get("ranking") or []
+        elif kind == "name":
+            into, key = (team_names, ev.get("team")) if ev.get("team") else (
+                device_names, ev.get("player"))
+            if ev.get("name"):
+                into[str(key)] = ev["name"]
+            else:
+                into.pop(str(key), None)
         if kind == "game":
             commit = ev.get("commit")
         elif kind == "reseed":
@@ -205,6 +229,7 @@ def summary(path):
     for obj in lines:
         if isinstance(obj.get("names"), dict):
             names = obj["names"]
+    names = dict(names, **device_names)  # the board's names win: they are the ones it showed
 
     def who(p):
         name = names.get(str(p))
@@ -214,8 +239,22 @@ def summary(path):
     row = dict.fromkeys(CSV_FIELDS, "")
     row.update(date=started[:10], started=started[11:19], ended=last_at[11:19],
                game=header.get("game", ""), players=header.get("players", ""),
-               names="; ".join("P%s %s" % kv for kv in sorted(names.items())),
+               names="; ".join("P%s %s" % kv for kv in sorted(names.items(),
+                                                                key=lambda kv: int(kv[0]))),
                file=str(path))
+
+    def team(t):
+        name = team_names.get(str(t))
+        return "team %s %s" % (t, name) if name else "team %s" % t
+
+    if teams:
+        row["teams"] = "; ".join("%s: %s" % (team(i + 1), ", ".join(who(p) for p in members))
+                                 for i, members in enumerate(teams))
+    if team_scores is not None:
+        row["team_scores"] = " ".join(str(s) for s in team_scores)
+    if team_ranking:
+        row["team_ranking"] = "; ".join("%s. %s (%s)" % (r["place"], team(r["team"]), r["score"])
+                                        for r in team_ranking)
     if over is None:
         row.update(abandoned="unfinished", scores=" ".join(str(s) for s in scores or []))
         return row

@@ -125,16 +125,16 @@ class Table:
         self._last_kind = kind
         return True
 
-    def set_names(self, names):
+    def set_names(self, names, next_game=False):
         """Names for the next game's players ({1: "Ann", ...}); also the current game's, if the
-        desk renames during play."""
+        desk renames during play (not when `next_game`: the desk is starting a new game)."""
         clean = {}
         for k, v in (names or {}).items():
             text = str(v).strip()[:24]
             if text:
                 clean[int(k)] = text
         self.pending_names = clean
-        if self.game is not None:
+        if self.game is not None and not next_game:
             self.game["names"] = {str(k): v for k, v in clean.items()}
             self.narrator.names = dict(clean)
             self.narrator.learnt = {}

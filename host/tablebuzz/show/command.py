@@ -244,7 +244,8 @@ def cmd_replay(args):
 
 
 def cmd_export(args):
-    """`tablebuzz export [--records DIR] [--date D] [-o FILE]`: one CSV row per game."""
+    """`tablebuzz export [--records DIR] [--date D] [--format csv|qbj] [-o FILE]`: one CSV row
+    per game, or one QBJ Match per quiz game (tablebuzz.qbj)."""
     import datetime
 
     folder = Path(args.records) if args.records else records_module.default_folder()
@@ -257,12 +258,17 @@ def cmd_export(args):
         folder = folder / args.date
     if not folder.is_dir():
         return _fail("no records in %s (tablebuzz show writes them there)" % folder)
+    write = records_module.night_csv
+    if getattr(args, "format", "csv") == "qbj":
+        from tablebuzz import qbj
+
+        write = qbj.night_qbj
     try:
         if args.output:
             with open(args.output, "w", encoding="utf-8", newline="") as out:
-                count, problems = records_module.night_csv(folder, out)
+                count, problems = write(folder, out)
         else:
-            count, problems = records_module.night_csv(folder, sys.stdout)
+            count, problems = write(folder, sys.stdout)
     except OSError as e:
         return _fail("cannot write %s: %s" % (args.output, e.strerror or e))
     for problem in problems:

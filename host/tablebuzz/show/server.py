@@ -205,9 +205,9 @@ class Hub:
                 names = msg.get("names") or {}
                 if not isinstance(names, dict):
                     raise ValueError("names are an object")
-                self.table.set_names(names)
+                self.table.set_names(names, next_game=True)  # not the running game's
                 if self.recorder is not None:
-                    self.recorder.set_names(self.table.pending_names)
+                    self.recorder.set_names(self.table.pending_names, next_game=True)
                 cmd = {"cmd": "new_game", "game": msg.get("game"), "players": msg.get("players"),
                        "options": msg.get("options") or {}}
                 self._command(cmd, ws, msg_id)
