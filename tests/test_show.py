@@ -362,3 +362,43 @@ def test_two_desks_acting_at_once_each_get_their_own_replies(show):
         refused, taken = pool.submit(asyncio.run, both()).result(60)
     assert refused["ok"] is False and "nobody" in refused["text"], refused
     assert taken["ok"] is True and taken["text"] == "done", taken
+
+
+def test_an_naqt_match_shows_its_photo_finish_and_bonus_on_a_tv_and_a_phone(browser, show):
+    """examples/quizbowl_naqt.jsonl (8 players, 4 v 4): the first power is won by 738 µs, so the
+    scoreboard shows its photo finish (tablebuzz.photo) over the board, at 1920x1080 and on a
+    390x844 phone; the desk offers it again; the game ends with the teams' ranking."""
+    server = show("--sim", "--script", str(REPO / "examples" / "quizbowl_naqt.jsonl"),
+                  "--speed", "2")
+    board = browser.new_page()
+    phone = browser.new_page()
+    desk = browser.new_page()
+    phone.set_viewport_size({"width": 390, "height": 844})
+    try:
+        open_page(board, server.url + "/")
+        open_page(phone, server.url + "/")
+        open_page(desk, server.url + "/desk")
+        for page in (board, phone):
+            wait_text(page, "#photo", ["Photo finish Q1: P1 wins by 738 µs", "one sample = 56 ns",
+                                       "P5", "margin 738 µs"])
+            assert page.locator("#photo").is_visible()
+        board.screenshot(path=str(ARTIFACTS / "scoreboard-naqt-photo-finish.png"))
+        phone.screenshot(path=str(ARTIFACTS / "phone-naqt-photo-finish.png"))
+        wait_text(desk, "#btn-photo", ["Photo finish: P", "by 738 µs"])  # the latest power
+        board.wait_for_function("() => document.getElementById('photo').classList"
+                                ".contains('hidden')", timeout=20000)  # gone after a few s
+        desk.click("#btn-photo")  # on demand
+        board.wait_for_function("() => !document.getElementById('photo').classList"
+                                ".contains('hidden')")
+        board.locator("#photo").dispatch_event("click")  # a tap closes it
+        assert board.locator("#photo").is_hidden()
+        wait_text(board, "#over", ["quiz: game over"], timeout=90000)
+        body = board.locator("body").inner_text()
+        assert "None" not in body and "undefined" not in body and "NaN" not in body
+        board.screenshot(path=str(ARTIFACTS / "scoreboard-naqt-over.png"))
+        phone.screenshot(path=str(ARTIFACTS / "phone-naqt-over.png"))
+        desk.screenshot(path=str(ARTIFACTS / "desk-naqt-over.png"))
+    finally:
+        board.close()
+        phone.close()
+        desk.close()

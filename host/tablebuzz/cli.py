@@ -208,6 +208,8 @@ def build_parser():
     replay.add_argument("--speed", type=float, default=1.0, help="playback speed (--show)")
     replay.add_argument("--http", default="127.0.0.1:8765", metavar="HOST:PORT")
     replay.add_argument("--json", action="store_true", help="print the protocol lines as JSON")
+    replay.add_argument("--photos", metavar="DIR",
+                        help="write the photo finish of every race won by < 10 ms (SVG) here")
 
     export = sub.add_parser("export", help="a CSV of the games in the records (one row a game)")
     export.add_argument("--records", metavar="DIR", help="records folder (default: see docs)")

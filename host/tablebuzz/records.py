@@ -6,13 +6,15 @@ Where: `--records DIR`, else `$TABLEBUZZ_RECORDS`, else `$XDG_DATA_HOME/tablebuz
 A file (docs/host.md "Records"): the first line is the header
 `{"record": "tablebuzz-game", "version": 1, "started": "2026-12-01T20:31:05.120+01:00",
 "source": "board on /dev/ttyACM0", "game": "quiz", "players": 4, "names": {"1": "Ann"},
-"joined": false}`, then one line per protocol line as it came, with the wall-clock time:
-`{"at": "...", "line": "{\"ev\":\"race\",...}"}`, the commands the host sent
+"joined": false, "sample_ns": 56}`, then one line per protocol line as it came, with the
+wall-clock time: `{"at": "...", "line": "{\"ev\":\"race\",...}"}`, the commands the host sent
 (`{"at": ..., "sent": "{\"cmd\":\"arm\"}"}`), the names given (`{"at": ..., "names": {...}}`) and
 the link's news (`{"at": ..., "status": "lost the board ..."}`). Each line is flushed as it is
 written, so a crash or a power cut of the computer loses at most the line being written; the
 file ends after the game's `game_over`. `joined` is true when the host met the game already under
-way (it connected mid-game): the file then starts at the resync's `state`.
+way (it connected mid-game): the file then starts at the resync's `state`. Every race the game
+decided by less than 10 ms is kept beside it as a picture, `20-31-05-quiz-photo-1.svg`
+(tablebuzz.photo), written when the record closes.
 
 `read_record(path)` reads one back (a torn last line is skipped and reported); `night_csv`
 writes one row per game of a folder of records.
@@ -67,6 +69,9 @@ class Recorder:
         self._file = None
         self.path = None
         self.paths = []  # every file written, oldest first
+        self.photos = []  # the photo finishes written beside them (SVG, tablebuzz.photo)
+        self.sample_ns = None  # the board's tie bound (hello.sample_ns), kept in each header
+        self._events = []  # this game's events, for its photo finishes
 
     def set_names(self, names, next_game=False):
         """The players' names ({1: "Ann"}). `next_game`: they are the set-up of a game about to
@@ -83,6 +88,10 @@ class Recorder:
         if item.kind == "event":
             ev = item.event
             kind = ev.get("ev")
+            if kind == "hello":
+                self.sample_ns = ev.get("sample_ns")
+            if self._file is not None or kind in ("game", "state", "resume"):
+                self._events.append(ev)
             if kind == "game":
                 self._open(ev.get("game"), ev.get("players"), joined=False)
             elif kind in ("state", "resume") and self._file is None and ev.get("phase") != "over":
@@ -116,9 +125,10 @@ class Recorder:
         self._file = open(path, "x", encoding="utf-8")  # noqa: SIM115 - kept open per game
         self.path = path
         self.paths.append(path)
+        self._events = self._events[-1:]  # the event opening this record
         self._write({"record": RECORD_KIND, "version": 1, "started": now_text(),
                      "source": self.source, "game": game, "players": players,
-                     "names": self.names, "joined": joined})
+                     "names": self.names, "joined": joined, "sample_ns": self.sample_ns})
 
     def _write(self, obj):
         if self._file is None:
@@ -130,6 +140,12 @@ class Recorder:
         if self._file is not None:
             self._file.close()
             self._file = None
+            from tablebuzz import photo
+
+            names = {int(k): v for k, v in self.names.items() if str(k).isdigit()}
+            stem = self.path.with_suffix("")
+            self.photos += photo.write_photos(self._events, stem, self.sample_ns, names)
+        self._events = []
 
     def close(self):
         self._close()

@@ -145,10 +145,13 @@ class Table:
     # ---------------------------------------------------------------- events
     def _event(self, kind, ev):
         if kind == "hello":
-            self.board = {k: ev.get(k) for k in ("fw", "proto", "stations", "capture", "games")}
+            self.board = {k: ev.get(k) for k in ("fw", "proto", "stations", "capture",
+                                                 "sample_ns", "games")}
             return
         if kind in ("armed", "menu", "game", "resume", "game_over"):
             self.prompts = []  # until the board says what the controls do in this phase
+        if kind in ("armed", "press", "race", "margin", "question"):
+            self._photo_track(kind, ev)
         if kind == "menu":
             self.menu = {k: ev.get(k) for k in ("step", "value", "index", "of", "game",
                                                  "players", "text", "label")}
@@ -189,6 +192,47 @@ class Table:
         game_handler = getattr(self, "_%s_%s" % (g["name"], kind), None)
         if game_handler is not None:
             game_handler(g, ev)
+
+    # ---------------------------------------------------------------- the photo finish
+    PHOTO_S = 6  # the scoreboard shows a new photo finish this long (and again on demand)
+
+    def _photo_track(self, kind, ev):
+        """Keep this race's events; once it is decided by < 10 ms, its picture (tablebuzz.photo)
+        becomes the view's `photo`, shown for PHOTO_S seconds."""
+        from tablebuzz import photo
+
+        if kind == "armed":
+            self._race_events = []
+        events = getattr(self, "_race_events", [])
+        events.append(ev)
+        self._race_events = events
+        if kind not in ("race", "margin"):
+            return
+        sample = (self.board or {}).get("sample_ns")
+        found = photo.finishes([{"ev": "question", "question": self._question_no()}] + events,
+                               sample)
+        if not found:
+            return
+        finish = found[-1]
+        names = {int(k): v for k, v in ((self.game or {}).get("names") or {}).items()}
+        colours = dict(enumerate(self.colours, 1))
+        self.photo = {"svg": photo.svg(finish, colours, names), "winner": finish["winner"],
+                      "margin_ns": finish["margin_ns"], "tie": finish["tie"],
+                      "question": finish["question"]}
+        self.photo_at = self.clock()
+
+    def _question_no(self):
+        g = self.game or {}
+        return (g.get("view") or {}).get("question")
+
+    def show_photo(self):
+        """The desk asks for the last photo finish again: shown PHOTO_S seconds from now. False
+        if there is none."""
+        if getattr(self, "photo", None) is None:
+            return False
+        self.photo_at = self.clock()
+        self.version += 1
+        return True
 
     def _blank_game(self, name, players, options, commit, names):
         return {
@@ -786,7 +830,13 @@ class Table:
             "game": game,
             "log": list(self.log),
             "notices": list(self.notices),
+            "photo": None,
         }
+        shot = getattr(self, "photo", None)
+        if shot is not None:
+            age = now - self.photo_at
+            out["photo"] = dict(shot, showing=age < self.PHOTO_S,
+                                left_ms=max(0, int((self.PHOTO_S - age) * 1000)))
         if desk:
             out["desk_only"] = copy.deepcopy(self.desk_only)
             out["prompts"] = list(self.prompts)  # [[control, meaning]]: the `buttons` event

@@ -85,6 +85,8 @@ def cmd_show(args):
             records = None
             if args.script is not None:
                 records = cli.timeline_records(args, text, header["players"])
+                if any(rec["k"] == "power" for rec in records):
+                    header["flash"] = {}  # a power cut in the script: the board keeps a journal
         except cli.CommandLineError as e:
             return _fail(str(e))
         if not 0.1 <= args.speed <= 50:
@@ -181,7 +183,8 @@ def load_replay(path):
 
 
 def cmd_replay(args):
-    """`tablebuzz replay FILE [--show] [--speed X] [--json]`: a saved game, printed or played."""
+    """`tablebuzz replay FILE [--show] [--speed X] [--json] [--photos DIR]`: a saved game,
+    printed or played, or its photo finishes written as SVG (tablebuzz.photo)."""
     import json
 
     from tablebuzz.eventlog import Narrator
@@ -195,6 +198,27 @@ def cmd_replay(args):
     for problem in problems:
         print("tablebuzz: %s" % problem, file=sys.stderr)
     names = {int(k): v for k, v in (header.get("names") or {}).items() if str(k).isdigit()}
+    if getattr(args, "photos", None):
+        from tablebuzz import photo
+
+        evs = []
+        for _, text in lines:
+            try:
+                ev = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(ev, dict):
+                evs.append(ev)
+        out = Path(args.photos)
+        out.mkdir(parents=True, exist_ok=True)
+        written = photo.write_photos(evs, out / Path(args.file).stem, header.get("sample_ns"),
+                                     names)
+        for path in written:
+            print("tablebuzz: wrote %s" % path, file=sys.stderr)
+        if not written:
+            print("tablebuzz: no race of this game was decided by less than 10 ms",
+                  file=sys.stderr)
+        return 0
     if not args.show:
         narrator = Narrator(names)
         if not args.json:  # --json prints the protocol lines and nothing else

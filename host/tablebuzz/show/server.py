@@ -212,6 +212,10 @@ class Hub:
                        "options": msg.get("options") or {}}
                 self._command(cmd, ws, msg_id)
                 return
+            elif kind == "photo":  # the desk shows the last photo finish again
+                if not self.table.show_photo():
+                    raise ValueError("no race has been decided by less than 10 ms yet")
+                await self.broadcast()
             elif kind == "names":
                 self.table.set_names(msg.get("names") or {})
                 if self.recorder is not None:

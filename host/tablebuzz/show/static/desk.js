@@ -278,7 +278,11 @@ function render(msg) {
     TB.fill("scores", el("div", { class: "muted" }, v.menu ? "the box shows its menu: start a game here or on the box" : "no game"));
   }
   TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
+  const photo = document.getElementById("btn-photo");
+  photo.classList.toggle("hidden", !v.photo);
+  if (v.photo) photo.textContent = "Photo finish: P" + v.photo.winner + (v.photo.tie ? " (tie)" : " by " + (v.photo.margin_ns < 1e6 ? Math.round(v.photo.margin_ns / 1000) + " µs" : (v.photo.margin_ns / 1e6).toFixed(2) + " ms"));
 }
+document.getElementById("btn-photo").addEventListener("click", () => send({ type: "photo" }, "photo finish on the scoreboard"));
 
 function setLink(up, text) {
   const node = document.getElementById("link");
