@@ -183,6 +183,9 @@ def build_parser():
         help="the board's serial port (default: found by USB vendor id)",
     )
     show.add_argument("--sim", action="store_true", help="the simulator instead of a board")
+    show.add_argument("--packet", metavar="FILE",
+                      help="a quizbowl packet (MODAQ's JSON) for the desk: the reader's tossups, "
+                           "power marks, answers and bonuses")
     _simulation_args(show)
     show.add_argument(
         "--speed", type=float, default=1.0, metavar="X",

@@ -108,6 +108,11 @@ class Recorder:
         elif item.kind == "notice":
             self._write({"at": at, "notice": item.text})
 
+    def mark(self, mark):
+        """The desk's mark of the word being read at a buzz ({"question", "player",
+        "word_index", "power"}): a `{"at", "mark"}` line (tablebuzz.qbj reads it)."""
+        self._write({"at": now_text(), "mark": mark})
+
     def sent(self, line):
         self._write({"at": now_text(), "sent": line})
 

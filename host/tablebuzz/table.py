@@ -152,6 +152,12 @@ class Table:
             self.prompts = []  # until the board says what the controls do in this phase
         if kind in ("armed", "press", "race", "margin", "question"):
             self._photo_track(kind, ev)
+        self._track_tossup(kind, ev)
+        if kind == "game":
+            self.bonuses_read = 0
+        elif kind == "bonus":
+            self.bonus_index = getattr(self, "bonuses_read", 0)
+            self.bonuses_read = self.bonus_index + 1
         if kind == "menu":
             self.menu = {k: ev.get(k) for k in ("step", "value", "index", "of", "game",
                                                  "players", "text", "label")}
@@ -224,6 +230,72 @@ class Table:
     def _question_no(self):
         g = self.game or {}
         return (g.get("view") or {}).get("question")
+
+    # ---------------------------------------------------------------- the packet (desk only)
+    packet = None  # tablebuzz.packet: the reader's questions (`tablebuzz show --packet`)
+
+    def mark(self, word_index):
+        """The desk marked the word being read when the buzz came: for the floor holder of the
+        tossup being read. Returns the mark {"question", "player", "word_index", "power"} (kept
+        in the record, QBJ's buzz_position), or raises ValueError when nobody has the floor."""
+        from tablebuzz import packet as packet_module
+
+        g = self.game or {}
+        number = getattr(self, "reading", None)
+        player = g.get("answering")
+        if self.packet is None or not number or player is None:
+            raise ValueError("a word is marked when a player has the floor on a packet tossup")
+        tossup = packet_module.tossup_view(self.packet, number)
+        if tossup is None or not isinstance(word_index, int) or                 not 0 <= word_index < len(tossup["words"]):
+            raise ValueError("no word %r in tossup %s" % (word_index, number))
+        power = tossup["power_index"] is not None and word_index <= tossup["power_index"]
+        self.marked = {"question": number, "player": player, "word_index": word_index,
+                       "power": power}
+        self.version += 1
+        return dict(self.marked)
+
+    def _track_tossup(self, kind, ev):
+        """The packet tossup the reader reads now or next (the board asks tossup n with a
+        `question`; it is over once dead, judged right without a bonus, or its bonus scored;
+        a cancelled one is asked again)."""
+        if kind in ("game", "resume"):
+            self.reading = 1
+            self.reading_open = False
+        elif kind == "state" and isinstance(ev.get("question"), int):
+            self.reading = ev["question"]
+        elif kind == "question":
+            self.reading = ev["question"]
+            self.reading_open = True
+        elif kind == "dead" and getattr(self, "reading_open", False):
+            self.reading_open = False
+            if ev.get("reason") != "cancel":
+                self.reading = ev.get("question", self.reading) + 1
+        elif kind == "bonus_scored":
+            self.reading = ev["question"] + 1
+            self.reading_open = False
+        elif kind == "judge" and ev.get("correct") and self.game is not None and \
+                not (self.game.get("options") or {}).get("bonus"):
+            self.reading += 1
+            self.reading_open = False
+
+    def _packet_views(self):
+        """(desk's packet view, room's) for the game now: the desk gets the tossup's words, power
+        mark and answer (and the bonus while one is played) and the last mark; the room the
+        number and category only."""
+        from tablebuzz import packet as packet_module
+
+        if self.packet is None or self.game is None:
+            return None, None
+        number = getattr(self, "reading", 1)
+        desk = {"name": self.packet["name"],
+                "tossup": packet_module.tossup_view(self.packet, number),
+                "bonus": None, "mark": None}
+        if self.game.get("phase") == "bonus":
+            desk["bonus"] = packet_module.bonus_view(self.packet, getattr(self, "bonus_index", 0))
+        marked = getattr(self, "marked", None)
+        if marked and marked["question"] == number:
+            desk["mark"] = dict(marked)
+        return desk, packet_module.room_info(self.packet, number)
 
     def show_photo(self):
         """The desk asks for the last photo finish again: shown PHOTO_S seconds from now. False
@@ -522,6 +594,13 @@ class Table:
     def _quiz_score(self, g, ev):
         for team, score in zip(g["view"]["teams"], ev.get("teams") or [], strict=False):
             team["score"] = score
+
+    def _quiz_bonus(self, g, ev):
+        g["phase"] = "bonus"  # the controlling team plays its bonus (the board's phase too)
+        g["answering"] = None
+
+    def _quiz_bonus_scored(self, g, ev):
+        g["phase"] = "ready"
 
     def _quiz_question(self, g, ev):
         v = g["view"]
@@ -837,7 +916,10 @@ class Table:
             age = now - self.photo_at
             out["photo"] = dict(shot, showing=age < self.PHOTO_S,
                                 left_ms=max(0, int((self.PHOTO_S - age) * 1000)))
+        packet_desk, packet_room = self._packet_views()
+        out["packet"] = packet_room  # the room: number and category, never the answer
         if desk:
             out["desk_only"] = copy.deepcopy(self.desk_only)
             out["prompts"] = list(self.prompts)  # [[control, meaning]]: the `buttons` event
+            out["desk_only"]["packet"] = packet_desk
         return out

@@ -112,6 +112,13 @@ def cmd_show(args):
         recorder = records_module.Recorder(folder, source["label"])
         extra = "records: %s" % folder
     table = Table(pinmap.PLAYER_COLOURS, source=source)
+    if getattr(args, "packet", None):
+        from tablebuzz import packet as packet_module
+
+        try:
+            table.packet = packet_module.load(args.packet)
+        except (packet_module.PacketError, OSError) as e:
+            return _fail("--packet %s: %s" % (args.packet, e))
     hub = Hub(link, table, recorder, simulator=args.sim, stations=pinmap.PLAYER_COUNT)
     try:
         serve(hub, host, port, _banner(host, port, extra))

@@ -212,6 +212,11 @@ class Hub:
                        "options": msg.get("options") or {}}
                 self._command(cmd, ws, msg_id)
                 return
+            elif kind == "mark":  # the desk tapped the word being read at the buzz
+                mark = self.table.mark(msg.get("word_index"))
+                if self.recorder is not None:
+                    self.recorder.mark(mark)
+                await self.broadcast()
             elif kind == "photo":  # the desk shows the last photo finish again
                 if not self.table.show_photo():
                     raise ValueError("no race has been decided by less than 10 ms yet")
