@@ -246,7 +246,8 @@ class Table:
         if self.packet is None or not number or player is None:
             raise ValueError("a word is marked when a player has the floor on a packet tossup")
         tossup = packet_module.tossup_view(self.packet, number)
-        if tossup is None or not isinstance(word_index, int) or                 not 0 <= word_index < len(tossup["words"]):
+        if tossup is None or not isinstance(word_index, int) or \
+                not 0 <= word_index < len(tossup["words"]):
             raise ValueError("no word %r in tossup %s" % (word_index, number))
         power = tossup["power_index"] is not None and word_index <= tossup["power_index"]
         self.marked = {"question": number, "player": player, "word_index": word_index,
