@@ -365,7 +365,7 @@ def test_two_desks_acting_at_once_each_get_their_own_replies(show):
 
 
 def test_an_naqt_match_shows_its_photo_finish_and_bonus_on_a_tv_and_a_phone(browser, show):
-    """examples/quizbowl_naqt.jsonl (8 players, 4 v 4): the first power is won by 738 µs, so the
+    """examples/quizbowl_naqt.jsonl (8 players, 4 v 4): every power is won by 738 µs, so the
     scoreboard shows its photo finish (tablebuzz.photo) over the board, at 1920x1080 and on a
     390x844 phone; the desk offers it again; the game ends with the teams' ranking."""
     server = show("--sim", "--script", str(REPO / "examples" / "quizbowl_naqt.jsonl"),
@@ -379,8 +379,9 @@ def test_an_naqt_match_shows_its_photo_finish_and_bonus_on_a_tv_and_a_phone(brow
         open_page(phone, server.url + "/")
         open_page(desk, server.url + "/desk")
         for page in (board, phone):
-            wait_text(page, "#photo", ["Photo finish Q1: P1 wins by 738 µs", "one sample = 56 ns",
-                                       "P5", "margin 738 µs"])
+            # every power is won by 738 µs (a loaded machine may first show a later one)
+            wait_text(page, "#photo", ["Photo finish Q", "wins by 738 µs", "one sample = 56 ns",
+                                       "margin 738 µs"])
             assert page.locator("#photo").is_visible()
         board.screenshot(path=str(ARTIFACTS / "scoreboard-naqt-photo-finish.png"))
         phone.screenshot(path=str(ARTIFACTS / "phone-naqt-photo-finish.png"))
