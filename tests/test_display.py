@@ -63,7 +63,7 @@ def test_the_menu_in_words_and_the_boot_without_a_display_is_unchanged():
     with_panel = Session({}, text)
     assert with_panel.screens[0][1][:3] == ["SET UP       1/6", "Game", "Quiz"]
     last = with_panel.text()
-    assert last[:3] == ["SET UP       1/5", "False start", "250 ms"]
+    assert last[:3] == ["SET UP       1/4", "Format", "plain"]  # the quiz asks its format first
     assert "ARM  next" in last and "YES  ok" in last and "UNDO back" in last
     without = Session({}, text, display=False)
     assert [ev for _, ev in without.events] == [ev for _, ev in with_panel.events]

@@ -346,3 +346,17 @@ def test_validate_rejects_missing_colours_for_eight_players(pinmap):
 def test_validate_rejects_too_few_station_pixels(pinmap):
     with pytest.raises(pinmap_gen.PinmapError, match="station pixel"):
         pinmap_gen.validate(broken(pinmap, station_pixels=pinmap["player_count"] - 1))
+
+
+def test_the_station_count_is_a_build_choice_of_6_or_8(pinmap):
+    """hardware/pinmap.json names its builds (6 or 8 stations); a count outside them is refused,
+    and both builds validate with the controls where they are."""
+    assert pinmap["player_counts"] == [6, 8] and pinmap["player_count"] in (6, 8)
+    with pytest.raises(pinmap_gen.PinmapError, match="player_counts"):
+        pinmap_gen.validate(broken(pinmap, player_count=7, station_pixels=8))
+    for count in (6, 8):
+        data = broken(pinmap, player_count=count, station_pixels=count)
+        pinmap_gen.validate(data)
+        gpios = [gpio for gpio, role in pinmap_gen.used_gpios(data) if role.startswith("player")]
+        assert gpios == list(range(2, 2 + count))
+        assert [c["gpio"] for c in data["controls"]] == [10, 11, 12, 13]

@@ -74,7 +74,9 @@ def test_two_player_deglingo_prompt_never_shows_the_secret_count():
 def test_menu_values_carry_units_and_meanings():
     menu = Menu(6, "quiz")
     assert menu.text("game") == "Quiz" and menu.text("players") == "6 players"
-    menu.step = 2  # false_start
+    menu.step = 2  # format: a preset of the options after it
+    assert menu.label() == "format" and menu.text() == "plain"
+    menu.step = 3  # false_start (after the format)
     assert menu.text() == "250 ms"
     assert Quiz.option_text("target", 0) == "no target"
     assert Quiz.option_text("false_start", "race") == "until decided"
@@ -94,7 +96,7 @@ def test_the_menu_event_says_the_value_in_words():
             {"at_us": 400000, "control": "yes"},
         )
     )
-    assert [m["text"] for m in events(result, "menu")] == ["Quiz", "6 players", "250 ms"]
+    assert [m["text"] for m in events(result, "menu")] == ["Quiz", "6 players", "plain"]
 
 
 def test_two_player_deglingo_shows_and_plays_to_twelve():

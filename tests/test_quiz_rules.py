@@ -181,7 +181,7 @@ def test_points_per_question_and_negative_marking():
     table.advance(SETTLE_US)
     table.control("no")
     assert table.events("judge")[-1] == {"ev": "judge", "player": 2, "correct": False,
-                                         "points": -5, "interrupt": False}
+                                         "points": -5, "interrupt": False, "power": False}
     table.ref.press(0, Stamp(table.t + 100))
     table.advance(SETTLE_US)
     table.control("yes")
@@ -474,9 +474,10 @@ def test_the_menu_sets_the_quiz_options_but_not_the_teams():
         if step in ("wrong_points", "next_in_line"):
             table.control("arm")  # the next value: -1, on
         table.control("yes")
-    assert steps == ["false_start", "target", "questions", "points", "wrong_points",
+    assert steps == ["format", "false_start", "target", "questions", "points", "wrong_points",
                      "interrupt", "next_in_line", "sudden_death", "buzz_s", "answer_s",
-                     "answer_timeout"]
+                     "answer_timeout", "power", "bonus", "parts", "bonus_s", "compute_s",
+                     "overtime", "trigger"]
     options = table.events("game")[-1]["options"]
     assert options["wrong_points"] == -1 and options["next_in_line"] is True
     assert options["teams"] == []

@@ -131,7 +131,7 @@ def changed(pinmap, **changes):
     [
         ({"piezo_gpio": 18}, "piezo: drawn as 'piezo – GP18', the map says GP17"),
         ({"marker_pixels": 8}, "no marker bar of 10 pixels"),
-        ({"player_count": 5, "station_pixels": 5}, "player 6: 0 labels"),
+        ({"player_count": 6, "station_pixels": 6}, "player 7: 0 labels"),  # the 6-station build
     ],
 )
 def test_a_drawing_of_another_map_is_caught(pinmap, changes, complaint):

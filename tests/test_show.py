@@ -362,3 +362,86 @@ def test_two_desks_acting_at_once_each_get_their_own_replies(show):
         refused, taken = pool.submit(asyncio.run, both()).result(60)
     assert refused["ok"] is False and "nobody" in refused["text"], refused
     assert taken["ok"] is True and taken["text"] == "done", taken
+
+
+def test_an_naqt_match_shows_its_photo_finish_and_bonus_on_a_tv_and_a_phone(browser, show):
+    """examples/quizbowl_naqt.jsonl (8 players, 4 v 4): every power is won by 738 µs, so the
+    scoreboard shows its photo finish (tablebuzz.photo) over the board, at 1920x1080 and on a
+    390x844 phone; the desk offers it again; the game ends with the teams' ranking."""
+    server = show("--sim", "--script", str(REPO / "examples" / "quizbowl_naqt.jsonl"),
+                  "--speed", "2")
+    board = browser.new_page()
+    phone = browser.new_page()
+    desk = browser.new_page()
+    phone.set_viewport_size({"width": 390, "height": 844})
+    try:
+        open_page(board, server.url + "/")
+        open_page(phone, server.url + "/")
+        open_page(desk, server.url + "/desk")
+        for page in (board, phone):
+            # every power is won by 738 µs (a loaded machine may first show a later one)
+            wait_text(page, "#photo", ["Photo finish Q", "wins by 738 µs", "one sample = 56 ns",
+                                       "margin 738 µs"])
+            assert page.locator("#photo").is_visible()
+        board.screenshot(path=str(ARTIFACTS / "scoreboard-naqt-photo-finish.png"))
+        phone.screenshot(path=str(ARTIFACTS / "phone-naqt-photo-finish.png"))
+        wait_text(desk, "#btn-photo", ["Photo finish: P", "by 738 µs"])  # the latest power
+        board.wait_for_function("() => document.getElementById('photo').classList"
+                                ".contains('hidden')", timeout=20000)  # gone after a few s
+        desk.click("#btn-photo")  # on demand
+        board.wait_for_function("() => !document.getElementById('photo').classList"
+                                ".contains('hidden')")
+        board.locator("#photo").dispatch_event("click")  # a tap closes it
+        assert board.locator("#photo").is_hidden()
+        wait_text(board, "#over", ["quiz: game over"], timeout=90000)
+        body = board.locator("body").inner_text()
+        assert "None" not in body and "undefined" not in body and "NaN" not in body
+        board.screenshot(path=str(ARTIFACTS / "scoreboard-naqt-over.png"))
+        phone.screenshot(path=str(ARTIFACTS / "phone-naqt-over.png"))
+        desk.screenshot(path=str(ARTIFACTS / "desk-naqt-over.png"))
+    finally:
+        board.close()
+        phone.close()
+        desk.close()
+
+
+def test_the_desk_reads_a_packet_marks_the_buzz_and_sends_the_power(browser, show, tmp_path):
+    """`tablebuzz show --packet`: the reader's desk shows tossup 1 with its power mark and answer;
+    a tap on the word being read at the buzz marks it (before the (*): Correct sends 15); then the
+    bonus with its answers. The scoreboard shows the number and category, never the answer."""
+    options = json.dumps({"format": "naqt", "teams": [[1, 2, 3, 4], [5, 6, 7, 8]]})
+    server = show("--sim", "--game", "quiz", "--players", "8", "--options", options,
+                  "--packet", str(REPO / "examples" / "packet_sample.json"), records=tmp_path)
+    board = browser.new_page()
+    desk = browser.new_page()
+    phone = browser.new_page()
+    phone.set_viewport_size({"width": 390, "height": 844})
+    try:
+        open_page(board, server.url + "/")
+        open_page(desk, server.url + "/desk")
+        open_page(phone, server.url + "/desk")
+        wait_text(desk, "#packet", ["tossup 1", "alchemists", "(*)", "ANSWER: gold"])
+        desk.click("#btn-arm")  # the reading starts: the buzzers are open (NAQT)
+        wait_text(board, "#quiz-question", ["question 1 · Science - Chemistry"])
+        desk.click("#buzz-2")
+        wait_text(board, "#race", ["P2"])
+        desk.click("#word-5")  # "was": before the power mark
+        wait_text(desk, "#mark-note", ["buzz on word 6", "Correct sends +15"])
+        wait_text(desk, "#btn-correct", ["+15 (power)"])
+        desk.screenshot(path=str(ARTIFACTS / "desk-packet-tossup.png"))
+        phone.screenshot(path=str(ARTIFACTS / "phone-desk-packet-tossup.png"))
+        desk.click("#btn-correct")
+        wait_text(desk, "#packet", ["bonus 1", "ANSWER: nucleus"])
+        wait_text(board, "#players", ["15"])
+        room = board.locator("body").inner_text()
+        assert "gold" not in room and "ANSWER" not in room and "nucleus" not in room
+        desk.screenshot(path=str(ARTIFACTS / "desk-packet-bonus.png"))
+        board.screenshot(path=str(ARTIFACTS / "scoreboard-packet-bonus.png"))
+    finally:
+        board.close()
+        desk.close()
+        phone.close()
+    (record,) = sorted(tmp_path.rglob("*.jsonl"))
+    marks = [json.loads(line)["mark"] for line in record.read_text().splitlines()
+             if '"mark"' in line]
+    assert marks == [{"question": 1, "player": 2, "word_index": 5, "power": True}]

@@ -229,7 +229,8 @@ def test_undo_while_another_player_has_the_floor_gives_it_back():
     assert state["answering"] == 2 and state["phase"] == "answering"
     assert events(result, "margin") == []  # P3's race was taken back with the undo
     last = events(result, "judge")[-1]
-    assert last == {"ev": "judge", "player": 2, "correct": False, "points": 0, "interrupt": False}
+    assert last == {"ev": "judge", "player": 2, "correct": False, "points": 0, "interrupt": False,
+                    "power": False}
 
 
 def test_the_judgement_that_ended_the_game_can_be_undone():
@@ -296,7 +297,7 @@ def test_ctrl_c_on_the_console_stops_the_firmware_as_on_the_board():
         )
     )
     assert lines[-1][1] == "KeyboardInterrupt: "
-    assert not [line for _, line in lines if '"press"' in line]  # nothing runs after it
+    assert not [line for _, line in lines if '"ev":"press"' in line]  # nothing runs after it
 
 
 def test_a_race_after_twenty_quiet_minutes_is_stamped_exactly():

@@ -9,6 +9,7 @@ import asyncio
 import json
 
 import pytest
+from refbox import pinmap
 from tablebuzz.eventlog import describe
 from tablebuzz.tui import SimulatorApp
 
@@ -53,6 +54,9 @@ def races(app):
     return [line for line in app.log_lines if "race:" in line or "RACE" in line]
 
 
+OFF = ["off"] * (pinmap.PLAYER_COUNT - 6)  # the stations a 6-player game leaves dark
+
+
 def levels(app):
     return [app.query_one("#buzzer%d" % (i + 1)).level for i in range(app.stations)]
 
@@ -74,11 +78,11 @@ def test_arm_race_judge():
         app, clock = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await advance(pilot, clock, 0.1)
-            assert levels(app) == ["dim"] * 6
+            assert levels(app) == ["dim"] * 6 + OFF
             await pilot.press("a")
             await advance(pilot, clock, 0.3)
             assert any("armed: P1 P2 P3 P4 P5 P6" in line for line in app.log_lines)
-            assert levels(app) == ["full"] * 6
+            assert levels(app) == ["full"] * 6 + OFF
             check_leds_match_frame(app)
 
             await pilot.press("3")
@@ -87,7 +91,7 @@ def test_arm_race_judge():
             await advance(pilot, clock, 0.3)
             assert not app.query_one("#buzzer3").pressed
             assert races(app) and "P3" in races(app)[-1]
-            assert levels(app) == ["off", "off", "full", "off", "off", "off"]
+            assert levels(app) == ["off", "off", "full", "off", "off", "off"] + OFF
             check_leds_match_frame(app)
             text = screen_text(app)
             assert "RACE" in text and "P3 first" in text
@@ -97,7 +101,7 @@ def test_arm_race_judge():
             await advance(pilot, clock, 0.3)
             assert app.scores == [0, 0, 1, 0, 0, 0]
             assert "P3 1" in screen_text(app)
-            assert levels(app) == ["dim"] * 6  # next question: read it
+            assert levels(app) == ["dim"] * 6 + OFF  # next question: read it
             check_leds_match_frame(app)
 
     run(scenario())
@@ -118,7 +122,7 @@ def test_two_keys_at_once_tie_is_drawn_by_the_device():
             assert "tie P2 and P5" in screen_text(app)
             # the drawn winner alternates colour / white on the table: the loop keeps running
             await advance(pilot, clock, 1.0)
-            expected = ["off"] * 6
+            expected = ["off"] * 6 + OFF
             expected[winner - 1] = "tie"
             assert levels(app) == expected
 
@@ -407,7 +411,8 @@ def test_the_same_screen_on_a_board_behind_a_pty(tmp_path):
                 if any("armed: P1 P2 P3" in line for line in app.log_lines):
                     break
             assert any("armed: P1 P2 P3" in line for line in app.log_lines)
-            assert levels(app)[:3] == ["full"] * 3 and levels(app)[3:] == ["off"] * 3
+            assert levels(app)[:3] == ["full"] * 3
+            assert levels(app)[3:] == ["off"] * (app.stations - 3)  # every station is drawn
             assert "board connected" in screen_text(app)
 
     try:
@@ -459,7 +464,7 @@ def test_menu_steps_and_game_names_read_as_words():
         app = SimulatorApp(dict(HEADER, game=None), clock=clock)
         async with app.run_test(size=(100, 24)) as pilot:
             await advance(pilot, clock, 0.2)
-            for _ in range(10):  # game, players, false start ... sudden death: to time to buzz
+            for _ in range(11):  # game, players, format ... sudden death: to time to buzz
                 await pilot.press("y")
                 await advance(pilot, clock, 0.3)
             assert "MENU time to buzz: no timer" in screen_text(app)

@@ -162,9 +162,19 @@ class App:
             ("proto", PROTOCOL_VERSION),
             ("stations", self.stations),
             ("capture", self.board.capture_mode),
+            ("sample_ns", self._sample_ns()),
             ("controls", [name for name, _ in self.pinmap.CONTROLS]),
             ("games", list(GAME_ORDER)),
         )
+
+    def _sample_ns(self):
+        """One capture sample in ns, rounded up: equal stamps are a tie, so two presses less
+        than this apart may be one (the photo finish's tie bound). PIO: 7 cycles a sample
+        (refbox.capture.EdgeDecoder, 7000 / MHz ns); the fallback: the µs tick."""
+        if self.board.capture_mode != "pio":
+            return 1000
+        mhz = self.board.pio_mhz
+        return (7000 + mhz - 1) // mhz
 
     # ------------------------------------------------------------------ the loop
     def run(self):  # pragma: no cover - the board's forever loop

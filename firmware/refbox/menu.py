@@ -146,6 +146,9 @@ class Menu:
             self.players = value
         else:
             self.choice[step] = value
+            preset = game_class(self.game).presets(step, value)  # a format sets its options
+            for key in sorted(preset):
+                self.choice[key] = preset[key]
 
     def position(self):
         """(step name, index of the current value, number of values)."""

@@ -4,7 +4,7 @@ GENERATED from hardware/pinmap.json by `make pinmap`: do not edit here
 (tests/test_pinmap.py fails if this file is stale)."""
 
 PLAYER_BASE_GPIO = 2  # player buttons on consecutive GPIOs, active low, pull-ups
-PLAYER_COUNT = 6
+PLAYER_COUNT = 8
 PLAYER_COLOURS = (
     (255, 0, 0),
     (0, 96, 255),
@@ -22,7 +22,7 @@ CONTROLS = (  # (name, gpio), active low, pull-ups
     ("undo", 13),
 )
 NEOPIXEL_GPIO = 16
-STATION_PIXELS = 6  # a pixel per station first, then the marker bar
+STATION_PIXELS = 8  # a pixel per station first, then the marker bar
 MARKER_PIXELS = 10
 PIEZO_GPIO = 17
 I2C_SDA_GPIO = 20

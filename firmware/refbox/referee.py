@@ -83,6 +83,8 @@ class Referee:
         self._queue(stamp, False, station)
 
     def _queue(self, stamp, pressed, station):
+        if self.game is not None and self.game.trigger == "release":
+            pressed = not pressed  # jump pads: leaving the pad (its contact opening) is the press
         queue = self._switches
         i = len(queue)
         while i and queue[i - 1][0].diff_ns(stamp) > 0:
@@ -295,7 +297,7 @@ class Referee:
             raise GameError(
                 "bad_players", "%s takes %d to %d players" % (name, cls.min_players, high)
             )
-        options = parse_options(cls.OPTIONS, given_options)
+        options = parse_options(cls.OPTIONS, given_options, cls.presets)
         cls.check_options(players, options)
         fixed = cls.fixed_options(players)
         for key in fixed:
@@ -590,7 +592,9 @@ class Referee:
         if name == "arm":
             self._record(self.game.arm_command(args))
         elif name == "judge":
-            self._record(self.game.judge_entry(args["correct"]))
+            self._record(self.game.judge_command(args))
+        elif name == "bonus":
+            self._record(self.game.bonus_command(args))
         elif name == "undo":
             self.undo()
         elif name == "end":

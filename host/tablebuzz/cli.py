@@ -183,6 +183,9 @@ def build_parser():
         help="the board's serial port (default: found by USB vendor id)",
     )
     show.add_argument("--sim", action="store_true", help="the simulator instead of a board")
+    show.add_argument("--packet", metavar="FILE",
+                      help="a quizbowl packet (MODAQ's JSON) for the desk: the reader's tossups, "
+                           "power marks, answers and bonuses")
     _simulation_args(show)
     show.add_argument(
         "--speed", type=float, default=1.0, metavar="X",
@@ -208,11 +211,16 @@ def build_parser():
     replay.add_argument("--speed", type=float, default=1.0, help="playback speed (--show)")
     replay.add_argument("--http", default="127.0.0.1:8765", metavar="HOST:PORT")
     replay.add_argument("--json", action="store_true", help="print the protocol lines as JSON")
+    replay.add_argument("--photos", metavar="DIR",
+                        help="write the photo finish of every race won by < 10 ms (SVG) here")
 
     export = sub.add_parser("export", help="a CSV of the games in the records (one row a game)")
     export.add_argument("--records", metavar="DIR", help="records folder (default: see docs)")
     export.add_argument("--date", metavar="YYYY-MM-DD", help="one night only")
     export.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
+    export.add_argument("--format", choices=("csv", "qbj"), default="csv",
+                        help="csv: one row a game (default); qbj: the quiz games as quizbowl "
+                             "Matches (QBJ, as MODAQ writes and stats tools read)")
 
     sub.add_parser("pinmap", help="regenerate firmware/refbox/pinmap.py from hardware/pinmap.json")
     return parser

@@ -266,6 +266,8 @@ class Narrator:
         text = "judge: %s %s" % (self.p(ev["player"]), "correct" if ev["correct"] else "wrong")
         if ev.get("interrupt"):
             text += ", an interrupt"
+        if ev.get("power"):
+            text += ", a power"
         if ev.get("points"):
             text += " (%+d %s)" % (ev["points"], "point" if abs(ev["points"]) == 1 else "points")
         return text
@@ -387,12 +389,16 @@ class Narrator:
     def _ev_timer(self, ev):
         if ev["timer"] == "buzz":
             return "timer: %s to buzz" % _seconds(ev["ms"])
+        if ev["timer"] == "bonus":
+            return "timer: %s for the bonus part" % _seconds(ev["ms"])
         return "timer: %s for %s to answer" % (_seconds(ev["ms"]), self.p(ev["player"]))
 
     def _ev_time_warning(self, ev):
         return "time: %s left for %s" % (_seconds(ev["ms"]), self.p(ev["player"]))
 
     def _ev_time_up(self, ev):
+        if ev.get("timer") == "bonus":
+            return "time up: the bonus part's time ran out"
         return "time up: %s ran out of time to answer" % self.p(ev["player"])
 
     def _ev_adjust(self, ev):
@@ -409,6 +415,28 @@ class Narrator:
             return "name: %s is %s" % (who, ev["name"])
         names.pop(number, None)
         return "name: %s has no name" % who
+
+    def _ev_bonus(self, ev):
+        return "bonus: %s plays the bonus of tossup %d (%s of %s)" % (
+            self.team(ev["team"]), ev["question"], count(ev["parts"], "parts"),
+            count(ev["points"], "points"))
+
+    def _ev_part(self, ev):
+        if ev.get("team") is None:
+            return "bonus part %d: missed" % ev["part"]
+        return "bonus part %d: %s %+d" % (ev["part"], self.team(ev["team"]), ev["points"])
+
+    def _ev_bonus_scored(self, ev):
+        parts = []
+        for i, (team, points) in enumerate(zip(ev["parts"], ev["points"], strict=True)):
+            who = "missed" if team is None else "%s %+d" % (self.team(team), points)
+            if team is not None and team != ev["team"]:
+                who += " (bounced back)"
+            parts.append("part %d %s" % (i + 1, who))
+        return "bonus of tossup %d: %s" % (ev["question"], "; ".join(parts))
+
+    def _ev_overtime(self, ev):
+        return "overtime: a tie after the tossups; %s more" % count(ev["questions"], "tossups")
 
     def _ev_sudden_death(self, ev):
         return "sudden death: a tie at the top; only %s race" % _and(

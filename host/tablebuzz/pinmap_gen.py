@@ -60,6 +60,12 @@ def validate(data):
         raise PinmapError("controls need distinct names")
     if not 2 <= data["player_count"] <= 8:
         raise PinmapError("player_count must be 2..8 (one PIO word holds 8 levels)")
+    builds = data.get("player_counts", [data["player_count"]])
+    if data["player_count"] not in builds:
+        raise PinmapError(
+            "player_count must be one of the builds in player_counts: %s"
+            % ", ".join(str(n) for n in builds)
+        )
     if len(data["player_colours"]) < data["player_count"]:
         raise PinmapError("a colour is needed for every player")
     if data["station_pixels"] < data["player_count"]:

@@ -6,13 +6,15 @@ Where: `--records DIR`, else `$TABLEBUZZ_RECORDS`, else `$XDG_DATA_HOME/tablebuz
 A file (docs/host.md "Records"): the first line is the header
 `{"record": "tablebuzz-game", "version": 1, "started": "2026-12-01T20:31:05.120+01:00",
 "source": "board on /dev/ttyACM0", "game": "quiz", "players": 4, "names": {"1": "Ann"},
-"joined": false}`, then one line per protocol line as it came, with the wall-clock time:
-`{"at": "...", "line": "{\"ev\":\"race\",...}"}`, the commands the host sent
+"joined": false, "sample_ns": 56}`, then one line per protocol line as it came, with the
+wall-clock time: `{"at": "...", "line": "{\"ev\":\"race\",...}"}`, the commands the host sent
 (`{"at": ..., "sent": "{\"cmd\":\"arm\"}"}`), the names given (`{"at": ..., "names": {...}}`) and
 the link's news (`{"at": ..., "status": "lost the board ..."}`). Each line is flushed as it is
 written, so a crash or a power cut of the computer loses at most the line being written; the
 file ends after the game's `game_over`. `joined` is true when the host met the game already under
-way (it connected mid-game): the file then starts at the resync's `state`.
+way (it connected mid-game): the file then starts at the resync's `state`. Every race the game
+decided by less than 10 ms is kept beside it as a picture, `20-31-05-quiz-photo-1.svg`
+(tablebuzz.photo), written when the record closes.
 
 `read_record(path)` reads one back (a torn last line is skipped and reported); `night_csv`
 writes one row per game of a folder of records.
@@ -67,10 +69,17 @@ class Recorder:
         self._file = None
         self.path = None
         self.paths = []  # every file written, oldest first
+        self.photos = []  # the photo finishes written beside them (SVG, tablebuzz.photo)
+        self.sample_ns = None  # the board's tie bound (hello.sample_ns), kept in each header
+        self._events = []  # this game's events, for its photo finishes
 
-    def set_names(self, names):
+    def set_names(self, names, next_game=False):
+        """The players' names ({1: "Ann"}). `next_game`: they are the set-up of a game about to
+        start (the desk's new game), so they go into that game's header only, never into the
+        record of the game still running."""
         self.names = {str(k): v for k, v in (names or {}).items()}
-        self._write({"at": now_text(), "names": self.names})
+        if not next_game:
+            self._write({"at": now_text(), "names": self.names})
 
     def item(self, item):
         """Record one connection item (events, notices and status; events outside a game are
@@ -79,9 +88,14 @@ class Recorder:
         if item.kind == "event":
             ev = item.event
             kind = ev.get("ev")
+            if kind == "hello":
+                self.sample_ns = ev.get("sample_ns")
+            if self._file is not None or kind in ("game", "state", "resume"):
+                self._events.append(ev)
             if kind == "game":
                 self._open(ev.get("game"), ev.get("players"), joined=False)
-            elif kind in ("state", "resume") and self._file is None:
+            elif kind in ("state", "resume") and self._file is None and ev.get("phase") != "over":
+                # a game met under way (not one already over: its record is closed)
                 self._open(ev.get("game"), ev.get("players"), joined=True)
             elif kind == "menu" and self._file is not None:
                 self._close()  # back in the menu without a game_over we saw: the game is done
@@ -93,6 +107,11 @@ class Recorder:
             self._write({"at": at, "status": item.text})
         elif item.kind == "notice":
             self._write({"at": at, "notice": item.text})
+
+    def mark(self, mark):
+        """The desk's mark of the word being read at a buzz ({"question", "player",
+        "word_index", "power"}): a `{"at", "mark"}` line (tablebuzz.qbj reads it)."""
+        self._write({"at": now_text(), "mark": mark})
 
     def sent(self, line):
         self._write({"at": now_text(), "sent": line})
@@ -111,9 +130,10 @@ class Recorder:
         self._file = open(path, "x", encoding="utf-8")  # noqa: SIM115 - kept open per game
         self.path = path
         self.paths.append(path)
+        self._events = self._events[-1:]  # the event opening this record
         self._write({"record": RECORD_KIND, "version": 1, "started": now_text(),
                      "source": self.source, "game": game, "players": players,
-                     "names": self.names, "joined": joined})
+                     "names": self.names, "joined": joined, "sample_ns": self.sample_ns})
 
     def _write(self, obj):
         if self._file is None:
@@ -125,6 +145,12 @@ class Recorder:
         if self._file is not None:
             self._file.close()
             self._file = None
+            from tablebuzz import photo
+
+            names = {int(k): v for k, v in self.names.items() if str(k).isdigit()}
+            stem = self.path.with_suffix("")
+            self.photos += photo.write_photos(self._events, stem, self.sample_ns, names)
+        self._events = []
 
     def close(self):
         self._close()
@@ -178,13 +204,19 @@ def events_of(lines):
 
 
 CSV_FIELDS = ("date", "started", "ended", "game", "players", "names", "winner", "ranking",
-              "scores", "unit", "abandoned", "seed", "commitment", "verified", "file")
+              "scores", "teams", "team_scores", "team_ranking", "unit", "abandoned", "seed",
+              "commitment", "verified", "file")
 
 
 def summary(path):
     """One CSV row (dict over CSV_FIELDS) for the record at `path`."""
     header, lines, _ = read_record(path)
     names = header.get("names") or {}
+    device_names = {}  # the board's own `name` events (the quiz's act name): str(player) -> name
+    team_names = {}  # str(team) -> name
+    teams = []  # the quiz's `teams` option: [[1, 2], [3, 4]]
+    team_scores = None
+    team_ranking = None
     commit = None
     over = None
     last_at = header.get("started", "")
@@ -192,6 +224,19 @@ def summary(path):
     for at, ev in events_of(lines):
         last_at = at or last_at
         kind = ev.get("ev")
+        if kind in ("game", "resume") and isinstance(ev.get("options"), dict):
+            teams = ev["options"].get("teams") or []
+        if kind in ("score", "state") and isinstance(ev.get("teams"), list):
+            team_scores = ev["teams"]
+        elif kind == "team_ranking":
+            team_ranking = ev.get("ranking") or []
+        elif kind == "name":
+            into, key = (team_names, ev.get("team")) if ev.get("team") else (
+                device_names, ev.get("player"))
+            if ev.get("name"):
+                into[str(key)] = ev["name"]
+            else:
+                into.pop(str(key), None)
         if kind == "game":
             commit = ev.get("commit")
         elif kind == "reseed":
@@ -205,6 +250,7 @@ def summary(path):
     for obj in lines:
         if isinstance(obj.get("names"), dict):
             names = obj["names"]
+    names = dict(names, **device_names)  # the board's names win: they are the ones it showed
 
     def who(p):
         name = names.get(str(p))
@@ -214,8 +260,22 @@ def summary(path):
     row = dict.fromkeys(CSV_FIELDS, "")
     row.update(date=started[:10], started=started[11:19], ended=last_at[11:19],
                game=header.get("game", ""), players=header.get("players", ""),
-               names="; ".join("P%s %s" % kv for kv in sorted(names.items())),
+               names="; ".join("P%s %s" % kv for kv in sorted(names.items(),
+                                                                key=lambda kv: int(kv[0]))),
                file=str(path))
+
+    def team(t):
+        name = team_names.get(str(t))
+        return "team %s %s" % (t, name) if name else "team %s" % t
+
+    if teams:
+        row["teams"] = "; ".join("%s: %s" % (team(i + 1), ", ".join(who(p) for p in members))
+                                 for i, members in enumerate(teams))
+    if team_scores is not None:
+        row["team_scores"] = " ".join(str(s) for s in team_scores)
+    if team_ranking:
+        row["team_ranking"] = "; ".join("%s. %s (%s)" % (r["place"], team(r["team"]), r["score"])
+                                        for r in team_ranking)
     if over is None:
         row.update(abandoned="unfinished", scores=" ".join(str(s) for s in scores or []))
         return row

@@ -125,16 +125,16 @@ class Table:
         self._last_kind = kind
         return True
 
-    def set_names(self, names):
+    def set_names(self, names, next_game=False):
         """Names for the next game's players ({1: "Ann", ...}); also the current game's, if the
-        desk renames during play."""
+        desk renames during play (not when `next_game`: the desk is starting a new game)."""
         clean = {}
         for k, v in (names or {}).items():
             text = str(v).strip()[:24]
             if text:
                 clean[int(k)] = text
         self.pending_names = clean
-        if self.game is not None:
+        if self.game is not None and not next_game:
             self.game["names"] = {str(k): v for k, v in clean.items()}
             self.narrator.names = dict(clean)
             self.narrator.learnt = {}
@@ -145,10 +145,19 @@ class Table:
     # ---------------------------------------------------------------- events
     def _event(self, kind, ev):
         if kind == "hello":
-            self.board = {k: ev.get(k) for k in ("fw", "proto", "stations", "capture", "games")}
+            self.board = {k: ev.get(k) for k in ("fw", "proto", "stations", "capture",
+                                                 "sample_ns", "games")}
             return
         if kind in ("armed", "menu", "game", "resume", "game_over"):
             self.prompts = []  # until the board says what the controls do in this phase
+        if kind in ("armed", "press", "race", "margin", "question"):
+            self._photo_track(kind, ev)
+        self._track_tossup(kind, ev)
+        if kind == "game":
+            self.bonuses_read = 0
+        elif kind == "bonus":
+            self.bonus_index = getattr(self, "bonuses_read", 0)
+            self.bonuses_read = self.bonus_index + 1
         if kind == "menu":
             self.menu = {k: ev.get(k) for k in ("step", "value", "index", "of", "game",
                                                  "players", "text", "label")}
@@ -189,6 +198,114 @@ class Table:
         game_handler = getattr(self, "_%s_%s" % (g["name"], kind), None)
         if game_handler is not None:
             game_handler(g, ev)
+
+    # ---------------------------------------------------------------- the photo finish
+    PHOTO_S = 6  # the scoreboard shows a new photo finish this long (and again on demand)
+
+    def _photo_track(self, kind, ev):
+        """Keep this race's events; once it is decided by < 10 ms, its picture (tablebuzz.photo)
+        becomes the view's `photo`, shown for PHOTO_S seconds."""
+        from tablebuzz import photo
+
+        if kind == "armed":
+            self._race_events = []
+        events = getattr(self, "_race_events", [])
+        events.append(ev)
+        self._race_events = events
+        if kind not in ("race", "margin"):
+            return
+        sample = (self.board or {}).get("sample_ns")
+        found = photo.finishes([{"ev": "question", "question": self._question_no()}] + events,
+                               sample)
+        if not found:
+            return
+        finish = found[-1]
+        names = {int(k): v for k, v in ((self.game or {}).get("names") or {}).items()}
+        colours = dict(enumerate(self.colours, 1))
+        self.photo = {"svg": photo.svg(finish, colours, names), "winner": finish["winner"],
+                      "margin_ns": finish["margin_ns"], "tie": finish["tie"],
+                      "question": finish["question"]}
+        self.photo_at = self.clock()
+
+    def _question_no(self):
+        g = self.game or {}
+        return (g.get("view") or {}).get("question")
+
+    # ---------------------------------------------------------------- the packet (desk only)
+    packet = None  # tablebuzz.packet: the reader's questions (`tablebuzz show --packet`)
+
+    def mark(self, word_index):
+        """The desk marked the word being read when the buzz came: for the floor holder of the
+        tossup being read. Returns the mark {"question", "player", "word_index", "power"} (kept
+        in the record, QBJ's buzz_position), or raises ValueError when nobody has the floor."""
+        from tablebuzz import packet as packet_module
+
+        g = self.game or {}
+        number = getattr(self, "reading", None)
+        player = g.get("answering")
+        if self.packet is None or not number or player is None:
+            raise ValueError("a word is marked when a player has the floor on a packet tossup")
+        tossup = packet_module.tossup_view(self.packet, number)
+        if tossup is None or not isinstance(word_index, int) or \
+                not 0 <= word_index < len(tossup["words"]):
+            raise ValueError("no word %r in tossup %s" % (word_index, number))
+        power = tossup["power_index"] is not None and word_index <= tossup["power_index"]
+        self.marked = {"question": number, "player": player, "word_index": word_index,
+                       "power": power}
+        self.version += 1
+        return dict(self.marked)
+
+    def _track_tossup(self, kind, ev):
+        """The packet tossup the reader reads now or next (the board asks tossup n with a
+        `question`; it is over once dead, judged right without a bonus, or its bonus scored;
+        a cancelled one is asked again)."""
+        if kind in ("game", "resume"):
+            self.reading = 1
+            self.reading_open = False
+        elif kind == "state" and isinstance(ev.get("question"), int):
+            self.reading = ev["question"]
+        elif kind == "question":
+            self.reading = ev["question"]
+            self.reading_open = True
+        elif kind == "dead" and getattr(self, "reading_open", False):
+            self.reading_open = False
+            if ev.get("reason") != "cancel":
+                self.reading = ev.get("question", self.reading) + 1
+        elif kind == "bonus_scored":
+            self.reading = ev["question"] + 1
+            self.reading_open = False
+        elif kind == "judge" and ev.get("correct") and self.game is not None and \
+                not (self.game.get("options") or {}).get("bonus"):
+            self.reading += 1
+            self.reading_open = False
+
+    def _packet_views(self):
+        """(desk's packet view, room's) for the game now: the desk gets the tossup's words, power
+        mark and answer (and the bonus while one is played) and the last mark; the room the
+        number and category only."""
+        from tablebuzz import packet as packet_module
+
+        if self.packet is None or self.game is None:
+            return None, None
+        number = getattr(self, "reading", 1)
+        desk = {"name": self.packet["name"],
+                "tossup": packet_module.tossup_view(self.packet, number),
+                "bonus": None, "mark": None}
+        if self.game.get("phase") == "bonus":
+            desk["bonus"] = packet_module.bonus_view(self.packet, getattr(self, "bonus_index", 0))
+        marked = getattr(self, "marked", None)
+        if marked and marked["question"] == number:
+            desk["mark"] = dict(marked)
+        return desk, packet_module.room_info(self.packet, number)
+
+    def show_photo(self):
+        """The desk asks for the last photo finish again: shown PHOTO_S seconds from now. False
+        if there is none."""
+        if getattr(self, "photo", None) is None:
+            return False
+        self.photo_at = self.clock()
+        self.version += 1
+        return True
 
     def _blank_game(self, name, players, options, commit, names):
         return {
@@ -478,6 +595,13 @@ class Table:
     def _quiz_score(self, g, ev):
         for team, score in zip(g["view"]["teams"], ev.get("teams") or [], strict=False):
             team["score"] = score
+
+    def _quiz_bonus(self, g, ev):
+        g["phase"] = "bonus"  # the controlling team plays its bonus (the board's phase too)
+        g["answering"] = None
+
+    def _quiz_bonus_scored(self, g, ev):
+        g["phase"] = "ready"
 
     def _quiz_question(self, g, ev):
         v = g["view"]
@@ -786,8 +910,17 @@ class Table:
             "game": game,
             "log": list(self.log),
             "notices": list(self.notices),
+            "photo": None,
         }
+        shot = getattr(self, "photo", None)
+        if shot is not None:
+            age = now - self.photo_at
+            out["photo"] = dict(shot, showing=age < self.PHOTO_S,
+                                left_ms=max(0, int((self.PHOTO_S - age) * 1000)))
+        packet_desk, packet_room = self._packet_views()
+        out["packet"] = packet_room  # the room: number and category, never the answer
         if desk:
             out["desk_only"] = copy.deepcopy(self.desk_only)
             out["prompts"] = list(self.prompts)  # [[control, meaning]]: the `buttons` event
+            out["desk_only"]["packet"] = packet_desk
         return out

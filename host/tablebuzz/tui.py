@@ -927,7 +927,7 @@ class SimulatorApp(App):
         self._help_shown = self.players
         text = Text(" ")
         keys = [("1-%d" % self.players, "buzz")] + [(k, n) for k, n, _ in CONTROL_KEYS]
-        keys += [("A/Y/N/U", "hold 2.5s"), ("shift+1-6", "hold 1.5s")]
+        keys += [("A/Y/N/U", "hold 2.5s"), ("shift+1-%d" % self.players, "hold 1.5s")]
         keys += [("?", "help"), ("o", "display"), ("w", "save"), ("q", "quit")]
         for key, what in keys:
             text.append(" %s " % key, style="bold black on #c0c8d0")

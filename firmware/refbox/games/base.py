@@ -26,9 +26,11 @@ def option(name, default, check, choices):
     return (name, default, check, choices)
 
 
-def parse_options(spec, given):
+def parse_options(spec, given, presets=None):
     """Options dict from `given` (a dict from the wire) checked against `spec`, a tuple of
-    option(...) in menu order. Raises GameError("unknown_option" | "bad_option")."""
+    option(...) in menu order. `presets(name, value)` (a Game.presets) gives the options an
+    option's value sets (the quiz's `format`): they apply to the options `given` does not name.
+    Raises GameError("unknown_option" | "bad_option")."""
     options = {}
     names = []
     for name, default, _, _ in spec:
@@ -48,6 +50,12 @@ def parse_options(spec, given):
             except ValueError as e:
                 reason = e.args[0] if e.args else "bad value"
                 raise GameError("bad_option", "%s: %s" % (name, reason)) from None
+    if presets is not None:
+        for name in names:
+            preset = presets(name, options[name])
+            for key in sorted(preset):  # sorted: dict order differs between interpreters
+                if key not in given:
+                    options[key] = preset[key]
     return options
 
 
@@ -178,6 +186,12 @@ class Game:
         return None
 
     @classmethod
+    def presets(cls, name, value):
+        """{option: value} that choosing `value` for option `name` also sets (a format preset),
+        unless the set-up names them itself. Default: none."""
+        return {}
+
+    @classmethod
     def fixed_options(cls, players):
         """{option: value} the rules fix for `players` players whatever is chosen (Déglingo: 2
         players play to 12). The menu offers only that value; new_game refuses another."""
@@ -237,7 +251,7 @@ class Game:
     def arm_command(self, args):
         """The `arm` command's entry; `args` may hold `points` (a question's value), which only
         games with point values take. Raises GameError."""
-        if "points" in args:
+        if "points" in args or "compute" in args:
             raise GameError("bad_value", "%s has no point values" % self.name)
         return self.arm_entry()
 
@@ -250,6 +264,17 @@ class Game:
     def judge_entry(self, correct):
         """The log entry of the table's judgement. Raises GameError("not_now")."""
         raise GameError("not_now", "nothing to judge")
+
+    def judge_command(self, args):
+        """The `judge` command's entry; `args` may hold `points` (what the answer earns: a
+        power), which only the quiz takes. Raises GameError."""
+        if "points" in args:
+            raise GameError("bad_value", "%s has no point values" % self.name)
+        return self.judge_entry(args["correct"])
+
+    def bonus_command(self, args):
+        """The `bonus` command's entry (the quiz's tossup/bonus cycles). Raises GameError."""
+        raise GameError("not_now", "%s has no bonuses" % self.name)
 
     def win_entry(self, player, stamp):
         """The log entry of a race won by 0-based `player`, whose press closed at Stamp
@@ -300,6 +325,7 @@ class Game:
     # a game that orders equal stamps itself draws from it in a hook and logs the result.
     race_prng = None  # type: Prng | None
     turn = None  # type: int | None  # the 0-based player whose turn it is, if the game has turns (shown on the LEDs)
+    trigger = "press"  # "release": a station's release is its press (jump pads; the quiz's option)
 
     def control_entry(self, name):
         """A control button: "arm", "yes", "no" (UNDO is the referee's). Raises GameError."""

@@ -12,6 +12,12 @@ question's own point value). The first player in wins the floor; the table judge
 - A host `act adjust` changes a player's score by hand (logged, undoable).
 - Ends: `target` points reached by a team, `questions` played, or `end`. At the `questions` limit a
   tie at the top goes to sudden death among the tied teams with `sudden_death`.
+Quizbowl (option `format`, a preset of the options below; README "Quizbowl"): powers (`judge`
+with `points`, e.g. 15), tossup/bonus cycles (`bonus`: after a correct tossup the controlling team
+answers `parts` bonus parts, `{"cmd":"bonus","parts":[true,false,true]}` or YES / NO a part; a
+part the controlling team missed may bounce back to another team: `parts` names it), a
+computation tossup's own buzz window (`arm` with `compute`), `overtime` tossups at a tie, jump
+pads (`trigger` "release").
 Teams default to every player alone; with `teams` the scores are per player and per team (a team
 scores the sum of its players). Names (`act name`) are log entries too, so undo, replay and resume
 keep them; an undo never takes a name back.
@@ -31,6 +37,7 @@ from refbox.games.base import (
 from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 READY = "ready"  # question being read; buzzers not armed
+BONUS = "bonus"  # quizbowl: the team that answered the tossup plays its bonus
 RACING = "racing"  # buzzers armed
 ANSWERING = "answering"  # a player answers; the table judges
 OVER = "over"
@@ -38,6 +45,62 @@ OVER = "over"
 MAX_NAME = 16  # characters in a player or team name (the `name` event stays far below 512 bytes)
 MAX_POINTS = 1000  # the largest point value of a question, a wrong answer or a hand adjustment
 WARN_S = 5  # the answer timer beeps this many seconds before it runs out
+MAX_PARTS = 6  # bonus parts per bonus (NAQT and ACF read 3)
+
+# The `format` presets: each sets these options unless the set-up names them itself (so
+# {"format":"naqt","questions":24} plays 24 tossups). Sources: NAQT "Correct Rules of Quizbowl"
+# (timing: 3 s after the tossup, 10 s for computation, 2 s to begin an answer once recognised,
+# 5 s per bonus part; neg -5, power 15; overtime: 3 tossups, then sudden death), ACF rules
+# (5 s after the tossup and per bonus part; 20 tossup/bonus cycles; ties: extra tossups until one
+# team leads), Jeopardy-style play (the host enables the buzzers once the clue is read; every press
+# before that locks the player out for 250 ms).
+FORMATS = {
+    "plain": {},
+    "naqt": {
+        "points": 10,
+        "power": 15,
+        "wrong_points": 0,
+        "interrupt": -5,
+        "buzz_s": 3,
+        "compute_s": 10,
+        "answer_s": 2,
+        "answer_timeout": "judge",
+        "bonus": 10,
+        "parts": 3,
+        "bonus_s": 5,
+        "questions": 20,
+        "overtime": 3,
+        "sudden_death": True,
+        "next_in_line": False,
+    },
+    "acf": {
+        "points": 10,
+        "power": 0,
+        "wrong_points": 0,
+        "interrupt": -5,
+        "buzz_s": 5,
+        "compute_s": 0,
+        "answer_s": 0,
+        "bonus": 10,
+        "parts": 3,
+        "bonus_s": 5,
+        "questions": 20,
+        "overtime": 0,
+        "sudden_death": True,
+        "next_in_line": False,
+    },
+    "jeopardy": {
+        "false_start": 250,
+        "interrupt": 0,
+        "buzz_s": 5,
+        "answer_s": 5,
+        "answer_timeout": "wrong",
+        "bonus": 0,
+        "power": 0,
+        "next_in_line": False,
+    },
+}
+FORMAT_NAMES = ("plain", "naqt", "acf", "jeopardy")  # the menu's order
 
 
 def team_list(value):
@@ -88,8 +151,19 @@ class Quiz(RaceGame):
         "interrupt": "points",
         "buzz_s": "s",
         "answer_s": "s",
+        "power": "points",
+        "bonus": "points",
+        "parts": "parts",
+        "bonus_s": "s",
+        "compute_s": "s",
+        "overtime": "questions",
     }
     ZERO = {
+        "power": "no powers",
+        "bonus": "no bonuses",
+        "bonus_s": "no timer",
+        "compute_s": "as time to buzz",
+        "overtime": "none",
         "target": "no target",
         "questions": "no limit",
         "wrong_points": "0 points",
@@ -97,8 +171,16 @@ class Quiz(RaceGame):
         "buzz_s": "no timer",
         "answer_s": "no timer",
     }
-    LABELS = {"buzz_s": "time to buzz", "answer_s": "time to answer"}
+    LABELS = {
+        "buzz_s": "time to buzz",
+        "answer_s": "time to answer",
+        "bonus": "bonus part",
+        "parts": "bonus parts",
+        "bonus_s": "bonus time",
+        "compute_s": "compute time",
+    }
     OPTIONS = (
+        option("format", "plain", one_of(*FORMAT_NAMES), FORMAT_NAMES),
         false_start_option(),
         option("target", 0, int_in(0, 9999), (0, 3, 5, 10, 15, 20)),
         option("questions", 0, int_in(0, 999), (0, 10, 20, 30, 50)),
@@ -107,11 +189,26 @@ class Quiz(RaceGame):
         option("interrupt", 0, int_in(-MAX_POINTS, 0), (0, -5, -10)),
         option("next_in_line", False, flag, (False, True)),
         option("sudden_death", False, flag, (False, True)),
-        option("buzz_s", 0, int_in(0, 300), (0, 5, 10, 15, 30)),
-        option("answer_s", 0, int_in(0, 300), (0, 10, 20, 30, 60)),
+        option("buzz_s", 0, int_in(0, 300), (0, 3, 5, 10, 15, 30)),
+        option("answer_s", 0, int_in(0, 300), (0, 2, 5, 10, 20, 30, 60)),
         option("answer_timeout", "judge", one_of("judge", "wrong"), ("judge", "wrong")),
+        option("power", 0, int_in(0, MAX_POINTS), (0, 15, 20)),
+        option("bonus", 0, int_in(0, MAX_POINTS), (0, 10, 5, 20)),
+        option("parts", 3, int_in(1, MAX_PARTS), (3, 1, 2, 4, 5, 6)),
+        option("bonus_s", 0, int_in(0, 300), (0, 5, 10)),
+        option("compute_s", 0, int_in(0, 300), (0, 10, 20)),
+        option("overtime", 0, int_in(0, 9), (0, 1, 3)),
+        option("trigger", "press", one_of("press", "release"), ("press", "release")),
         option("teams", [], team_list, ()),  # a list: set from the host, not the menu
     )
+
+    @classmethod
+    def presets(cls, name, value):
+        """{option: value} that choosing `value` for option `name` sets (the `format` presets,
+        FORMATS); {} for every other option. parse_options and the menu apply them."""
+        if name == "format":
+            return FORMATS.get(value, {})
+        return {}
 
     @staticmethod
     def check_options(players, options):
@@ -145,6 +242,8 @@ class Quiz(RaceGame):
             for p in self.teams[t]:
                 self.team_of[p] = t
         self.scores = [0] * n
+        self.bonus_points = [0] * len(self.teams)  # per team: bonus points (teams only)
+        self.trigger = self.options["trigger"]  # "release": jump pads (the referee reads it)
         self.names = [None] * n  # type: list
         self.team_names = [None] * len(self.teams)  # type: list
         self.phase = READY
@@ -161,6 +260,12 @@ class Quiz(RaceGame):
         self.expired = False  # the answer timer ran out (the table still judges)
         self.read = None  # type: Stamp | None  # interrupt variant: the question was fully read
         self.buzzed = None  # type: Stamp | None  # the press that won the floor holder the floor
+        self.compute = False  # this tossup is a computation tossup (compute_s)
+        self.control = None  # type: int | None  # BONUS: the 0-based team playing the bonus
+        self.parts = []  # type: list  # BONUS: [(team or -1, points)] of the parts judged so far
+        self.part_at = None  # type: Stamp | None  # BONUS: a part was read (bonus_s runs)
+        self.part_up = False  # the bonus part's time ran out
+        self.extra = None  # type: int | None  # overtime: the tossup after which it ends
 
     # ------------------------------------------------------------------ what the referee reads
     def eligible(self):
@@ -174,18 +279,20 @@ class Quiz(RaceGame):
         return result
 
     def team_scores(self):
-        """Points per team (team 1 first): the sum of its players' points."""
+        """Points per team (team 1 first): the sum of its players' points and its bonus points."""
         totals = []
-        for members in self.teams:
-            total = 0
-            for p in members:
+        for t in range(len(self.teams)):
+            total = self.bonus_points[t]
+            for p in self.teams[t]:
                 total += self.scores[p]
             totals.append(total)
         return totals
 
     def is_scoring(self, entry):
         kind = entry[0]
-        return kind in ("judge", "dead", "adjust") or (kind == "expired" and entry[3])
+        return kind in ("judge", "dead", "adjust", "bonus", "part") or (
+            kind == "expired" and entry[3]
+        )
 
     def score_event(self):
         fields = [("scores", list(self.scores)), ("unit", self.unit)]
@@ -256,6 +363,8 @@ class Quiz(RaceGame):
             ("sudden_death", None if self.sudden is None else self._members(self.sudden)),
             ("timer", timer),
             ("left_ms", left),
+            ("bonus", None if self.control is None else self.control + 1),
+            ("overtime", self.extra is not None),
         )
 
     # ------------------------------------------------------------------ timers
@@ -263,11 +372,25 @@ class Quiz(RaceGame):
         """True for the interrupt variant: the buzzers are open while the question is read."""
         return self.options["interrupt"] != 0
 
+    def buzz_s(self):
+        """The buzz window of this tossup in s (0: none): compute_s for a computation tossup
+        (when set), else buzz_s."""
+        if self.compute and self.options["compute_s"]:
+            return self.options["compute_s"]
+        return self.options["buzz_s"]
+
     def buzz_deadline(self):
         """Stamp at which the open race's buzz window (buzz_s) closes, or None."""
-        if self.phase != RACING or self.opened is None or not self.options["buzz_s"]:
+        if self.phase != RACING or self.opened is None or not self.buzz_s():
             return None
-        return _later(self.opened, self.options["buzz_s"])
+        return _later(self.opened, self.buzz_s())
+
+    def bonus_deadline(self):
+        """Stamp at which the bonus part's time (bonus_s, from the part's `read`) runs out, or
+        None."""
+        if self.phase != BONUS or self.part_at is None or not self.options["bonus_s"]:
+            return None
+        return _later(self.part_at, self.options["bonus_s"])
 
     def answer_deadline(self):
         """Stamp at which the floor holder's time (answer_s) runs out, or None."""
@@ -276,16 +399,27 @@ class Quiz(RaceGame):
         return _later(self.floor_at, self.options["answer_s"])
 
     def timer_left(self, now):
-        """("buzz" | "answer", ms left at µs tick `now`, 0 once run out), or (None, None)."""
+        """("buzz" | "answer" | "bonus", ms left at µs tick `now`, 0 once run out), or
+        (None, None)."""
         deadline = self.buzz_deadline()
         name = "buzz"
         if deadline is None:
             deadline = self.answer_deadline()
             name = "answer"
         if deadline is None:
+            deadline = self.bonus_deadline()
+            name = "bonus"
+        if deadline is None:
             return None, None
         left = ticks_diff(deadline.us, now) // 1000
-        return name, 0 if self.expired or left < 0 else left
+        over = self.part_up if name == "bonus" else self.expired
+        return name, 0 if over or left < 0 else left
+
+    def timer_ms(self, name):
+        """The full length in ms of timer `name` ("buzz", "answer", "bonus") as it runs now."""
+        if name == "buzz":
+            return self.buzz_s() * 1000
+        return self.options["answer_s" if name == "answer" else "bonus_s"] * 1000
 
     def decorate(self, frame, now_ms, colours, station_pixels, marker_pixels):
         """While a timer runs the marker bar shows the time left: lit pixels shrink from the full
@@ -293,7 +427,7 @@ class Quiz(RaceGame):
         name, left = self.timer_left(now_ms * 1000)
         if name is None:
             return
-        total = self.options["buzz_s" if name == "buzz" else "answer_s"] * 1000
+        total = self.timer_ms(name)
         lit = (left * marker_pixels + total - 1) // total
         for i in range(lit, marker_pixels):
             frame[station_pixels + i] = (0, 0, 0)
@@ -304,18 +438,26 @@ class Quiz(RaceGame):
 
     def is_busy(self):
         """True while a timer runs (the simulator keeps the loop stepping)."""
-        return self.buzz_deadline() is not None or (
-            self.answer_deadline() is not None and not self.expired
+        return (
+            self.buzz_deadline() is not None
+            or (self.answer_deadline() is not None and not self.expired)
+            or (self.bonus_deadline() is not None and not self.part_up)
         )
 
     def tick_entry(self, horizon):
         """A timer that has run out at the decision horizon (Game.tick_entry; the entry records
         its deadline): the buzz window (the question is dead), the answer timer's warning, its
-        end (answer_timeout "wrong": a wrong answer, the floor passing as after NO)."""
+        end (answer_timeout "wrong": a wrong answer, the floor passing as after NO), a bonus
+        part's time (bonus_s: a signal; the table still judges the part)."""
         deadline = self.buzz_deadline()
         if deadline is not None:
             if _reached(horizon, deadline):
                 return ("dead", "time", deadline.us, deadline.ns)
+            return None
+        deadline = self.bonus_deadline()
+        if deadline is not None:
+            if not self.part_up and _reached(horizon, deadline):
+                return ("part_up", deadline.us, deadline.ns)
             return None
         deadline = self.answer_deadline()
         if deadline is None or self.expired:
@@ -351,27 +493,92 @@ class Quiz(RaceGame):
             if self.interrupts() and self.read is None:
                 shown.insert(1, ("ARM", "read to end"))
             return shown
+        if self.phase == BONUS:
+            shown = [("YES", "part right"), ("NO", "part wrong")]
+            if self.options["bonus_s"]:
+                shown.insert(0, ("ARM", "part read"))
+            return shown
         return RaceGame.buttons(self)
 
     def control_entry(self, name):
         """ARM arms (interrupt variant, while armed: the question has been read); YES / NO
-        judge; NO while armed cancels the question."""
+        judge; NO while armed cancels the question. In a bonus: ARM marks a part read (its
+        bonus_s starts), YES / NO judge the next part for the controlling team."""
         if name == "no" and self.phase == RACING:
             return self._cancel_entry()
         if name == "arm" and self.phase == RACING and self.interrupts():
             return self.read_entry()
+        if self.phase == BONUS:
+            if name == "arm":
+                return self.read_entry()
+            if name == "yes" or name == "no":
+                if name == "no":
+                    return ("part", -1, 0)
+                return ("part", self.control, self.options["bonus"])
         return RaceGame.control_entry(self, name)
 
     def arm_entry(self):
+        if self.phase == BONUS:
+            raise GameError("not_now", "the bonus is being played: bonus, or YES / NO a part")
         RaceGame.arm_entry(self)
-        return ("arm", self.options["points"], self.now)
+        return ("arm", self.options["points"], self.now, False)
 
     def arm_command(self, args):
-        """The `arm` command: `points` (optional, 1..1000) is this question's value."""
+        """The `arm` command: `points` (optional, 1..1000) is this tossup's value; `compute`
+        (optional bool) marks a computation tossup (its buzz window is compute_s)."""
         entry = self.arm_entry()
+        value = entry[1]
         if "points" in args:
-            return ("arm", _int_value(args["points"], 1, MAX_POINTS, "points"), self.now)
-        return entry
+            value = _int_value(args["points"], 1, MAX_POINTS, "points")
+        return ("arm", value, self.now, args.get("compute") is True)
+
+    def judge_command(self, args):
+        """The `judge` command: `points` (optional) is what this answer earns instead of the
+        tossup's value: 0..1000 when correct (a power: 15), -1000..0 when wrong. The entry:
+        ("judge", correct, next in line or -1, µs, ns, points or None)."""
+        entry = self.judge_entry(args["correct"])
+        if "points" not in args:
+            return entry
+        if args["correct"]:
+            points = _int_value(args["points"], 0, MAX_POINTS, "points of a correct answer")
+        else:
+            points = _int_value(args["points"], -MAX_POINTS, 0, "points of a wrong answer")
+        return entry + (points,)
+
+    def bonus_command(self, args):
+        """The `bonus` command while the bonus is played: `parts`, a list (1..6) of true (the
+        controlling team got the part), false (nobody did) or the 1-based team that took a part
+        bounced back to it (a bounce-back); `values` (optional): each part's points (0..1000,
+        default the `bonus` option). Entry ("bonus", team, then a (team or -1, points) pair per
+        part, flat). Raises GameError("not_now" | "bad_value")."""
+        if self.phase != BONUS:
+            raise GameError("not_now", "no bonus is being played")
+        if self.parts:
+            raise GameError("not_now", "parts were judged with YES / NO: judge the rest so")
+        parts = args["parts"]
+        values = args.get("values")
+        if not 1 <= len(parts) <= MAX_PARTS:
+            raise GameError("bad_value", "parts: a list of 1 to %d parts" % MAX_PARTS)
+        if values is not None and len(values) != len(parts):
+            raise GameError("bad_value", "values: one per part")
+        entry = ["bonus", self.control]
+        for i in range(len(parts)):
+            part = parts[i]
+            value = self.options["bonus"]
+            if values is not None:
+                value = _int_value(values[i], 0, MAX_POINTS, "a part's value")
+            if part is True:
+                entry += [self.control, value]
+            elif part is False:
+                entry += [-1, 0]
+            elif isinstance(part, int) and part is not True and part is not False:
+                team = _int_value(part, 1, len(self.teams), "a bounced part's team") - 1
+                if team == self.control:
+                    raise GameError("bad_value", "a bounce-back goes to another team (true: own)")
+                entry += [team, value]
+            else:
+                raise GameError("bad_value", "a part is true, false or the team it bounced to")
+        return tuple(entry)
 
     def _cancel_entry(self):
         """A cancel; if the buzz window had already closed when it came (its tick), the
@@ -383,7 +590,11 @@ class Quiz(RaceGame):
 
     def read_entry(self):
         """Interrupt variant: the reader finished the question (a press before it is an
-        interrupt; the buzz window starts now)."""
+        interrupt; the buzz window starts now). In a bonus: a part was read (bonus_s starts)."""
+        if self.phase == BONUS:
+            if not self.options["bonus_s"]:
+                raise GameError("not_now", "no time per bonus part (option bonus_s)")
+            return ("part_read", self.now)
         if not self.interrupts():
             raise GameError("not_now", "the interrupt variant is off (option interrupt)")
         if self.phase != RACING:
@@ -474,12 +685,30 @@ class Quiz(RaceGame):
         if kind == "arm":
             self.phase = RACING
             self.value = entry[1]
+            self.compute = len(entry) > 3 and entry[3]  # entries from before `compute`: 3 long
             self.queue = []
             self.read = None
             events = [("question", self._question_fields())]  # type: list
             if not self.interrupts():
                 self._open_race(Stamp(entry[2]), events)
             return events
+        if kind == "part_read":
+            self.part_at = Stamp(entry[1])
+            self.part_up = False
+            fields = self._timer_fields("bonus", self.options["bonus_s"] * 1000)
+            return [("timer", fields)]
+        if kind == "part_up":
+            self.part_up = True
+            return [("time_up", (("timer", "bonus"), ("player", None)))]
+        if kind == "part":
+            self.parts.append((entry[1], entry[2]))
+            if len(self.parts) < self.options["parts"]:
+                self.part_at = None
+                return [self._part_event(len(self.parts) - 1)]
+            return self._bonus_done(self.parts)
+        if kind == "bonus":
+            pairs = [(entry[i], entry[i + 1]) for i in range(2, len(entry), 2)]
+            return self._bonus_done(pairs)
         if kind == "read":
             self.read = Stamp(entry[1])
             events = [("read", (("question", self.question),))]
@@ -504,6 +733,7 @@ class Quiz(RaceGame):
         if kind == "untimed":
             self.opened = None
             self.floor_at = None
+            self.part_at = None
             return []
         if kind == "buzz":
             self.queue.append((Stamp(entry[2], entry[3]), entry[1]))
@@ -537,22 +767,31 @@ class Quiz(RaceGame):
             raise ValueError("a judgement with nobody answering")
         correct = entry[1]
         team = self.team_of[player]
-        interrupt = False
-        if correct:
+        buzzed = self.buzzed
+        interrupt = (not correct) and self.interrupts() and (
+            self.read is None or buzzed is None or buzzed.diff_ns(self.read) < 0
+        )
+        if len(entry) > 5:  # the judge command's own points (a power)
+            delta = entry[5]
+        elif correct:
             delta = self.value
         else:
-            buzzed = self.buzzed
-            interrupt = self.interrupts() and (
-                self.read is None or buzzed is None or buzzed.diff_ns(self.read) < 0
-            )
             delta = self.options["interrupt" if interrupt else "wrong_points"]
         self.scores[player] += delta
         events = []  # type: list
         fields = (("player", player + 1), ("correct", correct), ("points", delta))
-        events.append(("judge", fields + (("interrupt", interrupt),)))
+        power = correct and delta > self.value
+        events.append(("judge", fields + (("interrupt", interrupt), ("power", power))))
         if delta or correct:
             events.append(self.score_event())
         if correct:
+            if self._bonus_due():
+                self._clear(events)
+                self.phase = BONUS
+                self.control = team
+                self.parts = []
+                events.append(self._bonus_event())
+                return events
             self._question_done(events, team, True)
             return events
         self.out.append(team)
@@ -604,8 +843,8 @@ class Quiz(RaceGame):
     def _open_race(self, at, events):
         """The race is open from Stamp `at`: the buzz window (buzz_s) starts there."""
         self.opened = at
-        if self.options["buzz_s"]:
-            events.append(("timer", self._timer_fields("buzz", self.options["buzz_s"] * 1000)))
+        if self.buzz_s():
+            events.append(("timer", self._timer_fields("buzz", self.buzz_s() * 1000)))
 
     def _give_floor(self, at, events):
         """The floor holder's time (answer_s) runs from Stamp `at`."""
@@ -642,9 +881,51 @@ class Quiz(RaceGame):
             self.phase = OVER
         return events
 
-    def _question_done(self, events, scorer, counts):
-        """The question is over: everyone judged wrong on it is back in (an `unlock` each); the
-        next one follows unless the game ends here."""
+    def _bonus_due(self):
+        """True if a correct tossup now earns a bonus: bonuses on (option `bonus`), and not in
+        overtime or sudden death (NAQT and ACF read no bonuses there)."""
+        return bool(self.options["bonus"]) and self.extra is None and self.sudden is None
+
+    def _bonus_event(self):
+        fields = (
+            ("question", self.question),
+            ("team", _wire(self.control)),
+            ("parts", self.options["parts"]),
+            ("points", self.options["bonus"]),
+        )
+        return ("bonus", fields)
+
+    def _part_event(self, index):
+        team, points = self.parts[index]
+        fields = (("part", index + 1), ("team", _wire(team if team >= 0 else None)))
+        return ("part", fields + (("points", points),))
+
+    def _bonus_done(self, pairs):
+        """Credit each part [(0-based team or -1, points)] of the bonus, then end the cycle."""
+        for team, points in pairs:
+            if team < 0 or not points:
+                continue
+            if self.teamed:
+                self.bonus_points[team] += points
+            else:
+                self.scores[team] += points  # everyone alone: team t is player t
+        fields = (
+            ("question", self.question),
+            ("team", _wire(self.control)),
+            ("parts", [None if t < 0 else t + 1 for t, _ in pairs]),
+            ("points", [v if t >= 0 else 0 for t, v in pairs]),
+        )
+        events = [("bonus_scored", fields), self.score_event()]  # type: list
+        scorer = self.control
+        self.control = None
+        self.parts = []
+        self.part_at = None
+        self.part_up = False
+        self._question_done(events, scorer, True)
+        return events
+
+    def _clear(self, events):
+        """The tossup is over: everyone judged wrong on it is back in (an `unlock` each)."""
         for p in range(self.players):
             if self.team_of[p] in self.out:
                 events.append(("unlock", (("player", p + 1),)))
@@ -653,7 +934,14 @@ class Quiz(RaceGame):
         self.queue = []
         self.phase = READY
         self.opened = self.floor_at = self.read = self.buzzed = None
+        self.compute = False
         self.value = self.options["points"]  # what the next ARM gives
+
+    def _question_done(self, events, scorer, counts):
+        """The question (and its bonus) is over: the players out are back in; the next one
+        follows unless the game ends here. At the `questions` limit a tie at the top plays
+        `overtime` more tossups (an `overtime` event), then sudden death if on."""
+        self._clear(events)
         if not counts:
             return
         played = self.question
@@ -664,11 +952,16 @@ class Quiz(RaceGame):
             self.phase = OVER
             return
         limit = self.options["questions"]
-        if self.sudden is None and not (limit and played >= limit):
+        end_at = limit if self.extra is None else self.extra
+        if self.sudden is None and not (limit and played >= end_at):
             return
         high = max(totals)
         top = [t for t in range(len(totals)) if totals[t] == high]
-        if len(top) == 1 or not self.options["sudden_death"]:
+        if len(top) > 1 and self.extra is None and self.options["overtime"]:
+            self.extra = played + self.options["overtime"]
+            fields = (("questions", self.options["overtime"]), ("players", self._members(top)))
+            events.append(("overtime", fields))
+        elif len(top) == 1 or not self.options["sudden_death"]:
             self.phase = OVER
         elif top != self.sudden:
             self.sudden = top
@@ -707,7 +1000,11 @@ class Quiz(RaceGame):
         for entry in kept:
             self.log.append(entry)
             self.step(entry)
-        if self.buzz_deadline() is not None or self.answer_deadline() is not None:
+        if (
+            self.buzz_deadline() is not None
+            or self.answer_deadline() is not None
+            or self.bonus_deadline() is not None
+        ):
             # the race or floor given back ran on the clock long ago: it runs on untimed now
             self.log.append(("untimed",))
             self.step(("untimed",))

@@ -85,6 +85,8 @@ def cmd_show(args):
             records = None
             if args.script is not None:
                 records = cli.timeline_records(args, text, header["players"])
+                if any(rec["k"] == "power" for rec in records):
+                    header["flash"] = {}  # a power cut in the script: the board keeps a journal
         except cli.CommandLineError as e:
             return _fail(str(e))
         if not 0.1 <= args.speed <= 50:
@@ -110,6 +112,13 @@ def cmd_show(args):
         recorder = records_module.Recorder(folder, source["label"])
         extra = "records: %s" % folder
     table = Table(pinmap.PLAYER_COLOURS, source=source)
+    if getattr(args, "packet", None):
+        from tablebuzz import packet as packet_module
+
+        try:
+            table.packet = packet_module.load(args.packet)
+        except (packet_module.PacketError, OSError) as e:
+            return _fail("--packet %s: %s" % (args.packet, e))
     hub = Hub(link, table, recorder, simulator=args.sim, stations=pinmap.PLAYER_COUNT)
     try:
         serve(hub, host, port, _banner(host, port, extra))
@@ -181,7 +190,8 @@ def load_replay(path):
 
 
 def cmd_replay(args):
-    """`tablebuzz replay FILE [--show] [--speed X] [--json]`: a saved game, printed or played."""
+    """`tablebuzz replay FILE [--show] [--speed X] [--json] [--photos DIR]`: a saved game,
+    printed or played, or its photo finishes written as SVG (tablebuzz.photo)."""
     import json
 
     from tablebuzz.eventlog import Narrator
@@ -195,6 +205,27 @@ def cmd_replay(args):
     for problem in problems:
         print("tablebuzz: %s" % problem, file=sys.stderr)
     names = {int(k): v for k, v in (header.get("names") or {}).items() if str(k).isdigit()}
+    if getattr(args, "photos", None):
+        from tablebuzz import photo
+
+        evs = []
+        for _, text in lines:
+            try:
+                ev = json.loads(text)
+            except ValueError:
+                continue
+            if isinstance(ev, dict):
+                evs.append(ev)
+        out = Path(args.photos)
+        out.mkdir(parents=True, exist_ok=True)
+        written = photo.write_photos(evs, out / Path(args.file).stem, header.get("sample_ns"),
+                                     names)
+        for path in written:
+            print("tablebuzz: wrote %s" % path, file=sys.stderr)
+        if not written:
+            print("tablebuzz: no race of this game was decided by less than 10 ms",
+                  file=sys.stderr)
+        return 0
     if not args.show:
         narrator = Narrator(names)
         if not args.json:  # --json prints the protocol lines and nothing else
@@ -244,7 +275,8 @@ def cmd_replay(args):
 
 
 def cmd_export(args):
-    """`tablebuzz export [--records DIR] [--date D] [-o FILE]`: one CSV row per game."""
+    """`tablebuzz export [--records DIR] [--date D] [--format csv|qbj] [-o FILE]`: one CSV row
+    per game, or one QBJ Match per quiz game (tablebuzz.qbj)."""
     import datetime
 
     folder = Path(args.records) if args.records else records_module.default_folder()
@@ -257,12 +289,17 @@ def cmd_export(args):
         folder = folder / args.date
     if not folder.is_dir():
         return _fail("no records in %s (tablebuzz show writes them there)" % folder)
+    write = records_module.night_csv
+    if getattr(args, "format", "csv") == "qbj":
+        from tablebuzz import qbj
+
+        write = qbj.night_qbj
     try:
         if args.output:
             with open(args.output, "w", encoding="utf-8", newline="") as out:
-                count, problems = records_module.night_csv(folder, out)
+                count, problems = write(folder, out)
         else:
-            count, problems = records_module.night_csv(folder, sys.stdout)
+            count, problems = write(folder, sys.stdout)
     except OSError as e:
         return _fail("cannot write %s: %s" % (args.output, e.strerror or e))
     for problem in problems:

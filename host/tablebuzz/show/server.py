@@ -205,13 +205,22 @@ class Hub:
                 names = msg.get("names") or {}
                 if not isinstance(names, dict):
                     raise ValueError("names are an object")
-                self.table.set_names(names)
+                self.table.set_names(names, next_game=True)  # not the running game's
                 if self.recorder is not None:
-                    self.recorder.set_names(self.table.pending_names)
+                    self.recorder.set_names(self.table.pending_names, next_game=True)
                 cmd = {"cmd": "new_game", "game": msg.get("game"), "players": msg.get("players"),
                        "options": msg.get("options") or {}}
                 self._command(cmd, ws, msg_id)
                 return
+            elif kind == "mark":  # the desk tapped the word being read at the buzz
+                mark = self.table.mark(msg.get("word_index"))
+                if self.recorder is not None:
+                    self.recorder.mark(mark)
+                await self.broadcast()
+            elif kind == "photo":  # the desk shows the last photo finish again
+                if not self.table.show_photo():
+                    raise ValueError("no race has been decided by less than 10 ms yet")
+                await self.broadcast()
             elif kind == "names":
                 self.table.set_names(msg.get("names") or {})
                 if self.recorder is not None:

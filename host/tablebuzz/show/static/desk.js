@@ -57,8 +57,62 @@ document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click
   if (b.dataset.cmd === "end" && D.game && !D.game.over && !confirm("End the game now?")) return;
   cmd({ cmd: b.dataset.cmd });
 }));
-document.querySelectorAll("[data-judge]").forEach((b) => b.addEventListener("click", () =>
-  cmd({ cmd: "judge", correct: b.dataset.judge === "true" }, "judge: " + (b.dataset.judge === "true" ? "correct" : "wrong"))));
+document.querySelectorAll("[data-judge]").forEach((b) => b.addEventListener("click", () => {
+  const correct = b.dataset.judge === "true";
+  const power = correct ? powerValue() : 0;  // a word marked at or before the power mark
+  cmd(power ? { cmd: "judge", correct: true, points: power } : { cmd: "judge", correct: correct },
+    "judge: " + (correct ? "correct" : "wrong") + (power ? ", a power (+" + power + ")" : ""));
+}));
+
+// ------------------------------------------------------------------------------ the packet
+// The reader's tossup (tablebuzz show --packet): tap the word being read when a buzz comes; a
+// word at or before the power mark (*) makes Correct send the format's power value.
+function powerValue() {
+  const p = D.view && D.view.desk_only && D.view.desk_only.packet;
+  const g = D.game;
+  if (!p || !p.mark || !p.mark.power || !g || !g.options) return 0;
+  return g.options.power || 0;
+}
+
+function renderPacket(v) {
+  const box = document.getElementById("packet");
+  const p = v.desk_only && v.desk_only.packet;
+  box.classList.toggle("hidden", !p);
+  if (!p) return;
+  const key = JSON.stringify([p.tossup && p.tossup.number, p.mark, p.bonus && p.bonus.number, D.game && D.game.answering]);
+  if (key === D.packetKey) return;
+  D.packetKey = key;
+  const kids = [];
+  const t = p.tossup;
+  if (!t) {
+    kids.push(el("div", { class: "muted" }, "no tossup in the packet for this question"));
+  } else {
+    kids.push(el("h2", {}, "tossup " + t.number + (t.category ? " · " + t.category : "")));
+    const words = t.words.map((w, i) => {
+      const marked = p.mark && p.mark.word_index === i;
+      const cls = "word" + (t.power_index !== null && i <= t.power_index ? " power" : "") + (marked ? " marked" : "");
+      const node = el("button", { type: "button", class: cls, id: "word-" + i,
+        title: "the word being read when the buzz came",
+        onclick: () => send({ type: "mark", word_index: i }, "buzz on word " + (i + 1)) }, w);
+      return t.power_index === i ? [node, el("span", { class: "powermark" }, "(*)")] : [node];
+    }).flat();
+    kids.push(el("div", { id: "tossup-text", class: "tossup" }, ...words));
+    kids.push(el("div", { id: "tossup-answer", class: "answer" }, "ANSWER: " + t.answer));
+    if (p.mark) {
+      kids.push(el("div", { id: "mark-note", class: p.mark.power ? "go" : "muted" },
+        "buzz on word " + (p.mark.word_index + 1) + (p.mark.power ? ": before the power mark, Correct sends +" + powerValue() : "")));
+    }
+  }
+  if (p.bonus) {
+    const b = p.bonus;
+    kids.push(el("h2", {}, "bonus " + b.number + (b.metadata ? " · " + b.metadata : "")));
+    kids.push(el("div", { id: "bonus-leadin" }, b.leadin));
+    b.parts.forEach((part, i) => kids.push(el("div", { class: "bonuspart" },
+      "[" + b.values[i] + "] " + part, el("div", { class: "answer" }, "ANSWER: " + b.answers[i]))));
+  }
+  TB.fill("packet", ...kids);
+  document.getElementById("btn-correct").textContent = powerValue() ? "✔ Correct +" + powerValue() + " (power)" : "✔ Correct";
+}
 document.querySelectorAll("[data-control]").forEach((b) => b.addEventListener("click", () =>
   cmd({ cmd: "control", name: b.dataset.control }, b.dataset.control.toUpperCase())));
 
@@ -278,7 +332,12 @@ function render(msg) {
     TB.fill("scores", el("div", { class: "muted" }, v.menu ? "the box shows its menu: start a game here or on the box" : "no game"));
   }
   TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
+  renderPacket(v);
+  const photo = document.getElementById("btn-photo");
+  photo.classList.toggle("hidden", !v.photo);
+  if (v.photo) photo.textContent = "Photo finish: P" + v.photo.winner + (v.photo.tie ? " (tie)" : " by " + (v.photo.margin_ns < 1e6 ? Math.round(v.photo.margin_ns / 1000) + " µs" : (v.photo.margin_ns / 1e6).toFixed(2) + " ms"));
 }
+document.getElementById("btn-photo").addEventListener("click", () => send({ type: "photo" }, "photo finish on the scoreboard"));
 
 function setLink(up, text) {
   const node = document.getElementById("link");

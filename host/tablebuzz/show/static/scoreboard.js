@@ -32,6 +32,7 @@ function render(msg) {
   TB.fill("subtitle", g ? g.players + " players" + (g.options_text ? " · " + g.options_text : "") +
     (g.joined ? " · joined mid-game" : "") : "");
   TB.fill("phase", g ? TB.phaseText(g) : "");
+  renderPhoto(v.photo);
   if (g) {
     renderPlayers(g);
     renderRace(g);
@@ -146,7 +147,9 @@ const VIEWS = {
     const rules = [];
     if (o.target) rules.push("first team to " + o.target + " points");
     if (o.questions) rules.push(o.questions + " questions");
-    const parts = [el("h2", { id: "quiz-question" }, v.question ? "question " + v.question + (v.points ? " · worth " + v.points : "") : "quiz"),
+    const pk = SB.view && SB.view.packet;  // the packet's number and category, never its answer
+    const category = pk && pk.question === v.question && pk.category ? " · " + pk.category : "";
+    const parts = [el("h2", { id: "quiz-question" }, v.question ? "question " + v.question + category + (v.points ? " · worth " + v.points : "") : "quiz"),
       rules.length ? el("div", {}, rules.join(" · ")) : null];
     if (v.dead) parts.push(el("div", { class: "notice", style: "font-size:var(--mid)", id: "quiz-dead" }, v.dead));
     if (v.sudden_death) parts.push(el("div", { style: "font-size:var(--mid)", id: "quiz-sudden" }, "sudden death: ",
@@ -302,3 +305,20 @@ document.getElementById("over").addEventListener("click", () => {
 });
 
 TB.connect("scoreboard", render, null);
+
+// The photo finish of a race won by < 10 ms (tablebuzz.photo draws it from the board's stamps):
+// shown while the host says so, hidden when its time is up or on a tap.
+function renderPhoto(photo) {
+  const box = document.getElementById("photo");
+  if (!photo || !photo.showing) { box.classList.add("hidden"); return; }
+  const key = photo.svg.length + ":" + photo.winner + ":" + photo.margin_ns + ":" + photo.left_ms;
+  if (SB.photoKey === key) return;
+  SB.photoKey = key;
+  document.getElementById("photobody").innerHTML = photo.svg;  // the host's own SVG
+  box.classList.remove("hidden");
+  clearTimeout(SB.photoTimer);
+  SB.photoTimer = setTimeout(() => box.classList.add("hidden"), photo.left_ms);
+}
+document.getElementById("photo").addEventListener("click", () => {
+  document.getElementById("photo").classList.add("hidden");
+});

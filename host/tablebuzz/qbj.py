@@ -1,0 +1,262 @@
+"""QBJ: a quiz game's record as a quizbowl Match, the interchange tournament software reads.
+
+QBJ is the JSON serialisation of the quizbowl Tournament Schema (schema.quizbowl.technology;
+source: github.com/quizbowl/schema, `schema/match.graphql`, `registration.graphql`,
+`tournament.graphql`, `question.graphql`, and `serialization.md` for the file: a top-level
+`{"version", "objects"}`, every object with a `type`, each `id` defined once, `{"$ref": id}` for
+a reference). MODAQ exports one Match a game; so does this: `match(events)` folds one record's
+protocol events (docs/protocol.md) into a Match object, `document(matches)` wraps Matches in a QBJ
+file (a Tournament holding them, as serialization.md requires).
+
+What a Match holds here:
+- `match_teams`: every team of the quiz (`teams` option; everyone alone: one team a player),
+  its players (names from the board's `name` events, else the desk's, else "P3"), one initial
+  `Lineup`, `bonus_points`, `bonus_bounceback_points`, `correct_tossups_without_bonuses`
+  (overtime), and per player `tossups_heard` and `answer_counts`.
+- `match_questions`: every tossup played (cancelled ones are not: the board asks the same number
+  again), each buzz with its `player`, `team`, `result.value` (what the judgement scored: 15 a
+  power, 10, 0, -5 a neg), `buzz_position.word_index` when the desk marked the word being read
+  (a record line `{"mark": {"question", "player", "word_index"}}`), and the bonus's parts
+  (`controlled_points`, `bounceback_points`).
+- `tossups_read`, `overtime_tossups_read`.
+- Extensions (QBJ readers ignore unknown keys; ours start with `tablebuzz_`): on a buzz the
+  press stamp `tablebuzz_t_us` (µs, the board's clock), `tablebuzz_margin_ns` (the race's
+  margin to the next press, ns; null alone or tied), `tablebuzz_behind_ns` (a floor passed next
+  in line: how far behind the first press).
+
+An UNDO (`undo` event) takes back the last scoring decision, so the fold keeps a snapshot before
+every event that starts one (judge, dead by time or cancel, adjust, a bonus part, a bonus) and
+goes back to it. Only what the board sent is used.
+"""
+
+import copy
+from pathlib import Path
+
+QBJ_VERSION = "2.1.1"  # serialization.md's version of the file format this writes
+SCORING = ("judge", "adjust", "part", "bonus_scored")  # events that begin a scoring entry
+
+
+class QbjError(ValueError):
+    """A record that holds no quiz game."""
+
+
+def _names(events, header_names):
+    """({player: name}, {team: name}) from the desk's names and the board's `name` events (the
+    board's win: they are what it showed)."""
+    players = {int(k): v for k, v in (header_names or {}).items() if str(k).isdigit() and v}
+    teams = {}
+    for ev in events:
+        if ev.get("ev") != "name":
+            continue
+        into, key = (teams, ev.get("team")) if ev.get("team") else (players, ev.get("player"))
+        if ev.get("name"):
+            into[key] = ev["name"]
+        else:
+            into.pop(key, None)
+    return players, teams
+
+
+class _Fold:
+    """The state of the match as the events come (copied for undo)."""
+
+    def __init__(self):
+        self.questions = {}  # tossup number -> {"buzzes": [...], "bonus": [...] or None}
+        self.floor = None  # the buzz being answered: dict, or None
+        self.overtime_from = None  # the first overtime tossup's number
+        self.played = 0  # the highest tossup number played to its end
+
+    def tossup(self, number):
+        return self.questions.setdefault(number, {"buzzes": [], "bonus": None, "done": False})
+
+
+def _fold(pairs):
+    """(_Fold, game event, options) after every (at, event) of a record."""
+    state = _Fold()
+    snapshots = []
+    game = None
+    question = None
+    for _, ev in pairs:
+        kind = ev.get("ev")
+        if kind in ("game", "resume"):
+            game = game or ev
+            continue
+        if game is None:
+            continue
+        if kind in SCORING or (kind == "dead" and ev.get("reason") in ("time", "cancel")):
+            snapshots.append((copy.deepcopy(state), question))
+        if kind == "undo":
+            if snapshots:
+                state, question = snapshots.pop()
+            continue
+        if kind == "question":
+            question = ev["question"]
+            state.tossup(question)["buzzes"] = []  # a cancelled tossup asked again starts over
+            state.floor = None
+        elif kind == "race" and question is not None and ev.get("winner"):
+            state.floor = {"player": ev["winner"], "tablebuzz_t_us": ev.get("t_us"),
+                           "tablebuzz_margin_ns": ev.get("margin_ns")}
+        elif kind == "next_in_line" and question is not None:
+            state.floor = {"player": ev["player"], "tablebuzz_behind_ns": ev.get("behind_ns")}
+        elif kind == "judge" and question is not None:
+            buzz = dict(state.floor or {})
+            buzz["player"] = ev["player"]
+            buzz["value"] = ev.get("points", 0)
+            tossup = state.tossup(question)
+            tossup["buzzes"].append(buzz)
+            state.floor = None
+            if ev.get("correct") and not (game.get("options") or {}).get("bonus"):
+                tossup["done"] = True  # no bonus to wait for
+                state.played = max(state.played, question)
+        elif kind == "dead" and question is not None:
+            if ev.get("reason") == "cancel":
+                state.questions.pop(question, None)
+            else:
+                state.tossup(question)["done"] = True
+                state.played = max(state.played, question)
+            state.floor = None
+        elif kind == "bonus_scored":
+            tossup = state.tossup(ev["question"])
+            tossup["bonus"] = {"team": ev["team"], "parts": ev["parts"], "points": ev["points"]}
+            tossup["done"] = True
+            state.played = max(state.played, ev["question"])
+        elif kind == "overtime":
+            state.overtime_from = state.played + 1
+    return state, game
+
+
+def match(pairs, header_names=None, marks=()):
+    """A QBJ Match (dict) from one record's [(at, event)] (records.events_of). `marks`: the
+    desk's word marks [{"question", "player", "word_index"}] (the last per buzz wins). Raises
+    QbjError when the record holds no quiz game."""
+    state, game = _fold(pairs)
+    if game is None or game.get("game") != "quiz":
+        raise QbjError("not a quiz game")
+    events = [ev for _, ev in pairs]
+    players = game.get("players") or 0
+    options = game.get("options") or {}
+    teams = options.get("teams") or [[p] for p in range(1, players + 1)]
+    team_of = {p: t + 1 for t, members in enumerate(teams) for p in members}
+    player_names, team_names = _names(events, header_names)
+    word = {(m["question"], m["player"]): m["word_index"] for m in marks}
+
+    def player_ref(p):
+        return {"$ref": "player_%d" % p}
+
+    def team_ref(t):
+        return {"$ref": "team_%d" % t}
+
+    # correct tossups and the bonus they earned count to the tossup's end: unfinished ones too
+    numbers = sorted(n for n, q in state.questions.items() if q["done"] or q["buzzes"])
+    match_questions = []
+    counts = {}  # player -> {value: number}
+    bonus_points = dict.fromkeys(range(1, len(teams) + 1), 0)
+    bounce_points = dict.fromkeys(range(1, len(teams) + 1), 0)
+    without_bonus = dict.fromkeys(range(1, len(teams) + 1), 0)
+    for n in numbers:
+        q = state.questions[n]
+        buzzes = []
+        for b in q["buzzes"]:
+            p = b["player"]
+            counts.setdefault(p, {})
+            counts[p][b["value"]] = counts[p].get(b["value"], 0) + 1
+            buzz = {"player": player_ref(p), "team": team_ref(team_of[p]),
+                    "result": {"value": b["value"]}}
+            if (n, p) in word:
+                buzz["buzz_position"] = {"word_index": word[(n, p)]}
+            for key in ("tablebuzz_t_us", "tablebuzz_margin_ns", "tablebuzz_behind_ns"):
+                if key in b:
+                    buzz[key] = b[key]
+            buzzes.append(buzz)
+            if b["value"] > 0 and q["bonus"] is None:
+                without_bonus[team_of[p]] += 1
+        entry = {"question_number": n,
+                 "tossup_question": {"question_number": n, "type": "tossup", "parts": 1},
+                 "buzzes": buzzes}
+        if q["bonus"] is not None:
+            control = q["bonus"]["team"]
+            parts = []
+            for credited, points in zip(q["bonus"]["parts"], q["bonus"]["points"], strict=True):
+                part = {"controlled_points": points if credited == control else 0,
+                        "bounceback_points": points if credited not in (None, control) else 0}
+                parts.append(part)
+                if credited == control:
+                    bonus_points[control] += points
+                elif credited is not None:
+                    bounce_points[credited] += points
+            entry["bonus"] = {"question": {"question_number": n, "type": "bonus",
+                                           "parts": len(parts)},
+                              "parts": parts}
+        match_questions.append(entry)
+    read = len([n for n in numbers if state.questions[n]["done"]])
+    overtime = 0
+    if state.overtime_from is not None:
+        overtime = len([n for n in numbers if n >= state.overtime_from
+                        and state.questions[n]["done"]])
+    match_teams = []
+    for t, members in enumerate(teams, 1):
+        team = {"id": "team_%d" % t, "name": team_names.get(t) or "Team %d" % t,
+                "players": [{"id": "player_%d" % p, "name": player_names.get(p) or "P%d" % p}
+                            for p in members]}
+        match_players = [
+            {"player": player_ref(p), "tossups_heard": read,
+             "answer_counts": [{"number": c, "answer_type": {"value": v}}
+                               for v, c in sorted(counts.get(p, {}).items(), reverse=True)]}
+            for p in members]
+        match_teams.append({
+            "team": team,
+            "bonus_points": bonus_points[t],
+            "bonus_bounceback_points": bounce_points[t],
+            "correct_tossups_without_bonuses": without_bonus[t],
+            "match_players": match_players,
+            "lineups": [{"first_question": 1, "players": [player_ref(p) for p in members],
+                         "reason": "initial"}],
+        })
+    result = {"type": "Match", "id": "match_%s" % str(game.get("commit", ""))[:12],
+              "tossups_read": read, "overtime_tossups_read": overtime,
+              "match_teams": match_teams, "match_questions": match_questions}
+    if options.get("format") not in (None, "plain"):
+        result["notes"] = "format %s; recorded by tablebuzz" % options["format"]
+    return result
+
+
+def document(matches, name="tablebuzz quiz night"):
+    """A QBJ file (dict): the Matches in one Tournament, one phase, one round (serialization.md:
+    exactly one Tournament object at the top)."""
+    tournament = {"type": "Tournament", "id": "tournament", "name": name,
+                  "phases": [{"name": "Matches", "rounds": [{"name": "1", "matches": matches}]}]}
+    return {"version": QBJ_VERSION, "objects": [tournament]}
+
+
+def from_record(path):
+    """The Match of the record file at `path` (records.read_record). Raises QbjError, OSError."""
+    from tablebuzz import records
+
+    header, lines, _ = records.read_record(path)
+    if header.get("game") != "quiz":
+        raise QbjError("%s: not a quiz game" % Path(path).name)
+    names = header.get("names") or {}
+    for obj in lines:
+        if isinstance(obj.get("names"), dict):
+            names = obj["names"]
+    marks = [obj["mark"] for obj in lines if isinstance(obj.get("mark"), dict)]
+    return match(records.events_of(lines), names, marks)
+
+
+def night_qbj(folder, out):
+    """Write one QBJ file holding a Match per quiz game recorded under `folder` (oldest first) to
+    the text stream `out`. Returns (matches written, problems): other games and files that are
+    not records are named, not fatal."""
+    import json
+
+    from tablebuzz import records
+
+    matches = []
+    problems = []
+    for path in sorted(Path(folder).rglob("*.jsonl")):
+        try:
+            matches.append(from_record(path))
+        except (records.RecordError, QbjError, OSError) as e:
+            problems.append(str(e))
+    json.dump(document(matches), out, ensure_ascii=False, indent=1)
+    out.write("\n")
+    return len(matches), problems
