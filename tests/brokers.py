@@ -1,0 +1,151 @@
+"""Brokers and processes for the rooms' tests and bench: a real Mosquitto started here on a free
+port of 127.0.0.1 (never a system service), and `tablebuzz` subcommands as subprocesses.
+
+Mosquitto is Debian's package (`make mosquitto` installs it where root; see the Makefile)."""
+
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+TABLEBUZZ = Path(sys.executable).parent / "tablebuzz"
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port, proc, timeout=30):
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc is not None and proc.poll() is not None:
+            raise AssertionError("process ended: %s" % (proc.stderr.read() if proc.stderr
+                                                         else proc.returncode))
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise AssertionError("nothing listens on %d after %g s"
+                                     % (port, timeout)) from None
+            time.sleep(0.05)
+
+
+class Mosquitto:
+    """A Mosquitto of its own: `folder` holds its configuration, persistence and log. Anonymous
+    clients, 127.0.0.1 only, persistence on (a restart keeps the queued messages and sessions),
+    no limit on the messages queued for a client that is away."""
+
+    def __init__(self, folder, port=None):
+        if not Path(MOSQUITTO).exists():
+            raise AssertionError("no mosquitto: run `make mosquitto` (as root on Debian it "
+                                 "installs it: apt-get install -y mosquitto)")
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        self.conf = self.folder / "mosquitto.conf"
+        self.conf.write_text(
+            "listener %d 127.0.0.1\nallow_anonymous true\npersistence true\n"
+            "persistence_location %s/\nautosave_interval 0\nmax_queued_messages 0\n"
+            "log_dest file %s\n" % (self.port, self.folder, self.folder / "mosquitto.log"))
+        self.proc = None
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wait_port(self.port, self.proc, timeout=10)
+
+    def stop(self):
+        """SIGTERM: Mosquitto saves its persistence file as it exits."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def restart(self, away_s=0.0):
+        self.stop()
+        time.sleep(away_s)
+        self.start()
+
+
+class Tablebuzz:
+    """`tablebuzz ARGS...` as a subprocess; `port` is where it serves HTTP (waited for)."""
+
+    def __init__(self, args, port):
+        self.port = port
+        self.url = "http://127.0.0.1:%d" % port
+        self.proc = subprocess.Popen([str(TABLEBUZZ)] + [str(a) for a in args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_port(port, self.proc)
+
+    def get_json(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=5) as r:
+            return json.loads(r.read())
+
+    def get_text(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=5) as r:
+            return r.read().decode("utf-8")
+
+    def stop(self):
+        if self.proc.returncode is not None:
+            return ""
+        self.proc.terminate()
+        try:
+            _, err = self.proc.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, err = self.proc.communicate()
+        return err
+
+
+def hub(broker_port=None, listen=None):
+    """`tablebuzz hub` on a free port: with `--mqtt` the broker at `broker_port`, else the
+    embedded one listening on `listen`."""
+    port = free_port()
+    args = ["hub", "--http", "127.0.0.1:%d" % port]
+    if broker_port:
+        args += ["--mqtt", "127.0.0.1:%d" % broker_port]
+    else:
+        args += ["--listen", "127.0.0.1:%d" % listen]
+    proc = Tablebuzz(args, port)
+    if listen:
+        wait_port(listen, proc.proc)
+    return proc
+
+
+def room(name, broker_port, spool, *sim_args):
+    """`tablebuzz show --sim ... --mqtt --room NAME` on a free port."""
+    port = free_port()
+    return Tablebuzz(["show", "--sim", *sim_args, "--http", "127.0.0.1:%d" % port,
+                      "--no-records", "--mqtt", "127.0.0.1:%d" % broker_port,
+                      "--room", name, "--spool", spool], port)
+
+
+def wait_for(check, timeout=30, step=0.1):
+    """Call `check()` until it returns something true; returns that. AssertionError at the end
+    (with the last value)."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+        except (OSError, ValueError, KeyError) as e:
+            last = e
+        else:
+            if last:
+                return last
+        time.sleep(step)
+    raise AssertionError("not reached in %g s; last: %r" % (timeout, last))

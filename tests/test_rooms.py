@@ -1,0 +1,165 @@
+"""Rooms on an MQTT broker (issue 23, docs/rooms.md): the spool, the hub's idempotent fold, and
+end to end: simulated rooms (`tablebuzz show --sim --mqtt ... --room NAME`) and the director's
+hub (`tablebuzz hub`) as subprocesses, with the embedded broker (amqtt) and with a real Mosquitto
+started by the test on a free port of 127.0.0.1; the director's page in a real Chromium (the
+scoreboard's machinery, tests/test_show.py); a Mosquitto restart in the middle of a game.
+"""
+
+import json
+import subprocess
+
+import pytest
+from brokers import TABLEBUZZ, Mosquitto, free_port, hub, room, wait_for
+from tablebuzz.paths import REPO
+from tablebuzz.rooms import topics
+from tablebuzz.rooms.spool import Spool, SpoolError
+from tablebuzz.rooms.state import HubState
+from test_show import ARTIFACTS, browser, open_page, wait_text  # noqa: F401 - the fixture
+
+EXAMPLES = REPO / "examples"
+COLOURS = [(255, 0, 0), (0, 96, 255), (0, 200, 0), (255, 160, 0), (200, 0, 255), (0, 220, 200)]
+
+
+# ------------------------------------------------------------------------------ the spool
+def test_spool_keeps_what_the_broker_has_not_acknowledged_across_a_restart(tmp_path):
+    path = tmp_path / "room.jsonl"
+    spool = Spool(path)
+    for i in range(1, 6):
+        assert spool.append("tablebuzz/a/events", "m%d" % i) == i
+    spool.ack(2)
+    run = spool.run
+    spool.close()
+    with open(path, "a") as f:
+        f.write('{"seq": 6, "topic": "tablebuzz/a/ev')  # a crash in the middle of a line
+    again = Spool(path)
+    assert again.run == run
+    assert [m[0] for m in again.unsent()] == [3, 4, 5]  # the torn line was never sent
+    assert [m[0] for m in again.unsent_after(3, 1)] == [4]
+    assert again.append("tablebuzz/a/events", "m6") == 6  # numbering goes on, no gap
+    again.ack(6)
+    again.compact()
+    again.close()
+    third = Spool(path)
+    assert third.unsent() == [] and third.next_seq() == 7  # a compacted spool keeps its count
+    third.close()
+    (tmp_path / "other.jsonl").write_text('{"record": "tablebuzz-game"}\n')
+    with pytest.raises(SpoolError):
+        Spool(tmp_path / "other.jsonl")
+
+
+def test_room_names_are_single_topic_levels():
+    assert topics.check_room("room-7_B") == "room-7_B"
+    for bad in ("", "a/b", "a+", "#", "x" * 33, "é"):
+        with pytest.raises(ValueError):
+            topics.check_room(bad)
+    assert topics.parse_topic("tablebuzz/a/events") == ("a", "events")
+    assert topics.parse_topic("tablebuzz/a/b/events") is None
+
+
+# ------------------------------------------------------------------------------ the hub's fold
+def _events(room, run, lines, first_seq=1, game="g1"):
+    return [("tablebuzz/%s/events" % room, json.dumps(
+        {"room": room, "run": run, "seq": first_seq + i, "game": game, "n": i + 1,
+         "line": line}).encode()) for i, line in enumerate(lines)]
+
+
+def test_the_hub_counts_each_message_once_and_names_a_gap():
+    state = HubState(COLOURS)
+    lines = ['{"ev":"score","scores":[%d,0],"unit":"points"}' % i for i in range(5)]
+    messages = _events("a", "r1", lines)
+    for topic, payload in messages + messages[1:3]:  # two arrive twice (a lost PUBACK)
+        state.apply(topic, payload, 0)
+    room = state.rooms_by_name["a"]
+    assert (room.events, room.duplicates, room.missing()) == (5, 2, 0)
+    state.apply(*_events("a", "r1", ["{}"], first_seq=8)[0], 0)  # 6 and 7 have not come
+    assert room.missing() == 2
+    state.apply(*_events("a", "r2", ["{}"], first_seq=1)[0], 0)  # another run starts at 1
+    assert room.events == 7 and room.duplicates == 2
+    assert state.apply("tablebuzz/a/events", b"not json", 0) is None
+    assert state.apply("other/a/events", b"{}", 0) is None
+
+
+# ------------------------------------------------------------------------------ end to end
+@pytest.fixture
+def procs():
+    started = []
+    yield started
+    for p in reversed(started):
+        err = p.stop() if hasattr(p, "url") else p.stop()
+        assert "Traceback" not in (err or ""), err
+
+
+def _rooms(h):
+    return {r["room"]: r for r in h.get_json("/rooms.json")["rooms"]}
+
+
+def _two_rooms_live(browser, procs, tmp_path, broker_port, h, label):  # noqa: F811
+    procs.append(room("alpha", broker_port, tmp_path / "alpha.jsonl", "--script",
+                      EXAMPLES / "quiz_demo.jsonl", "--speed", "2"))
+    procs.append(room("beta", broker_port, tmp_path / "beta.jsonl", "--script",
+                      EXAMPLES / "quiz_tournament.jsonl", "--speed", "3"))
+    page = browser.new_page()
+    try:
+        open_page(page, h.url + "/")
+        wait_text(page, "[data-room=alpha]", ["alpha", "online", "box connected", "quiz"])
+        wait_text(page, "[data-room=beta]", ["beta", "Owls", "Foxes", "Hares"])
+        wait_text(page, "[data-room=beta]", ["game over", "1. Owls 35"], timeout=30000)
+        wait_text(page, "[data-room=alpha]", ["game over"], timeout=30000)
+        wait_text(page, "#standings", ["Standings · quiz", "Owls", "35.00", "alpha P5"])
+        body = page.locator("body").inner_text()
+        assert "undefined" not in body and "NaN" not in body and "null" not in body
+        page.screenshot(path=str(ARTIFACTS / ("director-%s.png" % label)), full_page=True)
+    finally:
+        page.close()
+    rooms = _rooms(h)
+    assert [p["score"] for p in rooms["alpha"]["players"]] == [0, 0, 0, 0, 1, 0]
+    assert [t["score"] for t in rooms["beta"]["teams"]] == [35, 25, 5]
+    assert rooms["beta"]["missing"] == 0 and rooms["alpha"]["missing"] == 0
+    standings = h.get_json("/rooms.json")["standings"]["quiz"]
+    owls = next(r for r in standings if r["name"] == "Owls")
+    assert (owls["wins"], owls["losses"], owls["points"], owls["ppg"]) == (1, 0, 35, 35.0)
+    export = [json.loads(line) for line in h.get_text("/export.jsonl").splitlines()]
+    assert sorted(g["room"] for g in export) == ["alpha", "beta"]
+    assert "quiz,1,Owls,beta,1,1,0,0,35,35.0" in h.get_text("/standings.csv")
+
+
+def test_two_rooms_live_on_the_director_page_with_the_embedded_broker(browser, procs,  # noqa: F811
+                                                                       tmp_path):
+    broker_port = free_port()
+    h = hub(listen=broker_port)
+    procs.append(h)
+    _two_rooms_live(browser, procs, tmp_path, broker_port, h, "embedded")
+
+
+def test_two_rooms_live_on_the_director_page_with_mosquitto(browser, procs, tmp_path):  # noqa: F811
+    broker = Mosquitto(tmp_path / "mosquitto")
+    procs.append(broker)
+    h = hub(broker_port=broker.port)
+    procs.append(h)
+    _two_rooms_live(browser, procs, tmp_path, broker.port, h, "mosquitto")
+
+
+def test_a_broker_restart_mid_game_loses_nothing_and_counts_nothing_twice(procs, tmp_path):
+    script = EXAMPLES / "quiz_tournament.jsonl"
+    expected = subprocess.run([str(TABLEBUZZ), "sim", "--script", str(script)],
+                              capture_output=True, text=True, check=True).stdout.splitlines()
+    broker = Mosquitto(tmp_path / "mosquitto")
+    procs.append(broker)
+    h = hub(broker_port=broker.port)
+    procs.append(h)
+    gamma_room = room("gamma", broker.port, tmp_path / "gamma.jsonl", "--script", script)
+    procs.append(gamma_room)
+    wait_for(lambda: _rooms(h).get("gamma", {}).get("events", 0) >= 10)
+    before = _rooms(h)["gamma"]["events"]
+    broker.restart(away_s=2.0)  # the room plays on meanwhile: its events wait in the spool
+    wait_for(lambda: _rooms(h)["gamma"]["games_finished"] == 1, timeout=40)
+    gamma = _rooms(h)["gamma"]
+    assert before < len(expected)  # the restart was in the middle of the game
+    assert gamma["missing"] == 0
+    assert gamma["events"] == len(expected)  # every event once, hello to game_over
+    record = json.loads(h.get_text("/export.jsonl").splitlines()[0])
+    lines = [obj["line"] for obj in record["lines"] if "line" in obj]
+    assert lines == expected[1:]  # the game's record: from `game` on, in order, none twice
+    assert [t["score"] for t in gamma["teams"]] == [35, 25, 5]
+    said = gamma_room.stop()
+    assert "is away" in said and said.count("publishing to the broker") == 2  # it was cut off
