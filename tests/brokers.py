@@ -4,6 +4,8 @@ port of 127.0.0.1 (never a system service), and `tablebuzz` subcommands as subpr
 Mosquitto is Debian's package (`make mosquitto` installs it where root; see the Makefile)."""
 
 import json
+import os
+import pwd
 import shutil
 import signal
 import socket
@@ -55,7 +57,11 @@ class Mosquitto:
         self.conf.write_text(
             "listener %d 127.0.0.1\nallow_anonymous true\npersistence true\n"
             "persistence_location %s/\nautosave_interval 0\nmax_queued_messages 0\n"
-            "log_dest file %s\n" % (self.port, self.folder, self.folder / "mosquitto.log"))
+            "log_dest file %s\n"
+            # started as root, Mosquitto drops to the `mosquitto` user, which cannot write in a
+            # private temporary folder: its persistence would fail without a word
+            "user %s\n" % (self.port, self.folder, self.folder / "mosquitto.log",
+                            pwd.getpwuid(os.getuid()).pw_name))
         self.proc = None
         self.start()
 
