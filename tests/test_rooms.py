@@ -163,3 +163,45 @@ def test_a_broker_restart_mid_game_loses_nothing_and_counts_nothing_twice(procs,
     assert [t["score"] for t in gamma["teams"]] == [35, 25, 5]
     said = gamma_room.stop()
     assert "is away" in said and said.count("publishing to the broker") == 2  # it was cut off
+
+
+# ------------------------------------------------------------------------------ OSC
+def test_an_osc_listener_receives_the_races_of_a_scripted_game_with_winner_and_margin(procs):
+    import threading
+
+    from pythonosc.dispatcher import Dispatcher
+    from pythonosc.osc_server import ThreadingOSCUDPServer
+
+    script = EXAMPLES / "quiz_demo.jsonl"
+    events = [json.loads(line) for line in subprocess.run(
+        [str(TABLEBUZZ), "sim", "--script", str(script)], capture_output=True, text=True,
+        check=True).stdout.splitlines()]
+    races = [ev for ev in events if ev["ev"] == "race"]
+    assert len(races) >= 3
+    got = []
+    dispatcher = Dispatcher()
+    dispatcher.set_default_handler(lambda address, *args: got.append((address, list(args))))
+    server = ThreadingOSCUDPServer(("127.0.0.1", 0), dispatcher)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        port = free_port()
+        from brokers import Tablebuzz
+
+        procs.append(Tablebuzz(["show", "--sim", "--script", script, "--speed", "3",
+                                "--no-records", "--http", "127.0.0.1:%d" % port,
+                                "--osc", "127.0.0.1:%d" % server.server_address[1],
+                                "--room", "stage"], port))
+        wait_for(lambda: any(a.endswith("/game_over") for a, _ in got), timeout=30)
+    finally:
+        server.shutdown()
+        server.server_close()
+    heard = [args for address, args in got if address == "/tablebuzz/stage/race"]
+    assert [a[0] for a in heard] == [r["winner"] for r in races]
+    for args, race in zip(heard, races, strict=True):
+        margin = -1.0 if race["margin_ns"] is None else race["margin_ns"] / 1e6
+        assert args[1] == pytest.approx(margin, abs=1e-6) and args[2] == int(race["tie"])
+    over = next(ev for ev in events if ev["ev"] == "game_over")
+    assert ("/tablebuzz/stage/game_over", [over["ranking"][0]["player"]] + [
+        r["score"] for r in sorted(over["ranking"], key=lambda r: r["player"])]) in got
+    addresses = {a.rsplit("/", 1)[1] for a, _ in got}
+    assert {"armed", "race", "judge", "score"} <= addresses

@@ -27,7 +27,7 @@ def add_show_options(show):
     """`tablebuzz show`'s rooms options."""
     add_broker_options(show)
     show.add_argument("--room", metavar="NAME",
-                      help="with --mqtt: this room's name (letters, digits, - _)")
+                      help="with --mqtt or --osc: this room's name (letters, digits, - _)")
     show.add_argument("--spool", metavar="FILE",
                       help="with --mqtt: where messages wait for the broker (default: "
                            "next to the records, rooms-spool/ROOM.jsonl)")
@@ -56,8 +56,8 @@ def show_sinks(args, label):
 
     sinks = []
     said = []
-    if args.room and not args.mqtt:
-        raise RoomsError("--room names the room on a broker: give --mqtt HOST:PORT too")
+    if args.room and not (args.mqtt or args.osc):
+        raise RoomsError("--room names the room on a broker (--mqtt) or in OSC addresses (--osc)")
     if args.mqtt:
         from tablebuzz.rooms.publisher import Publisher
         from tablebuzz.rooms.spool import Spool, SpoolError
@@ -85,7 +85,11 @@ def show_sinks(args, label):
             host, port = parse_osc(args.osc)
         except ValueError as e:
             raise RoomsError(str(e)) from None
-        sinks.append(OscSender(host, port, room=args.room or "room"))
+        try:
+            room = topics.check_room(args.room or "room")
+        except ValueError as e:
+            raise RoomsError(str(e)) from None
+        sinks.append(OscSender(host, port, room=room))
         said.append("OSC to %s:%d" % (host, port))
     return sinks, "   ".join(said)
 
