@@ -46,7 +46,7 @@ class Mosquitto:
     clients, 127.0.0.1 only, persistence on (a restart keeps the queued messages and sessions),
     no limit on the messages queued for a client that is away."""
 
-    def __init__(self, folder, port=None):
+    def __init__(self, folder, port=None, extra=""):
         if not Path(MOSQUITTO).exists():
             raise AssertionError("no mosquitto: run `make mosquitto` (as root on Debian it "
                                  "installs it: apt-get install -y mosquitto)")
@@ -60,8 +60,8 @@ class Mosquitto:
             "log_dest file %s\n"
             # started as root, Mosquitto drops to the `mosquitto` user, which cannot write in a
             # private temporary folder: its persistence would fail without a word
-            "user %s\n" % (self.port, self.folder, self.folder / "mosquitto.log",
-                            pwd.getpwuid(os.getuid()).pw_name))
+            "user %s\n%s" % (self.port, self.folder, self.folder / "mosquitto.log",
+                              pwd.getpwuid(os.getuid()).pw_name, extra))
         self.proc = None
         self.start()
 
@@ -90,11 +90,12 @@ class Mosquitto:
 class Tablebuzz:
     """`tablebuzz ARGS...` as a subprocess; `port` is where it serves HTTP (waited for)."""
 
-    def __init__(self, args, port):
+    def __init__(self, args, port, env=None):
         self.port = port
         self.url = "http://127.0.0.1:%d" % port
         self.proc = subprocess.Popen([str(TABLEBUZZ)] + [str(a) for a in args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=None if env is None else dict(os.environ, **env))
         wait_port(port, self.proc)
 
     def get_json(self, path):
@@ -117,27 +118,27 @@ class Tablebuzz:
         return err
 
 
-def hub(broker_port=None, listen=None):
+def hub(broker_port=None, listen=None, args=(), env=None):
     """`tablebuzz hub` on a free port: with `--mqtt` the broker at `broker_port`, else the
     embedded one listening on `listen`."""
     port = free_port()
-    args = ["hub", "--http", "127.0.0.1:%d" % port]
+    cmd = ["hub", "--http", "127.0.0.1:%d" % port]
     if broker_port:
-        args += ["--mqtt", "127.0.0.1:%d" % broker_port]
+        cmd += ["--mqtt", "127.0.0.1:%d" % broker_port]
     else:
-        args += ["--listen", "127.0.0.1:%d" % listen]
-    proc = Tablebuzz(args, port)
+        cmd += ["--listen", "127.0.0.1:%d" % listen]
+    proc = Tablebuzz(cmd + list(args), port, env)
     if listen:
         wait_port(listen, proc.proc)
     return proc
 
 
-def room(name, broker_port, spool, *sim_args):
+def room(name, broker_port, spool, *sim_args, env=None):
     """`tablebuzz show --sim ... --mqtt --room NAME` on a free port."""
     port = free_port()
     return Tablebuzz(["show", "--sim", *sim_args, "--http", "127.0.0.1:%d" % port,
                       "--no-records", "--mqtt", "127.0.0.1:%d" % broker_port,
-                      "--room", name, "--spool", spool], port)
+                      "--room", name, "--spool", spool], port, env)
 
 
 def wait_for(check, timeout=30, step=0.1):

@@ -7,6 +7,7 @@ scoreboard's machinery, tests/test_show.py); a Mosquitto restart in the middle o
 
 import json
 import subprocess
+import time
 
 import pytest
 from brokers import TABLEBUZZ, Mosquitto, free_port, hub, room, wait_for
@@ -205,3 +206,43 @@ def test_an_osc_listener_receives_the_races_of_a_scripted_game_with_winner_and_m
         r["score"] for r in sorted(over["ranking"], key=lambda r: r["player"])]) in got
     addresses = {a.rsplit("/", 1)[1] for a, _ in got}
     assert {"armed", "race", "judge", "score"} <= addresses
+
+
+# ------------------------------------------------------------------------------ an event's broker
+def _doc_acl():
+    """The ACL file of docs/rooms.md "Mosquitto for an event", as written there."""
+    text = (REPO / "docs" / "rooms.md").read_text()
+    block = text.split("# /etc/mosquitto/tablebuzz.acl\n", 1)[1]
+    return block.split("```", 1)[0]
+
+
+def test_the_documented_acl_lets_a_room_publish_only_under_its_own_name(procs, tmp_path):
+    folder = tmp_path / "mosquitto"
+    folder.mkdir()
+    passwd = folder / "passwd"
+    for i, (user, password) in enumerate((("director", "d-secret"), ("alpha", "a-secret"))):
+        subprocess.run(["mosquitto_passwd", "-b"] + (["-c"] if i == 0 else []) +
+                       [str(passwd), user, password], check=True)
+    (folder / "acl").write_text(_doc_acl())
+    broker = Mosquitto(folder, extra="allow_anonymous false\npassword_file %s\nacl_file %s\n"
+                       % (passwd, folder / "acl"))
+    procs.append(broker)
+    env = "TABLEBUZZ_MQTT_PASSWORD"
+    h = hub(broker_port=broker.port, args=["--mqtt-user", "director"], env={env: "d-secret"})
+    procs.append(h)
+    script = ["--script", EXAMPLES / "quiz_demo.jsonl", "--speed", "4"]
+    alpha = room("alpha", broker.port, tmp_path / "a.jsonl", *script, "--mqtt-user", "alpha",
+                 env={env: "a-secret"})
+    posing = room("beta", broker.port, tmp_path / "b.jsonl", *script, "--mqtt-user", "alpha",
+                  env={env: "a-secret"})  # alpha's login, another room's topic
+    wrong = room("gamma", broker.port, tmp_path / "c.jsonl", *script, "--mqtt-user", "alpha",
+                 env={env: "not it"})
+    anonymous = room("delta", broker.port, tmp_path / "d.jsonl", *script)
+    procs.extend([alpha, posing, wrong, anonymous])
+    wait_for(lambda: _rooms(h).get("alpha", {}).get("games_finished") == 1, timeout=30)
+    time.sleep(1.0)
+    assert sorted(_rooms(h)) == ["alpha"]  # beta was dropped by the broker, gamma and delta
+    said = {r: p.stop() for r, p in (("posing", posing), ("wrong", wrong),
+                                      ("anonymous", anonymous))}
+    assert "publishing to the broker" in said["posing"]  # it thinks it does (MQTT 3.1.1)
+    assert "refused the login" in said["wrong"] and "refused" in said["anonymous"]
