@@ -110,6 +110,8 @@ def _two_rooms_live(browser, procs, tmp_path, broker_port, h, label):  # noqa: F
         body = page.locator("body").inner_text()
         assert "undefined" not in body and "NaN" not in body and "null" not in body
         page.screenshot(path=str(ARTIFACTS / ("director-%s.png" % label)), full_page=True)
+        open_page(page, h.url + "/overlay/beta")  # the hub's overlay of one room
+        wait_text(page, "#winner", ["P1", "nobody else yet"])
     finally:
         page.close()
     rooms = _rooms(h)
@@ -246,3 +248,29 @@ def test_the_documented_acl_lets_a_room_publish_only_under_its_own_name(procs, t
                                       ("anonymous", anonymous))}
     assert "publishing to the broker" in said["posing"]  # it thinks it does (MQTT 3.1.1)
     assert "refused the login" in said["wrong"] and "refused" in said["anonymous"]
+
+
+# ------------------------------------------------------------------------------ the OBS overlay
+def test_the_obs_overlay_shows_winner_margin_and_timer_on_a_transparent_page(browser, procs):  # noqa: F811
+    from brokers import Tablebuzz
+
+    port = free_port()
+    procs.append(Tablebuzz(["show", "--sim", "--script", EXAMPLES / "quiz_tournament.jsonl",
+                            "--no-records", "--http", "127.0.0.1:%d" % port], port))
+    page = browser.new_page()
+    try:
+        open_page(page, "http://127.0.0.1:%d/overlay" % port)
+        wait_text(page, "#timer", ["time to buzz"])
+        wait_text(page, "#winner", ["P", "nobody else yet"])
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == \
+            "rgba(0, 0, 0, 0)"
+        assert page.evaluate("getComputedStyle(document.documentElement).backgroundColor") == \
+            "rgba(0, 0, 0, 0)"
+        box = page.locator("#panel").bounding_box()
+        assert box["x"] >= 0 and box["y"] + box["height"] <= 1080  # inside a 1080p source
+        page.screenshot(path=str(ARTIFACTS / "overlay.png"), omit_background=True)
+        wait_text(page, "#margin", ["by "], timeout=20000)
+        body = page.locator("body").inner_text()
+        assert "undefined" not in body and "NaN" not in body and "null" not in body
+    finally:
+        page.close()

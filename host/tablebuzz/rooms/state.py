@@ -206,11 +206,13 @@ def fold_record(record, room, colours):
 def summary(room):
     """What the director sees of one room: {room, online, box_connected, game, title, phase,
     question, points, teams: [{name, score}], players: [{player, name, score, colour}], floor,
-    race, over, events, games_finished, duplicates, missing, view_wall, view_seq}."""
+    race, over, armed, timers (as in the room's view: ms left when the room made it), events,
+    games_finished, duplicates, missing, view_wall, view_seq}."""
     out = {"room": room.name, "online": room.online, "box_connected": None, "status": None,
            "game": None, "title": None, "phase": None, "question": None, "points": None,
            "teams": [], "players": [], "floor": None, "race": None, "over": None,
-           "menu": None, "events": room.events, "games_finished": len(room.records),
+           "menu": None, "armed": False, "timers": [], "events": room.events,
+           "games_finished": len(room.records),
            "duplicates": room.duplicates, "missing": room.missing(),
            "view_wall": room.view_wall, "view_seq": room.view_seq}
     v = room.view
@@ -225,7 +227,8 @@ def summary(room):
     if not g:
         return out
     names = g.get("names") or {}
-    out.update(game=g.get("name"), title=g.get("title"), phase=g.get("phase"))
+    out.update(game=g.get("name"), title=g.get("title"), phase=g.get("phase"),
+               armed=bool(g.get("armed")), timers=g.get("timers") or [])
     colours = g.get("colours") or []
     out["players"] = [{"player": p, "name": names.get(str(p)), "score": s,
                        "colour": colours[p - 1] if p <= len(colours) else None}
