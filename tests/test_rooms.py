@@ -6,6 +6,7 @@ scoreboard's machinery, tests/test_show.py); a Mosquitto restart in the middle o
 """
 
 import json
+import os
 import subprocess
 import time
 
@@ -274,3 +275,25 @@ def test_the_obs_overlay_shows_winner_margin_and_timer_on_a_transparent_page(bro
         assert "undefined" not in body and "NaN" not in body and "null" not in body
     finally:
         page.close()
+
+
+# ------------------------------------------------------------------------------ mistakes
+@pytest.mark.parametrize("args, words", [
+    (["show", "--sim", "--mqtt", "127.0.0.1:1883"], "--mqtt needs --room NAME"),
+    (["show", "--sim", "--room", "a"], "--room names the room"),
+    (["show", "--sim", "--mqtt", "127.0.0.1:x", "--room", "a"], "--mqtt wants HOST:PORT"),
+    (["show", "--sim", "--mqtt", "127.0.0.1", "--room", "a/b"], "a room name is 1 to 32"),
+    (["show", "--sim", "--mqtt", "h:1", "--room", "a", "--mqtt-ca", "/nope.pem"],
+     "--mqtt-ca /nope.pem: no such file"),
+    (["show", "--sim", "--osc", "127.0.0.1:notaport"], "--osc wants HOST:PORT"),
+    (["hub", "--mqtt", "127.0.0.1:1883", "--listen", "127.0.0.1:1884"], "--listen is the"),
+    (["hub", "--mqtt-user", "x"], "go with --mqtt"),
+])
+def test_rooms_options_refuse_mistakes_with_one_line(args, words, tmp_path):
+    extra = ["--http", "127.0.0.1:%d" % free_port()]
+    if args[0] == "show":
+        extra.append("--no-records")
+    done = subprocess.run([str(TABLEBUZZ)] + args + extra, capture_output=True, text=True,
+                          timeout=30, env=dict(os.environ, TABLEBUZZ_MQTT_PASSWORD=""))
+    assert done.returncode == 2, done.stderr
+    assert words in done.stderr and "Traceback" not in done.stderr
