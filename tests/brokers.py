@@ -88,15 +88,33 @@ class Mosquitto:
 
 
 class Tablebuzz:
-    """`tablebuzz ARGS...` as a subprocess; `port` is where it serves HTTP (waited for)."""
+    """`tablebuzz ARGS...` as a subprocess serving HTTP on a free port of its own (`--http` is
+    added). An argument `{listen}` becomes another free port (`self.listen`). A free port can be
+    taken by another program between the probe and the bind (tests run in parallel here and
+    elsewhere on the machine): a start that says "in use" is tried again on new ports."""
 
-    def __init__(self, args, port, env=None):
-        self.port = port
-        self.url = "http://127.0.0.1:%d" % port
-        self.proc = subprocess.Popen([str(TABLEBUZZ)] + [str(a) for a in args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env=None if env is None else dict(os.environ, **env))
-        wait_port(port, self.proc)
+    def __init__(self, args, env=None, tries=4):
+        for attempt in range(tries):
+            self.port = free_port()
+            self.listen = free_port()
+            self.url = "http://127.0.0.1:%d" % self.port
+            full = [str(a).replace("{listen}", "127.0.0.1:%d" % self.listen) for a in args]
+            self.proc = subprocess.Popen(
+                [str(TABLEBUZZ)] + full + ["--http", "127.0.0.1:%d" % self.port],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                env=None if env is None else dict(os.environ, **env))
+            try:
+                wait_port(self.port, self.proc)
+                if "{listen}" in " ".join(str(a) for a in args):
+                    wait_port(self.listen, self.proc)
+                time.sleep(0.3)  # still ours? (another program answering on the port)
+                if self.proc.poll() is None:
+                    return
+                err = self.proc.stderr.read()
+            except AssertionError as e:
+                err = str(e)
+            if "in use" not in err or attempt == tries - 1:
+                raise AssertionError("tablebuzz %s did not start: %s" % (" ".join(full), err))
 
     def get_json(self, path):
         with urllib.request.urlopen(self.url + path, timeout=5) as r:
@@ -118,27 +136,21 @@ class Tablebuzz:
         return err
 
 
-def hub(broker_port=None, listen=None, args=(), env=None):
-    """`tablebuzz hub` on a free port: with `--mqtt` the broker at `broker_port`, else the
-    embedded one listening on `listen`."""
-    port = free_port()
-    cmd = ["hub", "--http", "127.0.0.1:%d" % port]
+def hub(broker_port=None, args=(), env=None):
+    """`tablebuzz hub`: with `--mqtt` the broker at `broker_port`, else the embedded one on a
+    free port (`.listen`)."""
+    cmd = ["hub"]
     if broker_port:
         cmd += ["--mqtt", "127.0.0.1:%d" % broker_port]
     else:
-        cmd += ["--listen", "127.0.0.1:%d" % listen]
-    proc = Tablebuzz(cmd + list(args), port, env)
-    if listen:
-        wait_port(listen, proc.proc)
-    return proc
+        cmd += ["--listen", "{listen}"]
+    return Tablebuzz(cmd + list(args), env)
 
 
 def room(name, broker_port, spool, *sim_args, env=None):
-    """`tablebuzz show --sim ... --mqtt --room NAME` on a free port."""
-    port = free_port()
-    return Tablebuzz(["show", "--sim", *sim_args, "--http", "127.0.0.1:%d" % port,
-                      "--no-records", "--mqtt", "127.0.0.1:%d" % broker_port,
-                      "--room", name, "--spool", spool], port, env)
+    """`tablebuzz show --sim ... --mqtt --room NAME`."""
+    return Tablebuzz(["show", "--sim", *sim_args, "--no-records", "--mqtt",
+                      "127.0.0.1:%d" % broker_port, "--room", name, "--spool", spool], env)
 
 
 def wait_for(check, timeout=30, step=0.1):
