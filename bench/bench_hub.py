@@ -2,7 +2,7 @@
 director's hub (`tablebuzz hub --mqtt`, a subprocess) folding them, a page's WebSocket reading it.
 
 Each room is the host's real pipeline: the scoreboard's Table, the rooms' Publisher with its disk
-spool and its own paho link, playing the events of `examples/quiz_tournament.jsonl` (106 lines,
+spool and its own paho link, playing the events of `examples/quiz_tournament.jsonl` (118 lines,
 8.2 s of play) as the simulator made them (the firmware in the simulator is run once, here, and
 its lines are replayed by every room at `SPEED` times their pace: N live simulators would measure
 the simulator, not the rooms).
