@@ -155,7 +155,9 @@ def test_a_broker_restart_mid_game_loses_nothing_and_counts_nothing_twice(procs,
     wait_for(lambda: _rooms(h).get("gamma", {}).get("events", 0) >= 10)
     before = _rooms(h)["gamma"]["events"]
     broker.restart(away_s=2.0)  # the room plays on meanwhile: its events wait in the spool
-    wait_for(lambda: _rooms(h)["gamma"]["games_finished"] == 1, timeout=40)
+    wait_for(lambda: _rooms(h)["gamma"]["games_finished"] == 1 and
+             _rooms(h)["gamma"]["events"] >= len(expected), timeout=40)  # the last lines too
+    time.sleep(0.5)  # anything more would be counted twice
     gamma = _rooms(h)["gamma"]
     assert before < len(expected)  # the restart was in the middle of the game
     assert gamma["missing"] == 0
@@ -295,3 +297,37 @@ def test_rooms_options_refuse_mistakes_with_one_line(args, words, tmp_path):
                           timeout=30, env=dict(os.environ, TABLEBUZZ_MQTT_PASSWORD=""))
     assert done.returncode == 2, done.stderr
     assert words in done.stderr and "Traceback" not in done.stderr
+
+
+def _certificates(folder):
+    """A CA of the test's own and a server certificate for 127.0.0.1 signed by it (openssl)."""
+    def run(*args):
+        subprocess.run(["openssl", *args], cwd=folder, check=True, capture_output=True)
+
+    (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+        "-days", "1", "-subj", "/CN=tablebuzz test CA")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+        "-subj", "/CN=127.0.0.1")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+        "-CAcreateserial", "-out", "server.crt", "-days", "1", "-extfile", "san.ext")
+    return folder / "ca.pem"
+
+
+def test_rooms_and_the_hub_over_tls_with_the_events_ca(procs, tmp_path):
+    folder = tmp_path / "mosquitto"
+    folder.mkdir()
+    ca = _certificates(folder)
+    broker = Mosquitto(folder, extra="certfile %s\nkeyfile %s\n" % (
+        folder / "server.crt", folder / "server.key"))
+    procs.append(broker)
+    h = hub(broker_port=broker.port, args=["--mqtt-ca", ca])
+    procs.append(h)
+    procs.append(room("alpha", broker.port, tmp_path / "a.jsonl", "--script",
+                      EXAMPLES / "quiz_demo.jsonl", "--speed", "4", "--mqtt-ca", ca))
+    plain = room("beta", broker.port, tmp_path / "b.jsonl", "--script",
+                 EXAMPLES / "quiz_demo.jsonl", "--speed", "4")  # no TLS: not let in
+    procs.append(plain)
+    wait_for(lambda: _rooms(h).get("alpha", {}).get("games_finished") == 1, timeout=30)
+    assert sorted(_rooms(h)) == ["alpha"]
+    assert "is away" in plain.stop()
