@@ -6,7 +6,7 @@ PORT ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help sim demo test lint typecheck test-fast flash repl monitor show pinmap schematic bench clean browser circuitpython
+.PHONY: help sim demo test lint typecheck test-fast flash repl monitor show pinmap schematic bench clean browser circuitpython mosquitto
 
 help:
 	@echo "make sim        the interactive simulator: the real firmware, your keyboard as the buzzers"
@@ -54,7 +54,7 @@ typecheck: $(STAMP)
 
 # Two workers (pytest-xdist): the browser and console tests spend most of their time waiting on
 # the wall clock. The ten slowest tests are listed at the end (pyproject's --durations=10).
-test: lint typecheck browser
+test: lint typecheck browser mosquitto
 	$(BIN)/pytest -q -n 2
 
 test-fast: $(STAMP)
@@ -98,6 +98,21 @@ browser:
 	  echo "(or give another Chromium: make test CHROMIUM=/path/to/chromium)"; exit 1; \
 	fi
 
+# The rooms' tests and bench start their own Mosquitto on a free port of 127.0.0.1 (tests/brokers.py;
+# never the system's service). `make test` installs Debian's mosquitto the same way as chromium.
+MOSQUITTO ?= /usr/sbin/mosquitto
+mosquitto:
+	@if [ -x "$(MOSQUITTO)" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "make: installing Debian's mosquitto for the rooms tests (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto >/dev/null \
+	    || { echo "make: apt-get install mosquitto failed; run: apt-get update && apt-get install -y mosquitto"; exit 1; }; \
+	  [ -x "$(MOSQUITTO)" ] || { echo "make: mosquitto installed but $(MOSQUITTO) is missing"; exit 1; }; \
+	else \
+	  echo "make: the rooms tests need Debian's mosquitto at $(MOSQUITTO). Install it with:"; \
+	  echo "  sudo apt-get update && sudo apt-get install -y mosquitto"; exit 1; \
+	fi
+
 show: $(STAMP)
 	$(BIN)/tablebuzz show $(if $(PORT),--port $(PORT)) $(ARGS)
 
@@ -113,7 +128,7 @@ pinmap: $(STAMP)
 schematic: $(STAMP)
 	$(BIN)/python -m tablebuzz.schematic
 
-bench: $(STAMP) browser
+bench: $(STAMP) browser mosquitto
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 clean:

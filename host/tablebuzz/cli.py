@@ -193,6 +193,23 @@ def build_parser():
     )
     show.add_argument("--records", metavar="DIR", help="where the game records go")
     show.add_argument("--no-records", action="store_true", help="keep no records")
+    from tablebuzz.rooms.command import add_broker_options, add_show_options
+
+    add_show_options(show)
+
+    hub = sub.add_parser(
+        "hub", help="the tournament director's page over every room on an MQTT broker"
+    )
+    hub.add_argument(
+        "--http", default="127.0.0.1:8780", metavar="HOST:PORT",
+        help="where to serve the director's page (default 127.0.0.1:8780)",
+    )
+    add_broker_options(hub)
+    hub.add_argument(
+        "--listen", metavar="HOST:PORT",
+        help="without --mqtt: the embedded broker listens here (default 127.0.0.1:1883)",
+    )
+    hub.add_argument("--name", default="director", help="the hub's session name at the broker")
 
     tui = sub.add_parser(
         "tui", help="the terminal screen on a board (--port, or found by USB id) or --sim"
@@ -279,6 +296,10 @@ def main(argv=None):
             from tablebuzz.monitor import cmd_monitor
 
             return cmd_monitor(args)
+        if args.command == "hub":
+            from tablebuzz.rooms.command import cmd_hub
+
+            return cmd_hub(args)
         if args.command == "show":
             from tablebuzz.show.command import cmd_show
 

@@ -119,6 +119,18 @@ def cmd_show(args):
             table.packet = packet_module.load(args.packet)
         except (packet_module.PacketError, OSError) as e:
             return _fail("--packet %s: %s" % (args.packet, e))
+    from tablebuzz.rooms.command import RoomsError, show_sinks
+    from tablebuzz.rooms.publisher import Tee
+
+    try:
+        sinks, rooms_extra = show_sinks(args, source["label"])
+    except RoomsError as e:
+        return _fail(str(e))
+    if sinks:  # the rooms (docs/rooms.md) get every item the records get
+        recorder = Tee(recorder, table, sinks)
+        for sink in sinks:
+            sink.names({}, table)  # the first view: waiting for the board
+        extra += "   " + rooms_extra
     hub = Hub(link, table, recorder, simulator=args.sim, stations=pinmap.PLAYER_COUNT)
     try:
         serve(hub, host, port, _banner(host, port, extra))

@@ -270,6 +270,11 @@ def make_app(hub):
     async def desk(request):
         return FileResponse(STATIC / "desk.html")
 
+    async def overlay(request):  # the OBS overlay (docs/rooms.md), shared with the rooms' hub
+        import tablebuzz.rooms
+
+        return FileResponse(Path(tablebuzz.rooms.__file__).parent / "static" / "overlay.html")
+
     async def api_view(request):
         return JSONResponse(hub.message())
 
@@ -288,6 +293,7 @@ def make_app(hub):
     routes = [
         Route("/", scoreboard),
         Route("/desk", desk),
+        Route("/overlay", overlay),
         Route("/api/view", api_view),
         Route("/api/games", api_games),
         WebSocketRoute("/ws", ws_endpoint),

@@ -1,0 +1,254 @@
+"""The hub's picture of the event: every room's messages folded in, once each (docs/rooms.md).
+
+`HubState.apply(topic, payload, now)` takes one MQTT message; it returns the room it changed (or
+None: a duplicate, a message of no room, bad JSON). Idempotent: a message seen before (the same
+`run` and `seq` of a room; a record of the same game id) changes nothing and is counted in the
+room's `duplicates`; a `seq` skipped (a message lost) shows in `missing` until it arrives.
+
+- `rooms()`: [room summary] for the director's page and `/rooms.json` (see `summary`);
+- `standings()`: per game, one row per team (a team quiz) or player across every finished game
+  of every room: wins, losses, ties, points, points per game;
+- `export()`: every finished game's record (tablebuzz.records' format, with its room and id).
+
+Standings come from the records alone: each record is folded by the scoreboard's own Table
+(tablebuzz.table), so the hub computes nothing the boxes did not say.
+"""
+
+import json
+
+from tablebuzz.connection import Item
+from tablebuzz.rooms.topics import parse_topic
+
+
+class Seen:
+    """The seqs of one run received so far: all up to `low`, and those in `above`."""
+
+    def __init__(self):
+        self.low = 0
+        self.above = set()
+
+    def add(self, seq):
+        """True if `seq` is new."""
+        if seq <= self.low or seq in self.above:
+            return False
+        self.above.add(seq)
+        while self.low + 1 in self.above:
+            self.low += 1
+            self.above.discard(self.low)
+        return True
+
+    def missing(self):
+        """Seqs below the highest one received that have not come (yet)."""
+        if not self.above:
+            return 0
+        return max(self.above) - self.low - len(self.above)
+
+
+class Room:
+    def __init__(self, name):
+        self.name = name
+        self.online = None  # from `status`; None: never heard
+        self.view = None
+        self.view_wall = None  # the room's clock when it made the view (time.time())
+        self.view_seq = 0
+        self.heard = None  # the hub's clock at the last message
+        self.runs = {}  # run -> Seen
+        self.events = 0
+        self.duplicates = 0
+        self.games = {}  # game id -> events received
+        self.records = {}  # game id -> record (header, lines)
+        self.results = {}  # game id -> folded result (see fold_record)
+
+    def missing(self):
+        return sum(s.missing() for s in self.runs.values())
+
+
+class HubState:
+    def __init__(self, colours):
+        self.colours = colours
+        self.rooms_by_name = {}
+        self.problems = []  # messages the hub could not read (the last 20)
+
+    def _room(self, name):
+        room = self.rooms_by_name.get(name)
+        if room is None:
+            room = self.rooms_by_name[name] = Room(name)
+        return room
+
+    def _problem(self, text):
+        self.problems = (self.problems + [text])[-20:]
+
+    def apply(self, topic_text, payload, now):
+        """Fold one message (see the module doc). `payload`: bytes; `now`: time.time()."""
+        where = parse_topic(topic_text)
+        if where is None:
+            return None
+        name, kind = where
+        try:
+            msg = json.loads(payload)
+            if not isinstance(msg, dict):
+                raise ValueError("not an object")
+        except ValueError as e:
+            self._problem("%s: not a rooms message (%s)" % (topic_text, e))
+            return None
+        room = self._room(name)
+        room.heard = now
+        if kind == "status":
+            room.online = bool(msg.get("online"))
+            return room
+        if kind == "view":
+            if isinstance(msg.get("view"), dict):
+                room.view = msg["view"]
+                room.view_wall = msg.get("wall")
+                room.view_seq = msg.get("seq") or 0
+            return room
+        run, seq = msg.get("run"), msg.get("seq")
+        if not isinstance(run, str) or not isinstance(seq, int):
+            self._problem("%s: no run or seq" % topic_text)
+            return None
+        if not room.runs.setdefault(run, Seen()).add(seq):
+            room.duplicates += 1
+            return None
+        game = msg.get("game")
+        if kind == "events":
+            room.events += 1
+            if game:
+                room.games[game] = room.games.get(game, 0) + 1
+        elif kind == "records" and game and isinstance(msg.get("record"), dict):
+            if game not in room.records:
+                room.records[game] = msg["record"]
+                room.results[game] = fold_record(msg["record"], name, self.colours)
+        return room
+
+    # ---------------------------------------------------------------- what the pages get
+    def rooms(self):
+        return [summary(self.rooms_by_name[n]) for n in sorted(self.rooms_by_name)]
+
+    def standings(self):
+        """{game name: [row]}: each row {name, rooms, games, wins, losses, ties, points, ppg},
+        best first (wins, then points per game)."""
+        table = {}
+        for room in self.rooms_by_name.values():
+            for result in room.results.values():
+                if result is None or result["abandoned"]:
+                    continue
+                rows = table.setdefault(result["game"], {})
+                for side in result["sides"]:
+                    row = rows.setdefault(side["name"], {
+                        "name": side["name"], "rooms": [], "games": 0, "wins": 0, "losses": 0,
+                        "ties": 0, "points": 0})
+                    if room.name not in row["rooms"]:
+                        row["rooms"].append(room.name)
+                    row["games"] += 1
+                    row["points"] += side["score"]
+                    row[side["result"]] += 1
+        out = {}
+        for game, rows in table.items():
+            for row in rows.values():
+                row["ppg"] = round(row["points"] / row["games"], 2)
+            out[game] = sorted(rows.values(), key=lambda r: (-r["wins"], -r["ppg"], r["name"]))
+        return out
+
+    def export(self):
+        """[{"room", "id", "header", "lines"}]: every finished game's record, by room."""
+        out = []
+        for name in sorted(self.rooms_by_name):
+            room = self.rooms_by_name[name]
+            for game, record in room.records.items():
+                out.append({"room": name, "id": game, "header": record.get("header"),
+                            "lines": record.get("lines")})
+        return out
+
+
+def who(names, p, room):
+    name = (names or {}).get(str(p))
+    return name if name else "%s P%d" % (room, p)
+
+
+def fold_record(record, room, colours):
+    """{game, abandoned, sides: [{name, score, place, result}]} of a finished game's record,
+    folded by the scoreboard's Table; None when the record has no game over. A team quiz's
+    sides are its teams (named, or "<room> team k"), otherwise the players ("<room> P3"
+    without a name)."""
+    from tablebuzz.table import Table
+
+    table = Table(colours)
+    header = record.get("header") or {}
+    table.set_names(header.get("names") or {})
+    for obj in record.get("lines") or []:
+        if not isinstance(obj, dict):
+            continue
+        if isinstance(obj.get("names"), dict):
+            table.set_names(obj["names"])
+        elif isinstance(obj.get("line"), str):
+            try:
+                ev = json.loads(obj["line"])
+            except ValueError:
+                continue
+            if isinstance(ev, dict):
+                table.apply(Item("event", obj["line"], ev))
+    g = table.game
+    if g is None or g.get("over") is None:
+        return None
+    over = g["over"]
+    if g["name"] == "quiz" and over.get("team_ranking"):
+        sides = [{"name": r.get("name") or "%s team %d" % (room, r["team"]),
+                  "score": r["score"], "place": r["place"]} for r in over["team_ranking"]]
+    else:
+        sides = [{"name": who(g["names"], r["player"], room), "score": r["score"],
+                  "place": r["place"]} for r in over["ranking"]]
+    firsts = sum(1 for s in sides if s["place"] == 1)
+    for s in sides:
+        s["result"] = "losses" if s["place"] != 1 else ("wins" if firsts == 1 else "ties")
+    return {"game": g["name"], "abandoned": over["abandoned"], "sides": sides}
+
+
+def summary(room):
+    """What the director sees of one room: {room, online, box_connected, game, title, phase,
+    question, points, teams: [{name, score}], players: [{player, name, score, colour}], floor,
+    race, over, armed, timers (as in the room's view: ms left when the room made it), events,
+    games_finished, duplicates, missing, view_wall, view_seq}."""
+    out = {"room": room.name, "online": room.online, "box_connected": None, "status": None,
+           "game": None, "title": None, "phase": None, "question": None, "points": None,
+           "teams": [], "players": [], "floor": None, "race": None, "over": None,
+           "menu": None, "armed": False, "timers": [], "events": room.events,
+           "games_finished": len(room.records),
+           "duplicates": room.duplicates, "missing": room.missing(),
+           "view_wall": room.view_wall, "view_seq": room.view_seq}
+    v = room.view
+    if v is None:
+        return out
+    source = v.get("source") or {}
+    out["box_connected"] = bool(source.get("connected"))
+    out["status"] = source.get("status")
+    if v.get("menu"):
+        out["menu"] = v["menu"].get("text")
+    g = v.get("game")
+    if not g:
+        return out
+    names = g.get("names") or {}
+    out.update(game=g.get("name"), title=g.get("title"), phase=g.get("phase"),
+               armed=bool(g.get("armed")), timers=g.get("timers") or [])
+    colours = g.get("colours") or []
+    out["players"] = [{"player": p, "name": names.get(str(p)), "score": s,
+                       "colour": colours[p - 1] if p <= len(colours) else None}
+                      for p, s in enumerate(g.get("scores") or [], 1)]
+    gv = g.get("view") or {}
+    if g.get("name") == "quiz":
+        out["question"] = gv.get("question")
+        out["points"] = gv.get("points")
+        out["teams"] = [{"team": t["team"], "name": t.get("name") or "team %d" % t["team"],
+                         "score": t.get("score", 0), "players": t.get("players", [])}
+                        for t in gv.get("teams") or []]
+    if g.get("answering"):
+        p = g["answering"]
+        out["floor"] = {"player": p, "name": names.get(str(p))}
+    race = g.get("race")
+    if race and race.get("winner") is not None:
+        out["race"] = {"winner": race["winner"], "margin_ns": race.get("margin_ns"),
+                       "margin_text": race.get("margin_text"), "tie": race.get("tie")}
+    if g.get("over"):
+        o = g["over"]
+        out["over"] = {"abandoned": o.get("abandoned"), "ranking": o.get("ranking"),
+                       "team_ranking": o.get("team_ranking")}
+    return out
