@@ -76,9 +76,11 @@ def same_but_anchor(mp_lines, cp_lines):
             mp = {k: v for k, v in mp.items() if k not in STAMPED}
             cp = {k: v for k, v in cp.items() if k not in STAMPED}
         assert mp == cp
-    for offsets in per_boot.values():
+    for boot, offsets in per_boot.items():
         assert len(offsets) == 1, per_boot  # one constant per boot
-        assert abs(next(iter(offsets))) < 1000
+        if boot == 1:  # after a resume the clock also carries the journal's save tick, which
+            # the two modules' controls (IRQ edges, keypad scans) may have reached ms apart
+            assert abs(next(iter(offsets))) < 1000
     return per_boot
 
 

@@ -212,7 +212,9 @@ class Table:
         events = getattr(self, "_race_events", [])
         events.append(ev)
         self._race_events = events
-        if kind not in ("race", "margin"):
+        if kind == "press" and any(e.get("ev") == "race" for e in events):
+            pass  # a press line after the race line (the board sends the race first): redraw
+        elif kind not in ("race", "margin"):
             return
         sample = (self.board or {}).get("sample_ns")
         found = photo.finishes([{"ev": "question", "question": self._question_no()}] + events,
