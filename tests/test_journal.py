@@ -238,7 +238,7 @@ def test_the_resume_leaks_nothing_hidden():
     over = [i for i, e in enumerate(evs) if e["ev"] == "game_over"]
     seed = evs[over[-1]]["seed"] if over else None
     resume = [e for e in evs if e["ev"] == "resume"][0]
-    assert set(resume) == {"ev", "game", "players", "options", "commit", "log"}
+    assert set(resume) == {"ev", "game", "players", "options", "commit", "log", "reopened"}
     until = over[0] if over else len(evs)
     assert seed is None or all(seed not in line for line in lines[:until])
     prompts_before = {e["ev"] for e in evs[: evs.index(resume)]}

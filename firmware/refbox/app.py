@@ -7,7 +7,7 @@ Interrupts record, the loop decides: the board's handlers only fill the capture 
 """
 
 from refbox import FIRMWARE_VERSION, PROTOCOL_VERSION
-from refbox.arbiter import ARMED
+from refbox.arbiter import ARMED, READY
 from refbox.capture import EdgeDecoder
 from refbox.controls import ControlButtons
 from refbox.debounce import Debouncer
@@ -17,6 +17,16 @@ from refbox.leds import moves, render
 from refbox.protocol import LineAssembler, ProtocolError, encode_event
 from refbox.referee import Referee
 from refbox.ticks import Stamp, ticks_add, ticks_diff
+
+# Persist before emit (docs/architecture.md "The journal"): a decision's lines wait in the outbox
+# until the journal holds it, except these time-critical ones, which go out at once (with whatever
+# waits before them): the race path (a winner must not wait for the flash; the save before the
+# race covers it, and a resume names a race it reopened), every line while a race is open (no
+# write may happen then), and lockouts while a race is about to open (a false start's: the
+# players must see it).
+AT_ONCE = ("press", "race", "margin", "armed")
+# Lines that decide nothing: they never make a decision wait, and keep their place behind one.
+NEUTRAL = ("hello", "error", "state", "menu")
 
 
 class App:
@@ -64,6 +74,8 @@ class App:
         self._composed = None  # a picture composed, to be drawn at the next safe pass
         self._save_due = False  # an event went out since the journal last looked
         self._prompts_due = False  # an event went out since the prompts were last compared
+        self._held = False  # lines of a decision wait in the outbox until the journal has it
+        self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
@@ -83,6 +95,7 @@ class App:
                     self.referee.open_menu()
         if journal is not None:
             self.referee.save = self._save_before_race
+            self._hold = True
         board.flush()
 
     def _resume(self, journal):
@@ -120,7 +133,14 @@ class App:
             self._gc_due = True
         board = self.board
         board.write_line(encode_event(name, fields))
-        if not self._outbox.careful:
+        if self._hold and name not in NEUTRAL:
+            phase = self.referee.arbiter.phase
+            locks = name == "lockout" or name == "unlock"
+            if name in AT_ONCE or phase == ARMED or (locks and phase == READY):
+                self._held = False  # time-critical: out now, with any line queued before it
+            else:
+                self._held = True  # persist before emit: out once the journal holds it
+        if not self._outbox.careful and not self._held:
             board.flush()  # out now, not at the end of the pass: the rest of a decision's
             # Python (the game's bookkeeping) costs milliseconds on the chip
 
@@ -190,7 +210,7 @@ class App:
             self._show(now)
         outbox = self._outbox
         wrote = 0
-        if outbox.size or outbox.dropped:
+        if (outbox.size or outbox.dropped) and not self._held:
             wrote = board.flush()  # what this pass decided goes out before anything may block
         # a change to save, a collection due, the DMA to re-arm: only at a safe moment, and in a
         # pass that wrote nothing (the decision's lines are out, or the host is not taking any)
@@ -201,6 +221,9 @@ class App:
                 if self.journal is not None and self._save_due:
                     self._sync_journal(now)  # one write burst, after a decision
                 self._save_due = False
+                if self._held:
+                    self._held = False  # the journal holds the decision: now the room may see it
+                    board.flush()
                 self._maintain()
         if self.display is not None and self._display_due() and self.can_block():
             self._update_display()
@@ -325,8 +348,10 @@ class App:
     def _save_before_race(self):
         """A decision opens a race: save it now, the last safe moment before the race. The race
         then opens at the tick after the write, so the time the write took is no part of it."""
-        if self.can_block() and self._sync_journal(self.referee.now):
-            self.referee.now = self.clock.ticks_us()
+        if self.can_block():
+            if self._sync_journal(self.referee.now):
+                self.referee.now = self.clock.ticks_us()
+            self._held = False  # what was decided before the race is in the journal
 
     def can_block(self):
         """True at a safe moment: no race open (the arbiter is not ARMED, so no settle window
