@@ -52,12 +52,13 @@ def test_the_modelled_race_line_leaves_within_5_ms_of_the_first_press(stations):
 
 def test_a_press_during_a_long_pass_keeps_its_stamp_and_waits_for_the_next_pass():
     """The `judge` pass takes tens of ms on the chip (its Python and the journal): a press in
-    it is captured at once (the PIO and DMA run), stamped at its edge, and handled after it."""
+    it (a false start: the next question is not armed) is captured at once (the PIO and DMA
+    run), stamped at its edge, and handled after it."""
     base = (
         {"at_us": 100 * MS, "send": {"cmd": "arm"}},
         {"at_us": 400 * MS, "press": 1},
         {"at_us": 500 * MS, "release": 1},
-        {"at_us": 600 * MS, "send": {"cmd": "judge", "correct": False}},
+        {"at_us": 600 * MS, "send": {"cmd": "judge", "correct": True}},
         {"at_us": 610 * MS, "press": 2},
         {"at_us": 700 * MS, "release": 2},
     )

@@ -42,6 +42,8 @@ GAME = timeline(
     {"at_us": 700 * MS, "press": 4},
     {"at_us": 780 * MS, "release": 4},
     {"at_us": 900 * MS, "control": "yes"},
+    {"at_us": 925 * MS, "press": 5},  # a false start while the judgement is being saved
+    {"at_us": 1000 * MS, "release": 5},
     {"at_us": 1200 * MS, "send": {"cmd": "act", "action": "adjust", "player": 1, "value": 3}},
     {"at_us": 1400 * MS, "control": "undo"},
     {"at_us": 1600 * MS, "send": {"cmd": "state"}},
@@ -65,7 +67,7 @@ def test_every_decision_line_leaves_once_the_journal_holds_it(cpu):
         assert [list(e) for e in saved.log] == [list(e) for e in game.log], ev
 
     _play(GAME, check, cpu=cpu)
-    for name in ("judge", "score", "adjust", "undo", "game", "race", "armed"):
+    for name in ("judge", "score", "adjust", "undo", "game", "race", "armed", "lockout"):
         assert name in seen
 
 

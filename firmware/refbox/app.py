@@ -18,15 +18,15 @@ from refbox.protocol import LineAssembler, ProtocolError, encode_event
 from refbox.referee import Referee
 from refbox.ticks import Stamp, ticks_add, ticks_diff
 
-# Persist before emit (docs/architecture.md "The journal"): a decision's lines wait in the outbox
-# until the journal holds it, except these time-critical ones, which go out at once (with whatever
-# waits before them): the race path (a winner must not wait for the flash; the save before the
+# Persist before emit (docs/architecture.md "The journal"): a decision's lines wait until the
+# journal holds it, except these time-critical ones, which go out at once (ahead of a decision
+# still waiting): the race path (a winner must not wait for the flash; the save before the
 # race covers it, and a resume names a race it reopened), every line while a race is open (no
 # write may happen then), and lockouts while a race is about to open (a false start's: the
 # players must see it).
 AT_ONCE = ("press", "race", "margin", "armed")
 # Lines that decide nothing: they never make a decision wait, and keep their place behind one.
-NEUTRAL = ("hello", "error", "state", "menu")
+NEUTRAL = ("hello", "error", "state", "menu", "done")
 
 
 class App:
@@ -74,7 +74,7 @@ class App:
         self._composed = None  # a picture composed, to be drawn at the next safe pass
         self._save_due = False  # an event went out since the journal last looked
         self._prompts_due = False  # an event went out since the prompts were last compared
-        self._held = False  # lines of a decision wait in the outbox until the journal has it
+        self._held = []  # lines of decisions waiting for the journal to hold them (str)
         self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
         self.referee = Referee(
@@ -132,17 +132,28 @@ class App:
         if name == "race":
             self._gc_due = True
         board = self.board
-        board.write_line(encode_event(name, fields))
-        if self._hold and name not in NEUTRAL:
+        line = encode_event(name, fields)
+        held = self._held
+        if self._hold:
             phase = self.referee.arbiter.phase
             locks = name == "lockout" or name == "unlock"
             if name in AT_ONCE or phase == ARMED or (locks and phase == READY):
-                self._held = False  # time-critical: out now, with any line queued before it
-            else:
-                self._held = True  # persist before emit: out once the journal holds it
-        if not self._outbox.careful and not self._held:
+                pass  # time-critical: out now, ahead of a decision waiting for the journal
+            elif held or name not in NEUTRAL:
+                held.append(line)  # persist before emit: out once the journal holds it
+                return
+        board.write_line(line)
+        if not self._outbox.careful:
             board.flush()  # out now, not at the end of the pass: the rest of a decision's
             # Python (the game's bookkeeping) costs milliseconds on the chip
+
+    def _release(self):
+        """The journal holds every decision made so far: their lines may go out now."""
+        board = self.board
+        for line in self._held:
+            board.write_line(line)
+        self._held = []
+        board.flush()
 
     def _error(self, code, detail):
         self.referee.error(code, detail)
@@ -210,7 +221,7 @@ class App:
             self._show(now)
         outbox = self._outbox
         wrote = 0
-        if (outbox.size or outbox.dropped) and not self._held:
+        if outbox.size or outbox.dropped:
             wrote = board.flush()  # what this pass decided goes out before anything may block
         # a change to save, a collection due, the DMA to re-arm: only at a safe moment, and in a
         # pass that wrote nothing (the decision's lines are out, or the host is not taking any)
@@ -222,8 +233,7 @@ class App:
                     self._sync_journal(now)  # one write burst, after a decision
                 self._save_due = False
                 if self._held:
-                    self._held = False  # the journal holds the decision: now the room may see it
-                    board.flush()
+                    self._release()  # the journal holds the decision: now the room may see it
                 self._maintain()
         if self.display is not None and self._display_due() and self.can_block():
             self._update_display()
@@ -351,7 +361,8 @@ class App:
         if self.can_block():
             if self._sync_journal(self.referee.now):
                 self.referee.now = self.clock.ticks_us()
-            self._held = False  # what was decided before the race is in the journal
+            if self._held:
+                self._release()  # what was decided before the race is in the journal
 
     def can_block(self):
         """True at a safe moment: no race open (the arbiter is not ARMED, so no settle window
