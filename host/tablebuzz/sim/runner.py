@@ -325,6 +325,15 @@ class Simulation:
                 taken(n)
 
             capture.taken = charged_taken
+        else:  # the pin-IRQ fallback: each snapshot the loop takes from the ring
+            ring = board.ring
+            pop = ring.pop
+
+            def charged_pop():
+                cpu.words(1)
+                return pop()
+
+            ring.pop = charged_pop
 
     def adopt(self, app):
         self.app = app

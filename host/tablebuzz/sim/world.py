@@ -293,8 +293,13 @@ class World:
         self.block_loop(ns)
 
     def block_loop(self, ns):
-        """The loop is busy in a blocking call for `ns` more (after whatever already holds it)."""
-        self._gc_until = max(self._gc_until, self.now) + ns
+        """The loop is busy in a blocking call for `ns` more (after whatever already holds it:
+        with the CPU model, the loop's work so far too, and its clock then shows the call)."""
+        start = max(self._gc_until, self.now)
+        if self.cpu is not None:
+            start = max(start, self.cpu_until)
+            self.cpu_until = start + ns
+        self._gc_until = start + ns
         self.at(self._gc_until, self._run_soft_event)
 
     def gc_until(self):
