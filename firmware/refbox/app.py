@@ -26,7 +26,7 @@ from refbox.ticks import Stamp, ticks_add, ticks_diff
 # players must see it).
 AT_ONCE = ("press", "race", "margin", "armed")
 # Lines that decide nothing: they never make a decision wait, and keep their place behind one.
-NEUTRAL = ("hello", "error", "state", "menu", "done")
+NEUTRAL = ("hello", "error", "state", "menu", "done", "buttons")
 
 
 class App:

@@ -34,7 +34,8 @@ CALIBRATION = {
     "date": "2026-12-01",
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
     "deploy": ".mpy (tablebuzz.flash.build), booted from a saved flash image",
-    "firmware": "d-costjournal 70170f4 (main f19afb0 + persist before emit + this model)",
+    "firmware": "d-costjournal 01c3966 rebased on main 39e7508 (persist before emit, buttons "
+    "prompts on the wire)",
     "runs": "rp2emu latency/gen.py 1000000: quiz_a (20 races: 1, 2, 3-4 and 6 presses, each "
     "judged) and storm_races(storm_a, 5: burst64, bounce64, spike_window); board_run.ts "
     "--load-flash --controls arm=10,yes=11,no=12,undo=13 --watch-pins 16",
@@ -56,13 +57,13 @@ TABLE = {
     "fs_byte": 50000,  # a journal byte written: encode_value, SHA-256, the littlefs copy
     "fs_read_byte": 10000,  # a journal byte read at boot: the checks, json.loads, the fold
     "gc": 17000000,  # gc.collect() with a game's heap, and an automatic one
-    "auto_gc_after": 105000000,  # Python CPU ns between automatic collections (see _auto_gc)
+    "auto_gc_after": 116000000,  # Python CPU ns between automatic collections (see _auto_gc)
     "boot": 386000000,  # power-up: main.py imports the firmware (.mpy), until the App starts
     # the decision's own work before its event goes out, by event name
     "event": {
-        "game": 142000000,
+        "game": 147000000,
         "resume": 150000000,
-        "judge": 15000000,
+        "judge": 20000000,
         "question": 10000000,
         "race": 2300000,
         "press": 0,

@@ -25,8 +25,8 @@ import sys
 from refbox import pinmap
 from refbox.prng import seed_from_hex
 
-from tablebuzz.sim import world as world_module
 from tablebuzz.sim import cost
+from tablebuzz.sim import world as world_module
 from tablebuzz.sim.cost import CpuModel
 from tablebuzz.sim.flashfs import PowerCutError
 from tablebuzz.sim.physics import Contact
