@@ -152,6 +152,7 @@ def test_a_power_cut_resumes_the_game_exactly():
         "options": game["options"],
         "commit": game["commit"],
         "log": before["log"],
+        "reopened": True,  # P3 was judged wrong: the race was open again at the last save
     }
     after_state = [e for e in resumed if e["ev"] == "state"]
     assert after_state[0] == before and after_state[-1] == before  # P1 and P2 may race again
@@ -238,7 +239,7 @@ def test_the_resume_leaks_nothing_hidden():
     over = [i for i, e in enumerate(evs) if e["ev"] == "game_over"]
     seed = evs[over[-1]]["seed"] if over else None
     resume = [e for e in evs if e["ev"] == "resume"][0]
-    assert set(resume) == {"ev", "game", "players", "options", "commit", "log"}
+    assert set(resume) == {"ev", "game", "players", "options", "commit", "log", "reopened"}
     until = over[0] if over else len(evs)
     assert seed is None or all(seed not in line for line in lines[:until])
     prompts_before = {e["ev"] for e in evs[: evs.index(resume)]}

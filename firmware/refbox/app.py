@@ -7,7 +7,7 @@ Interrupts record, the loop decides: the board's handlers only fill the capture 
 """
 
 from refbox import FIRMWARE_VERSION, PROTOCOL_VERSION
-from refbox.arbiter import ARMED
+from refbox.arbiter import ARMED, READY
 from refbox.capture import EdgeDecoder
 from refbox.controls import ControlButtons
 from refbox.debounce import Debouncer
@@ -17,6 +17,16 @@ from refbox.leds import moves, render
 from refbox.protocol import LineAssembler, ProtocolError, encode_event
 from refbox.referee import Referee
 from refbox.ticks import Stamp, ticks_add, ticks_diff
+
+# Persist before emit (docs/architecture.md "The journal"): a decision's lines wait until the
+# journal holds it, except these time-critical ones, which go out at once (ahead of a decision
+# still waiting): the race path (a winner must not wait for the flash; the save before the
+# race covers it, and a resume names a race it reopened), every line while a race is open (no
+# write may happen then), and lockouts while a race is about to open (a false start's: the
+# players must see it).
+AT_ONCE = ("press", "race", "margin", "armed")
+# Lines that decide nothing: they never make a decision wait, and keep their place behind one.
+NEUTRAL = ("hello", "error", "state", "menu", "done", "buttons")
 
 
 class App:
@@ -70,6 +80,8 @@ class App:
         self._prompts_due = False  # an event went out since the prompts were last compared
         self._held = []  # (name, fields) of events waiting for a race's line (see emit)
         self._racing = False  # a `race` line went out this pass: the rest waits for the LEDs
+        self._unsaved = []  # lines of decisions waiting for the journal to hold them (str)
+        self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
@@ -89,6 +101,7 @@ class App:
                     self.referee.open_menu()
         if journal is not None:
             self.referee.save = self._save_before_race
+            self._hold = True
         board.flush()
 
     def _resume(self, journal):
@@ -137,20 +150,44 @@ class App:
         ):
             self._held.append((name, fields))  # encoded after the race line (see _release)
             return
+        self._out(name, fields)
+
+    def _out(self, name, fields):
+        """One event line to the console, unless it must wait for the journal (persist before
+        emit: docs/architecture.md "The journal"): a decision's line leaves only once the save
+        holding it is done; the race path and what decides nothing go out at once."""
         board = self.board
-        board.write_line(encode_event(name, fields))
+        line = encode_event(name, fields)
+        unsaved = self._unsaved
+        if self._hold:
+            phase = self.referee.arbiter.phase
+            locks = name == "lockout" or name == "unlock"
+            if name in AT_ONCE or phase == ARMED or (locks and phase == READY):
+                pass  # time-critical: out now, ahead of a decision waiting for the journal
+            elif unsaved or name not in NEUTRAL:
+                unsaved.append(line)  # persist before emit: out once the journal holds it
+                return
+        board.write_line(line)
         if not self._outbox.careful:
             board.flush()  # out now, not at the end of the pass: the rest of a decision's
             # Python (the game's bookkeeping) costs milliseconds on the chip
 
     def _release(self):
-        """The held lines, in the order they were emitted, once no race is being decided."""
+        """The held lines, in the order they were emitted, once no race is being decided (each
+        still through the journal's gate, `_out`)."""
         held = self._held
         self._held = []
         self._racing = False
-        board = self.board
         for name, fields in held:
-            board.write_line(encode_event(name, fields))
+            self._out(name, fields)
+        self.board.flush()
+
+    def _release_saved(self):
+        """The journal holds every decision made so far: their lines may go out now."""
+        board = self.board
+        for line in self._unsaved:
+            board.write_line(line)
+        self._unsaved = []
         board.flush()
 
     def _error(self, code, detail):
@@ -242,6 +279,8 @@ class App:
                 if self.journal is not None and self._save_due:
                     self._sync_journal(now)  # one write burst, after a decision
                 self._save_due = False
+                if self._unsaved:
+                    self._release_saved()  # the journal holds the decision: the room may see it
                 self._maintain()
         if self.display is not None and self._display_due() and self.can_block():
             self._update_display()
@@ -366,8 +405,11 @@ class App:
     def _save_before_race(self):
         """A decision opens a race: save it now, the last safe moment before the race. The race
         then opens at the tick after the write, so the time the write took is no part of it."""
-        if self.can_block() and self._sync_journal(self.referee.now):
-            self.referee.now = self.clock.ticks_us()
+        if self.can_block():
+            if self._sync_journal(self.referee.now):
+                self.referee.now = self.clock.ticks_us()
+            if self._unsaved:
+                self._release_saved()  # what was decided before the race is in the journal
 
     def can_block(self):
         """True at a safe moment: no race open (the arbiter is not ARMED, so no settle window

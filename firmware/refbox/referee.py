@@ -380,6 +380,8 @@ class Referee:
                 ("options", game.options),
                 ("commit", commitment(self.seed)),
                 ("log", len(game.log)),
+                ("reopened", game.phase == "racing"),  # the race open at the last save: its
+                # winner, if one was announced before the cut, is void (docs/protocol.md)
             ),
         )
         self.emit(*game.score_event())

@@ -129,6 +129,10 @@ def run(header, records, interpreter="cpython"):
         from tablebuzz.sim import runner
 
         return runner.run(header, records)
+    if "cpu" not in header:
+        from tablebuzz.sim import cost
+
+        header = dict(header, cpu=cost.DEFAULT)  # the same model in the other interpreter
     if interpreter not in INTERPRETERS:
         raise SimError(
             "unknown interpreter %r (choose from: %s)" % (interpreter, ", ".join(INTERPRETERS))

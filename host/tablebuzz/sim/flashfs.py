@@ -40,10 +40,13 @@ class _File:
 
     def read(self, n=-1):
         data = self.fs.files[self.name]
+        cpu = self.fs.cpu()
         if n is None or n < 0:
             n = len(data) - self.pos
         chunk = data[self.pos : self.pos + n]
         self.pos += len(chunk)
+        if cpu is not None:
+            cpu.fs_read(len(chunk))  # what the journal's load does with them (checks, JSON)
         return chunk
 
     def write(self, data):
@@ -55,6 +58,9 @@ class _File:
             fs._done()
             raise OSError(_ENOSPC)
         self.pending += bytes(data)
+        cpu = fs.cpu()
+        if cpu is not None:
+            cpu.fs_bytes(len(data))  # the journal's record: encoded, summed, copied
         fs._done()
         return len(data)
 
@@ -125,7 +131,15 @@ class FlashFS:
             total += len(self.files[name])
         return total
 
+    def cpu(self):
+        """The simulator's CPU model (tablebuzz.sim.cost), or None."""
+        return None if self.world is None else self.world.cpu
+
     def _op(self, kind, name):
+        cpu = self.cpu()
+        if cpu is not None:
+            cpu.fs_op()
+            self.world.catch_up()  # the operation starts when the loop's work has got there
         if self.cut_after is not None and self.ops >= self.cut_after:
             raise PowerCutError(kind)
         self.ops += 1

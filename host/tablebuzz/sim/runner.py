@@ -25,15 +25,18 @@ import sys
 from refbox import pinmap
 from refbox.prng import seed_from_hex
 
+from tablebuzz.sim import cost
 from tablebuzz.sim import world as world_module
+from tablebuzz.sim.cost import CpuModel
 from tablebuzz.sim.flashfs import PowerCutError
 from tablebuzz.sim.physics import Contact
 
 LOOP_NS = 1000000
 TAIL_NS = 2000000000  # keep running this long after the last record while timers run
 HEARTBEAT_NS = 30000000000  # 30 s: the longest the simulated loop sleeps
-GC_NS = 10000000  # a gc.collect() of the firmware on the chip: 7.4-19 ms (bench/README.md)
-BOOT_NS = 20000000  # power-on to main.py: +20.8 ms on the emulated RP2040 (shared/rp2emu)
+GC_NS = 10000000  # a gc.collect() without the CPU model (with it: tablebuzz.sim.cost's "gc")
+BOOT_NS = 20000000  # power-on to main.py: +20.8 ms on the emulated RP2040 (shared/rp2emu); the
+# CPU model adds the import of the firmware (tablebuzz.sim.cost's "boot")
 
 
 class FakeConsole:
@@ -76,9 +79,14 @@ class FakeConsole:
         """At most 64 bytes a loop pass, as the board's console reads. A 0x03 byte is Ctrl-C:
         on the board MicroPython raises KeyboardInterrupt in the loop, main.py ends, the REPL
         opens."""
+        cpu = self.world.cpu
         if self._read >= len(self.inbox):
+            if cpu is not None:
+                cpu.poll(b"")  # once a pass: the pass's own cost
             return b""  # nothing waiting: like the board's poll, no allocation
         data = bytes(self.inbox[self._read : self._read + 64])
+        if cpu is not None:
+            cpu.poll(data)
         self._read += len(data)
         if 3 in data:
             self._read = len(self.inbox)
@@ -115,6 +123,7 @@ class FakeConsole:
 
     def write(self, data, start, end):
         """sys.stdout.buffer.write(data[start:end])."""
+        self.world.catch_up()  # the bytes leave when the loop's work has got this far
         room = self.FIFO_BYTES - len(self._fifo)
         n = end - start
         if n <= room:
@@ -129,6 +138,8 @@ class FakeConsole:
         step = 1000000
         while rest < end and waited < self.TX_TIMEOUT_NS:  # blocked: the clock runs on
             world.run_until(world.now + step)
+            if world.halted:
+                raise PowerCutError("power")  # the power went off while the loop waited
             waited += step
             room = self.FIFO_BYTES - len(self._fifo)
             if room:
@@ -179,6 +190,8 @@ class Simulation:
         seed = seed_from_hex(header.get("seed", "0"))
         self.world = world = world_module.World(seed, header.get("ticks_origin_us", 0))
         world_module.current = world
+        if header.get("cpu", cost.DEFAULT) != "off":
+            world.cpu = CpuModel(world)  # the firmware's Python costs what it does on the chip
         self._entropy_count = 0
         self._seed = seed
         bounce = header.get("bounce", "typical")
@@ -232,6 +245,8 @@ class Simulation:
 
                 self.fs = FlashFS(flash.get("capacity"))
                 self.fs.world = world
+                if flash.get("stall") is False:  # as the emulated chip, whose flash takes no time
+                    self.fs.page_us = self.fs.erase_us = 0
         self.app = None
         self.board = None
         self.boots = 0
@@ -268,6 +283,8 @@ class Simulation:
             entropy=self._entropy,
             collect=self._collect,
         )
+        if self.world.cpu is not None:
+            self._charge(self.board, self.world.cpu)
         return self.board
 
     def _make_cp_board(self, clock):
@@ -280,8 +297,55 @@ class Simulation:
         self.board = Board(pinmap, clock, entropy=self._entropy, collect=self._collect)
         return self.board
 
+    def _charge(self, board, cpu):
+        """Charge the CPU model for what the board's firmware does through `board`: each event
+        encoded, each capture word decoded, each LED frame (which shows when the work before it
+        is done)."""
+        world = self.world
+        write_line = board.write_line
+        show = board.show
+
+        def charged_write_line(line):
+            cpu.line(line)
+            write_line(line)
+
+        def charged_show(frame):
+            cpu.frame()
+            world.catch_up()
+            return show(frame)
+
+        board.write_line = charged_write_line
+        board.show = charged_show
+        capture = board.capture
+        if capture.mode == "pio":
+            taken = capture.taken
+
+            def charged_taken(n):
+                cpu.words(n)
+                taken(n)
+
+            capture.taken = charged_taken
+        else:  # the pin-IRQ fallback: each snapshot the loop takes from the ring
+            ring = board.ring
+            pop = ring.pop
+
+            def charged_pop():
+                cpu.words(1)
+                return pop()
+
+            ring.pop = charged_pop
+
     def adopt(self, app):
         self.app = app
+        cpu = self.world.cpu
+        if cpu is not None:  # each press a debouncer accepts: the referee queues it, the arbiter
+            press = app.referee.press  # takes it
+
+            def charged_press(station, stamp):
+                cpu.accept()
+                press(station, stamp)
+
+            app.referee.press = charged_press
 
     def _boot(self, _=None):
         """Run firmware/main.py as the chip does at power-up."""
@@ -290,17 +354,33 @@ class Simulation:
         self.clock = self.world
         self.pinmap = pinmap
         boot.PLATFORM = self
+        cpu = self.world.cpu
+        if cpu is not None:
+            # a run starts with the board up: the timeline's 0 is the firmware ready, the
+            # header's game started (free); a power-on imports the firmware and boots (charged)
+            cpu.paused = not self.boots
+            if self.boots:
+                cpu.boot()
+        self._stepping = True  # a power cut meanwhile stops the boot where it is
         try:
             exec(_main_py(), {"__name__": "__main__"})
+        except PowerCutError:
+            pass  # (world.halted is set: the power goes off below)
         finally:
             boot.PLATFORM = None
+            self._stepping = False
+            if cpu is not None:
+                cpu.paused = False
+        if self.world.halted:
+            self.power_off()
+            return
         self.boots += 1
         self.boot_game = None  # the header's game is the first boot's only
         self._request_step()
 
     def power_off(self):
         """Cut the power now: the chip stops, the flash keeps what it had committed."""
-        if self.app is None:
+        if self.app is None and not self.world.halted:
             return
         self.app = None
         self.board = None
@@ -333,8 +413,14 @@ class Simulation:
         return hashlib.sha256(b"sim-entropy:" + self._seed + b":" + count).digest()[:16]
 
     def _collect(self):
-        """The firmware's gc.collect(): the loop stops for GC_NS (hard IRQs and the DMA go on)."""
-        self.world.gc_pause(GC_NS)
+        """The firmware's gc.collect(): the loop stops for GC_NS, or the CPU model's "gc" (hard
+        IRQs and the DMA go on)."""
+        cpu = self.world.cpu
+        if cpu is None:
+            self.world.gc_pause(GC_NS)
+        else:
+            cpu.collected()
+            self.world.collect(cpu.table["gc"])
 
     def _wrap_handlers(self):
         """Step the loop after every hard IRQ handler (the loop would see the ring on its next
@@ -386,10 +472,14 @@ class Simulation:
             self.sink(self.world.now, "KeyboardInterrupt: ")
             return
         except PowerCutError:  # fault injection: the power failed inside a filesystem operation
+            self._stepping = False
             self.power_off()
             return
         finally:
             self._stepping = False
+        if self.world.halted:  # the power went off after the pass's last visible act
+            self.power_off()
+            return
         output = self.board.outbox.pending() and self.console.writable()
         due = output or self.app.maintenance_due()  # the board's next pass would do it
         if self._every_ms or self.app.is_busy() or self.console.pending() or due:
@@ -442,6 +532,8 @@ class Simulation:
         elif kind == "power":
             if rec["on"]:
                 self.power_on()
+            elif self._stepping:
+                world.halted = True  # inside a pass: it stops at its next visible act
             else:
                 self.power_off()
         elif kind == "host":

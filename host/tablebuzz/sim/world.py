@@ -69,8 +69,12 @@ class World:
         self._gc_until = 0
         self._masked_until = 0
         self._soft = []  # scheduled (soft) callbacks
-        self.cpu_until = 0  # a flash write stalls the CPU until then: the clock read after it
-        # in the same loop pass shows the time it took (tablebuzz.sim.flashfs)
+        self.cpu_until = 0  # the loop's CPU is busy until then (its Python, charged by
+        # tablebuzz.sim.cost, or a flash write: tablebuzz.sim.flashfs): the clock the loop reads
+        # shows the time its work took
+        self.cpu = None  # the CpuModel charging the firmware's work (tablebuzz.sim.cost), or None
+        self.halted = False  # the power went off while the loop was inside a pass (the runner)
+        self._in_handler = 0  # an interrupt handler runs: it reads the true time
         self.watchdog_ms = None  # machine.WDT's timeout while it runs (fakes/machine.py)
         self.watchdog_fed = 0
         self.stats = {"pin_handlers": 0, "pio_handlers": 0, "merged_edges": 0, "masked_ns": 0}
@@ -81,8 +85,28 @@ class World:
 
     # ------------------------------------------------------------ clock (what time.ticks_* give)
     def ticks_us(self):
-        now = self.now if self.now >= self.cpu_until else self.cpu_until
+        now = self.now
+        if now < self.cpu_until and not self._in_handler:
+            now = self.cpu_until  # the loop reads the clock at the end of the work it did
         return ((self.origin_ns + now) // 1000) & TICKS_MASK
+
+    # ------------------------------------------------------------ the loop's CPU time
+    def spend(self, ns):
+        """The loop's Python takes `ns` more of CPU time (tablebuzz.sim.cost)."""
+        start = self.cpu_until if self.cpu_until > self.now else self.now
+        self.cpu_until = start + ns
+
+    def catch_up(self):
+        """The loop does something the world sees (a console write, an LED frame, a flash
+        operation): the clock first runs on to the CPU time its work has reached, the PIO, DMA
+        and interrupts going on meanwhile. Raises PowerCutError if the power went off in that
+        time (the runner sets `halted`)."""
+        if self.cpu is not None and self.cpu_until > self.now:
+            self.run_until(self.cpu_until)
+        if self.halted:
+            from tablebuzz.sim.flashfs import PowerCutError
+
+            raise PowerCutError("power")
 
     def ticks_ms(self):
         return ((self.origin_ns + self.now) // 1000000) & TICKS_MASK
@@ -121,6 +145,8 @@ class World:
             when, _, fn, arg = heapq.heappop(queue)
             self.now = when
             fn(arg)
+            if self.halted:
+                return  # the power went off inside a loop pass: the clock stops there
         if t > self.now:
             self.now = t
 
@@ -188,7 +214,11 @@ class World:
             cost = self.pio_handler_ns if best[0] == "pio" else self.pin_handler_ns
             self._busy_until = self.now + cost
             self.stats["pio_handlers" if best[0] == "pio" else "pin_handlers"] += 1
-            handler(arg)
+            self._in_handler += 1
+            try:
+                handler(arg)
+            finally:
+                self._in_handler -= 1
         if self._pending:
             soonest = None
             for key in self._pending:
@@ -219,6 +249,7 @@ class World:
         self.fdebug = 0
         self.watchdog_ms = None
         self.cpu_until = self.now
+        self.halted = False
         keep = []
         for watcher in self.pin_watchers:
             stop = getattr(watcher, "power_off", None)
@@ -262,17 +293,31 @@ class World:
         self.block_loop(ns)
 
     def block_loop(self, ns):
-        """The loop is busy in a blocking call for `ns` more (after whatever already holds it)."""
-        self._gc_until = max(self._gc_until, self.now) + ns
+        """The loop is busy in a blocking call for `ns` more (after whatever already holds it:
+        with the CPU model, the loop's work so far too, and its clock then shows the call)."""
+        start = max(self._gc_until, self.now)
+        if self.cpu is not None:
+            start = max(start, self.cpu_until)
+            self.cpu_until = start + ns
+        self._gc_until = start + ns
         self.at(self._gc_until, self._run_soft_event)
 
     def gc_until(self):
         return self._gc_until
 
     def loop_free_at(self):
-        """ns from which the loop may run again: a gc pause or an interrupt mask is the loop's
-        own work (gc.collect, a CPU NeoPixel or flash write), so no pass runs inside one."""
-        return max(self._gc_until, self._masked_until)
+        """ns from which the loop may run again: a gc pause, an interrupt mask or the CPU time
+        charged to a pass is the loop's own work (gc.collect, a CPU NeoPixel or flash write, its
+        Python), so no pass runs inside one."""
+        return max(self._gc_until, self._masked_until, self.cpu_until)
+
+    def collect(self, ns):
+        """The firmware's gc.collect() of `ns`, after the work the loop has done so far: soft IRQs
+        and the loop wait, hard IRQs do not; the loop's clock shows the time it took."""
+        start = self.cpu_until if self.cpu_until > self.now else self.now
+        self.cpu_until = start + ns
+        self._gc_until = max(self._gc_until, self.cpu_until)
+        self.at(self._gc_until, self._run_soft_event)
 
     def schedule(self, fn, arg):
         """micropython.schedule: a soft IRQ. Raises RuntimeError when the queue is full."""
@@ -291,4 +336,8 @@ class World:
             return
         while self._soft:
             fn, arg = self._soft.pop(0)
-            fn(arg)
+            self._in_handler += 1
+            try:
+                fn(arg)
+            finally:
+                self._in_handler -= 1

@@ -1,0 +1,153 @@
+"""What the firmware's Python costs on the chip: the simulator's CPU model, and its one table.
+
+The simulator runs the firmware at the speed of the host, so by itself it would say a `race` line
+leaves 2-3 ms after the press while the chip takes tens of ms. `CpuModel` charges every loop pass
+the CPU time the chip would spend on it, from counts the simulator can see (so CPython and the
+MicroPython unix port, which see the same counts, give the same bytes):
+
+- a loop pass (its console poll), each command line and byte read;
+- each capture word decoded (PIO path);
+- each event encoded: a fixed part, a part per byte of the line, and the decision work the firmware
+  does before that event (a judgement, a new game, a race decided), by event name;
+- each LED frame written;
+- each filesystem operation and byte written (the journal's JSON, SHA-256 and littlefs: the Python
+  and C work; the flash's own program and erase times are `tablebuzz.sim.flashfs`'s);
+- gc.collect(), and the import of the firmware at power-up.
+
+The charge accumulates in `World.cpu_until` (what the loop reads from ticks_us); whatever the
+firmware does that the world can see (a console write, an LED frame, a flash operation) first
+brings the world's clock up to it, with the PIO, DMA and interrupts running meanwhile
+(`World.catch_up`), and the next loop pass starts after it. So lines leave at the modelled time
+within the pass, and the presses and commands that come meanwhile wait for the next pass, as on
+the chip.
+
+All figures are ns. They were fitted on the emulated RP2040 (`CALIBRATION`); `bench/README.md`
+"The simulator's CPU model" compares the simulator with the chip, and how to redo the fit.
+A header {"cpu": "off"} (`tablebuzz sim` never sets it) turns the model off: a host as fast as
+the firmware's Python is free, as before the model; only tests that need that old zero-cost
+timing use it.
+"""
+
+DEFAULT = "on"  # the model when a simulator header has no "cpu": "on" (the chip's speed) or "off"
+
+CALIBRATION = {
+    "date": "2026-12-01",
+    "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
+    "deploy": ".mpy (tablebuzz.flash.build), booted from a saved flash image",
+    "firmware": "d-costjournal 01c3966 rebased on main 39e7508 (persist before emit, buttons "
+    "prompts on the wire)",
+    "runs": "rp2emu latency/gen.py 1000000: quiz_a (20 races: 1, 2, 3-4 and 6 presses, each "
+    "judged) and storm_races(storm_a, 5: burst64, bounce64, spike_window); board_run.ts "
+    "--load-flash --controls arm=10,yes=11,no=12,undo=13 --watch-pins 16",
+}
+
+TABLE = {
+    # a loop pass that does anything: the console poll and the flags (an idle pass is 0.22-0.24
+    # ms on the chip, bench/README.md)
+    "pass": 230000,
+    "input_line": 2000000,  # a command line parsed (JSON, the command's checks)
+    "input_byte": 20000,
+    "words": 3000000,  # a pass that decodes capture words: the debouncers, the horizons
+    "word": 550000,  # each capture word decoded into the debouncers
+    "accept": 900000,  # a press accepted: the debouncer, the referee's queue, the arbiter
+    "line": 2400000,  # an event encoded and queued, besides its bytes
+    "line_byte": 60000,  # protocol._encode_str walks characters
+    "frame": 1500000,  # an LED frame rendered and handed to the PIO
+    "fs_op": 1000000,  # open, write, close, rename, remove
+    "fs_byte": 50000,  # a journal byte written: encode_value, SHA-256, the littlefs copy
+    "fs_read_byte": 10000,  # a journal byte read at boot: the checks, json.loads, the fold
+    "gc": 17000000,  # gc.collect() with a game's heap, and an automatic one
+    "auto_gc_after": 116000000,  # Python CPU ns between automatic collections (see _auto_gc)
+    "boot": 386000000,  # power-up: main.py imports the firmware (.mpy), until the App starts
+    # the decision's own work before its event goes out, by event name
+    "event": {
+        "game": 147000000,
+        "resume": 150000000,
+        "judge": 20000000,
+        "question": 10000000,
+        "race": 2300000,
+        "press": 0,
+    },
+}
+
+
+OVERRIDE = None  # a dict of TABLE entries to try instead (bench/bench_cpu_model.py --fit)
+
+
+class CpuModel:
+    """Charges `world` (tablebuzz.sim.world.World) for the firmware's work, from `table`."""
+
+    def __init__(self, world, table=None):
+        self.world = world
+        if table is None:
+            table = TABLE
+            if OVERRIDE:
+                table = dict(TABLE)
+                table.update(OVERRIDE)
+        self.table = table
+        self.charged = {}  # cost name -> ns charged, for the bench and the tests
+        self._since_gc = 0  # Python CPU ns since the last collection
+        self.paused = False  # charge nothing (the run's first boot: its 0 is the board up)
+
+    def _spend(self, what, ns):
+        if ns and not self.paused:
+            self.charged[what] = self.charged.get(what, 0) + ns
+            self.world.spend(ns)
+            self._since_gc += ns
+            if self._since_gc >= self.table["auto_gc_after"]:
+                self._auto_gc()
+
+    def _auto_gc(self):
+        """MicroPython collects by itself once gc.threshold bytes were allocated since the last
+        collection (App.gc_threshold: 48 KB). The model takes allocation as proportional to
+        the Python's CPU time, so the collection comes after `auto_gc_after` ns of it."""
+        self._since_gc = 0
+        ns = self.table["gc"]
+        self.charged["auto_gc"] = self.charged.get("auto_gc", 0) + ns
+        self.world.collect(ns)
+
+    def collected(self):
+        """The firmware called gc.collect() (the runner charges its time)."""
+        self._since_gc = 0
+
+    def poll(self, data):
+        """A loop pass polled the console and read `data` (bytes, maybe empty)."""
+        t = self.table
+        self._spend("pass", t["pass"])
+        if data:
+            lines = data.count(b"\n")
+            self._spend("input", lines * t["input_line"] + len(data) * t["input_byte"])
+
+    def words(self, n):
+        """`n` capture words decoded in one pass."""
+        if n:
+            self._spend("word", self.table["words"] + n * self.table["word"])
+
+    def accept(self):
+        """A press accepted by its debouncer, handed to the referee."""
+        self._spend("accept", self.table["accept"])
+
+    def line(self, text):
+        """An event line encoded (str, no newline): `{"ev":"NAME",...`."""
+        t = self.table
+        name = text[7 : text.find('"', 7)] if text.startswith('{"ev":"') else ""
+        ns = t["line"] + len(text) * t["line_byte"] + t["event"].get(name, 0)
+        self._spend("line", ns)
+
+    def frame(self):
+        self._spend("frame", self.table["frame"])
+
+    def fs_op(self):
+        self._spend("fs", self.table["fs_op"])
+
+    def fs_bytes(self, n):
+        self._spend("fs", n * self.table["fs_byte"])
+
+    def fs_read(self, n):
+        self._spend("fs", n * self.table["fs_read_byte"])
+
+    def collect(self):
+        self._spend("gc", self.table["gc"])
+
+    def boot(self):
+        self._spend("boot", self.table["boot"])

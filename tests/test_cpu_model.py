@@ -1,0 +1,136 @@
+"""The simulator's CPU model (tablebuzz.sim.cost): the chip's speed, within ±30% of the emulated
+RP2040, lines at their modelled time within a pass, and the same bytes on both interpreters."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import events, run_raw, run_sim, timeline
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+import bench_cpu_model  # noqa: E402
+
+pytestmark = pytest.mark.cpu_model
+MS = 1000
+
+# A figure the chip gave once (one race of its kind) is printed by the bench, not checked: where
+# MicroPython's automatic collection falls is all-or-nothing for one race (17 ms), and the
+# model's collection lands in the single spike_window race where the chip's did not.
+def test_every_latency_figure_predicts_the_emulated_chip_within_30_percent():
+    rows = bench_cpu_model.compare()
+    checked = set()
+    for key, chip, sim in rows:
+        if len(chip) < 2:
+            continue
+        ratio = bench_cpu_model.median(sim) / bench_cpu_model.median(chip)
+        assert abs(ratio - 1) <= 0.30, (key, bench_cpu_model.median(chip),
+                                        bench_cpu_model.median(sim))
+        checked.add(key)
+    for key in ("race line, single", "race line, tie2", "race line, crowd6",
+                "race line, burst64", "judge -> judge", "arm -> armed", "new_game -> game"):
+        assert key in checked
+
+
+@pytest.mark.xfail(strict=True, reason="issue 20: the race line leaves 37-75 ms after the first "
+                   "press on today's firmware (helper C's speed work brings it under 5 ms)")
+@pytest.mark.parametrize("stations", [1, 2, 6])
+def test_the_modelled_race_line_leaves_within_5_ms_of_the_first_press(stations):
+    records = [{"at_us": 100 * MS, "send": {"cmd": "arm"}}]
+    for i in range(stations):
+        records.append({"at_us": 400 * MS + 7 * i, "press": i + 1})
+        records.append({"at_us": 500 * MS, "release": i + 1})
+    result = run_sim(timeline(*records), flash={})
+    race = [ns for ns, ev in result if ev["ev"] == "race"]
+    assert len(race) == 1
+    assert race[0] - 400 * MS * 1000 <= 5 * MS * 1000
+
+
+def test_a_press_during_a_long_pass_keeps_its_stamp_and_waits_for_the_next_pass():
+    """The `judge` pass takes tens of ms on the chip (its Python and the journal): a press in
+    it (a false start: the next question is not armed) is captured at once (the PIO and DMA
+    run), stamped at its edge, and handled after it."""
+    base = (
+        {"at_us": 100 * MS, "send": {"cmd": "arm"}},
+        {"at_us": 400 * MS, "press": 1},
+        {"at_us": 500 * MS, "release": 1},
+        {"at_us": 600 * MS, "send": {"cmd": "judge", "correct": True}},
+        {"at_us": 610 * MS, "press": 2},
+        {"at_us": 700 * MS, "release": 2},
+    )
+    modelled = run_sim(timeline(*base), flash={})
+    free = run_sim(timeline(*base), flash={}, cpu="off")
+    assert [ev for _, ev in modelled] == [ev for _, ev in free]  # decisions from stamps
+    judged = [ns for ns, ev in modelled if ev["ev"] == "judge"][0]
+    assert judged - 600 * MS * 1000 > 20 * MS * 1000  # the judgement's work is charged
+    press = [(ns, ev) for ns, ev in modelled if ev["ev"] == "press" and ev["player"] == 2][0]
+    assert press[1]["t_us"] == 610 * MS
+    assert press[0] > judged
+
+
+def test_the_model_off_is_the_zero_cost_simulator():
+    text = timeline({"at_us": 100 * MS, "send": {"cmd": "arm"}}, {"at_us": 400 * MS, "press": 3})
+    free = run_sim(text, cpu="off")
+    race = [ns for ns, ev in free if ev["ev"] == "race"][0]
+    assert race - 400 * MS * 1000 < 5 * MS * 1000
+    modelled = run_sim(text)
+    assert [ns for ns, ev in modelled if ev["ev"] == "race"][0] > race
+    assert events(free, "race") == events(modelled, "race")
+
+
+def test_a_power_cut_inside_a_pass_stops_the_lines_there():
+    """The cut falls while the `judge` pass is still working: nothing of it reaches the host
+    (its lines wait for the journal, which the cut stopped), and the board resumes before it."""
+    text = timeline(
+        {"at_us": 100 * MS, "send": {"cmd": "arm"}},
+        {"at_us": 400 * MS, "press": 1},
+        {"at_us": 500 * MS, "release": 1},
+        {"at_us": 600 * MS, "send": {"cmd": "judge", "correct": True}},
+        {"at_us": 610 * MS, "power": "off"},
+        {"at_us": 650 * MS, "power": "on"},
+    )
+    result = run_sim(text, flash={})
+    before = [ev for ns, ev in result if ns < 610 * MS * 1000]
+    assert "judge" not in [ev["ev"] for ev in before]
+    resume = events(result, "resume")
+    assert len(resume) == 1 and resume[0]["reopened"] is False
+    state = events(result, "state")[-1]
+    assert state["phase"] == "answering" and state["scores"] == [0] * 6
+
+
+@pytest.mark.micropython
+def test_the_modelled_chip_gives_the_same_bytes_on_micropython():
+    text = (bench_cpu_model.DATA / "storm_a.sim.jsonl").read_text()
+    head = {"seed": "1", "bounce": "none", "flash": {}}
+    cpython = run_raw(text, interpreter="cpython", **head)
+    micropython = run_raw(text, interpreter="micropython", **head)
+    assert cpython == micropython
+    assert any(json.loads(line)["ev"] == "race" for _, line in cpython)
+
+
+@pytest.mark.parametrize("name", ["quiz_demo", "quiz_tournament", "difference_6p", "evidence_4p",
+                                  "redblack_6p", "deglingo_4p", "diddly_6p"])
+def test_the_model_moves_times_never_decisions_in_the_example_games(name):
+    """The example games give the same lines on the modelled chip as with free Python; only
+    `press` lines of equal stamps may come in another order (they come as accepted: the stamps
+    give the true order, docs/protocol.md), and `buttons` prompts (sent when a pass finds the
+    controls' meaning changed: which pass that is follows the loop's timing)."""
+    from tablebuzz.timeline import read_setup
+
+    path = Path(__file__).resolve().parents[1] / "examples" / (name + ".jsonl")
+    text = path.read_text()
+    setup = read_setup(text)
+    head = {"seed": setup.get("seed", "1"), "game": setup.get("game", "quiz"),
+            "options": setup.get("options", {})}
+    players = setup.get("players", 6)
+    runs = [[line for _, line in run_raw(text, players=players, cpu=cpu, **head)]
+            for cpu in ("on", "off")]
+    for lines in runs:
+        assert any('"ev":"press"' in line for line in lines)
+    modelled, free = runs
+    def decisions(lines):
+        return [x for x in lines if '"ev":"press"' not in x and '"ev":"buttons"' not in x]
+
+    assert decisions(modelled) == decisions(free)
+    assert sorted(modelled) == sorted(free)
