@@ -6,8 +6,10 @@ docs/protocol.md "Commands"): a read-only `state` (answered by `state`, followed
 `slip(records, moments)` adds them; `answers_removed(lines, slipped)` takes each one's answer out
 of the device's output, so that what is left can be compared with the run without them.
 
-A slipped line is matched to its answer as the board writes it: the first line of the answer's
-kind at or after the slipped line's arrival (ns), in arrival order. Nothing else in the stream is
+A slipped line is matched to its answer as the board writes it: a line of the answer's kind at
+or after the slipped line's arrival (ns), in arrival order; for `state`, the last one of the loop
+pass that wrote the first such line (a pass reads its command lines after its controls, so an
+undo's own `state` in that pass comes before). Nothing else in the stream is
 dropped: an `error` or a `state` the game itself sent stays and is compared.
 """
 
@@ -71,11 +73,17 @@ def answers_removed(lines, slipped):
             found = [i for i, (_, line) in enumerate(lines) if _is_answer(line, answer, code)]
             candidates[key] = [found, 0]
         found, taken = candidates[key]
-        while taken < len(found) and lines[found[taken]][0] < at_ns:
+        while taken < len(found) and (lines[found[taken]][0] < at_ns or not keep[found[taken]]):
             taken += 1
         assert taken < len(found), "no %s answer for the line slipped at %d ns" % (answer, at_ns)
         i = found[taken]
-        candidates[key][1] = taken + 1
+        if answer == "state":
+            # in one loop pass the commands are read after the controls: a state line an undo
+            # sent in that pass comes first, the answers to the pass's lines last
+            same_pass = [j for j in found[taken:] if lines[j][0] == lines[i][0] and keep[j]]
+            i = same_pass[-1]
+        else:
+            candidates[key][1] = taken + 1
         keep[i] = False
         if answer == "state":  # the quiz's names follow its state
             j = i + 1

@@ -59,3 +59,34 @@ def test_every_game_is_played_and_every_disturbance_happens():
         assert {"send", "control", "power", "host", "glitch"} <= kinds, seed
         assert soak.night(seed).records == n.records  # reproducible from its seed
     assert games == set(soak.GAMES)
+
+
+# ------------------------------------------------------------------ what the soak found, as cases
+def _stalled_write_cut():
+    """A stalled host, two long `state` lines (the second waits for room in the USB FIFO, up to
+    500 ms, the loop blocked inside the write), and the power cut during that wait."""
+    from helpers import timeline
+
+    return timeline(
+        {"at_us": 100000, "host": "stall"},
+        {"at_us": 110000, "send": soak.STATE},
+        {"at_us": 111000, "send": soak.STATE},
+        {"at_us": 200000, "power": "off"},
+        {"at_us": 400000, "power": "on"},
+        {"at_us": 900000, "host": "read"},
+        {"at_us": 1000000, "send": soak.STATE},
+    )
+
+
+@pytest.mark.parametrize(
+    "interpreter", ["cpython", pytest.param("micropython", marks=pytest.mark.micropython)]
+)
+def test_a_power_cut_while_a_write_waits_for_a_stalled_host(interpreter):
+    """Nights 16, 18 and 85 of bench/soak.py: the simulator must survive the cut (and the board
+    resume) when the power fails while the loop is blocked in a console write."""
+    from helpers import run_raw
+
+    lines = run_raw(_stalled_write_cut(), players=2, game="diddly", flash={},
+                    interpreter=interpreter)
+    events = [line for _, line in lines]
+    assert any(line.startswith('{"ev":"resume"') for line in events)
