@@ -32,7 +32,10 @@ The invariants are read independently of the firmware:
 - `cut_lines`: every line is a whole JSON object;
 - `runs`: the simulation itself runs the night to its end (no exception);
 - `same_bytes`: the MicroPython unix port writes the same lines at the same times (`run_nights`
-  with "micropython" among its interpreters).
+  with "micropython" among its interpreters);
+- `same_as_quiet`: the night's game with only what must change nothing (`quiet_night`: polls,
+  refused lines, noise away from presses, gc pauses, masks) gives the lines of the game alone,
+  the slipped lines' answers taken out: every press, race, lockout and deadline as without them.
 """
 
 import json
@@ -46,7 +49,7 @@ from tablebuzz.timeline import read_setup
 GAMES = ("quiz", "difference", "deglingo", "redblack", "diddly", "evidence")
 INVARIANTS = (
     "runs", "press_order", "press_stamps", "decisions", "controls_lost", "seen_lost",
-    "cut_lines", "same_bytes",
+    "cut_lines", "same_bytes", "same_as_quiet",
 )
 MS = 1000
 S = 1000000
@@ -158,6 +161,62 @@ def night(seed, game=None):
         extra.append({"at_us": on_at, "power": "on"})
     records = sorted(records + extra, key=lambda r: r["at_us"])
     return Night(seed, head, records)
+
+
+def quiet_night(seed, game=None):
+    """(the night's game undisturbed, the same with only what must change nothing: `state`
+    polls and refused lines (tests/slips.py), noise pulses away from presses, gc pauses and
+    masked interrupts, and at a third of the presses a noise closure on another station just
+    before it with a line just after; the slipped lines for slips.answers_removed). The
+    noise holds the press horizon back: the moment of the issue's cases. Both on a flash."""
+    from slips import KINDS, slip
+
+    rng = random.Random(seed)
+    game = game or GAMES[seed % len(GAMES)]
+    head, base = rng.choice(BASES[game])
+    head = dict(head, seed="%x" % rng.getrandbits(32), flash={})
+    records = [dict(r) for r in base]
+    end = max(r["at_us"] for r in records) + 2 * S
+    busy = {}
+    for r in records:
+        for key in ("press", "release"):
+            if key in r:
+                busy.setdefault(r[key], []).append(r["at_us"])
+    times, t = [], rng.randint(500, 2000) * MS
+    while t < end:
+        times.append(t + rng.randint(0, 999))
+        t += rng.randint(300, 2000) * MS
+    extra = []
+    for _ in range(max(2, end // (2 * S))):
+        p = rng.randint(1, head["players"])
+        at = rng.randint(100, end // MS) * MS + rng.randint(0, 999)
+        if all(abs(at - b) > 50 * MS for b in busy.get(p, [])):
+            extra.append({"at_us": at, "glitch": p, "width_ns": rng.randint(100, 30000)})
+    for _ in range(max(2, end // (5 * S))):
+        at = rng.randint(100, end // MS) * MS + rng.randint(0, 999)
+        if rng.random() < 0.5:
+            extra.append({"at_us": at, "gc_us": rng.randint(1, 20) * MS})
+        else:
+            extra.append({"at_us": at, "mask_us": rng.randint(30, 1000)})
+    # and, at a third of the presses, a 0.5 ms noise closure on an idle station 50 µs before it
+    # and a line 1-3 ms after it: a line that meets a press while noise is still judged
+    for r in records:
+        if "press" not in r or rng.random() > 0.33:
+            continue
+        at = r["at_us"]
+        idle = [
+            p for p in range(1, head["players"] + 1)
+            if all(abs(at - b) > 30 * MS for b in busy.get(p, []))
+        ]
+        if idle:
+            p = rng.choice(idle)
+            extra.append({"at_us": at - 50, "glitch": p, "width_ns": 500000})
+            busy.setdefault(p, []).append(at)
+        times.append(at + rng.randint(1000, 3000))
+    kinds = [KINDS[rng.randrange(len(KINDS))] for _ in times]
+    disturbed, slipped = slip(records + extra, times, kinds)
+    plain = Night(seed, head, sorted(records, key=lambda r: r["at_us"]))
+    return plain, Night(seed, head, disturbed), slipped
 
 
 def replay_text(n):
@@ -438,6 +497,7 @@ def run_nights(seeds, interpreters=("cpython",)):
             for interpreter in interpreters[1:]:
                 if interpreter in outputs:
                     counts.ok("same_bytes", outputs[interpreter] == first, interpreter)
+        _quiet_check(counts, seed, interpreters)
         if any(counts.failed.values()):
             failing.append(seed)
             counts.notes = [
@@ -447,6 +507,29 @@ def run_nights(seeds, interpreters=("cpython",)):
             ]
         total.add(counts)
     return total, failing
+
+
+def _quiet_check(counts, seed, interpreters):
+    from helpers import CONTROLS as NAMES
+    from slips import answers_removed, first_difference
+    from tablebuzz import simulate
+    from tablebuzz.timeline import parse
+
+    plain, disturbed, slipped = quiet_night(seed)
+    players = plain.head["players"]
+    try:
+        want = simulate.run(dict(plain.head), parse(plain.text(), players, NAMES))
+        got = simulate.run(dict(disturbed.head), parse(disturbed.text(), players, NAMES))
+    except Exception as e:
+        counts.ok("runs", False, "quiet night: %s" % repr(e)[-200:])
+        return
+    a = [line for _, line in want]
+    try:
+        b = [line for _, line in answers_removed(got, slipped)]
+    except AssertionError as e:
+        counts.ok("same_as_quiet", False, str(e))
+        return
+    counts.ok("same_as_quiet", a == b, "quiet night %d: %s" % (seed, first_difference(a, b)))
 
 
 def table(counts):
