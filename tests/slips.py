@@ -2,7 +2,8 @@
 
 A slipped line is a console line that must change nothing but its own answer (issue 19 item 1,
 docs/protocol.md "Commands"): a read-only `state` (answered by `state`, followed by the quiz's
-`name` events, or by `menu` in the menu) or a line the board refuses (answered by one `error`).
+`name` events, or by `menu` in the menu, and then by `buttons`) or a line the board refuses
+(answered by one `error`).
 `slip(records, moments)` adds them; `answers_removed(lines, slipped)` takes each one's answer out
 of the device's output, so that what is left can be compared with the run without them.
 
@@ -85,11 +86,13 @@ def answers_removed(lines, slipped):
         else:
             candidates[key][1] = taken + 1
         keep[i] = False
-        if answer == "state":  # the quiz's names follow its state
+        if answer == "state":  # the quiz's names follow its state, then the prompts
             j = i + 1
             while j < len(lines) and lines[j][1].startswith('{"ev":"name"'):
                 keep[j] = False
                 j += 1
+            if j < len(lines) and lines[j][1].startswith('{"ev":"buttons"'):
+                keep[j] = False
     return [line for line, k in zip(lines, keep, strict=True) if k]
 
 
