@@ -29,7 +29,7 @@ The invariants are read independently of the firmware:
   the power-up: safe boot); its `state` log holds at least the entries of the last `state` the
   host saw (a `resume` that names a reopened race may have one entry fewer), and with as many
   entries, the last `score` seen before that state;
-- `cut_lines`: every line is a whole JSON object;
+- `cut_lines`: every line is a whole JSON object, with its event's fields;
 - `runs`: the simulation itself runs the night to its end (no exception);
 - `same_bytes`: the MicroPython unix port writes the same lines at the same times (`run_nights`
   with "micropython" among its interpreters);
@@ -53,6 +53,18 @@ INVARIANTS = (
 )
 MS = 1000
 S = 1000000
+# the fields of the events read here (docs/protocol.md): a cut line can still parse, as
+# '{"ev":"press","player":' + '11500000,"t_ns":468}' does
+REQUIRED = {
+    "press": ("player", "t_us", "t_ns"),
+    "race": ("winner", "margin_ns", "tie", "tied", "t_us", "t_ns"),
+    "armed": ("players",),
+    "lockout": ("player", "reason", "ms"),
+    "unlock": ("player",),
+    "score": ("scores", "unit"),
+    "state": ("game", "players", "phase", "scores", "log"),
+    "error": ("code", "detail"),
+}
 CONTROLS = ("arm", "yes", "no", "undo")
 BOOT_READY_US = 100 * MS  # power-on to a board that polls its buttons (main.py, the journal)
 ANSWER_US = 600 * MS  # a control's answer may wait for a flash commit, a gc, a full FIFO
@@ -290,6 +302,7 @@ def check(n, lines):
         try:
             ev = json.loads(line)
             whole = isinstance(ev, dict) and "ev" in ev
+            whole = whole and all(k in ev for k in REQUIRED.get(ev["ev"], ()))
         except ValueError:
             whole = False
         counts.ok("cut_lines", whole, "%d ns: %r" % (ns, line[:80]))
