@@ -480,6 +480,8 @@ class Simulation:
         if self.world.halted:  # the power went off after the pass's last visible act
             self.power_off()
             return
+        if self.app is None or self.board is None:
+            return  # the power went off while the pass waited (a console write, a stalled host)
         output = self.board.outbox.pending() and self.console.writable()
         due = output or self.app.maintenance_due()  # the board's next pass would do it
         if self._every_ms or self.app.is_busy() or self.console.pending() or due:
