@@ -381,8 +381,12 @@ class UsbConsole:  # pragma: no cover - the board's USB CDC
         return self._ready(self._out_poll)
 
     def write(self, data, start, end):
-        """Write data[start:end] raw (no "\n" -> "\r\n": hosts take LF lines)."""
-        self._out.write(memoryview(data)[start:end])
+        """Write data[start:end] raw (no "\n" -> "\r\n": hosts take LF lines). Returns the bytes
+        the CDC TX FIFO took: fewer than asked when the host stopped reading and
+        MICROPY_HW_USB_CDC_TX_TIMEOUT (500 ms without progress) ran out (MicroPython v1.28.0
+        `shared/tinyusb/mp_usbd_cdc.c` `mp_usbd_cdc_tx_strn` returns what it wrote, and
+        `py/stream.c` `mp_stream_rw` stops at a call that wrote nothing)."""
+        return self._out.write(memoryview(data)[start:end])
 
 
 _WATCHDOG_CTRL = {"RP2040": const(0x40058000), "RP2350": const(0x400D8000)}

@@ -48,8 +48,8 @@ class FakeConsole:
     A stalled host (timeline {"host": "stall"}: connected, its buffers full) takes nothing: the
     FIFO fills; POLLOUT (`writable`) is false once it is full; a write larger than the room left
     writes what fits and then waits for the host, as `mp_usbd_cdc_tx_strn` does, up to
-    TX_TIMEOUT_NS, during which the loop is blocked; the rest of that write is lost (the stream's
-    write still reports every byte written).
+    TX_TIMEOUT_NS without progress (twice: see `write`), during which the loop is blocked, and
+    returns the count the FIFO took; the rest stays with the writer.
     """
 
     FIFO_BYTES = 256  # CFG_TUD_CDC_TX_BUFSIZE at full speed (shared/tinyusb/tusb_config.h)
@@ -64,7 +64,7 @@ class FakeConsole:
         self._fifo = bytearray()  # bytes the host has not taken
         self._line = bytearray()  # the host's partial line
         self.blocked_ns = 0  # total time the loop spent inside console writes
-        self.lost_bytes = 0
+        self.short_writes = 0  # writes that returned fewer bytes than they were given
 
     def pending(self):
         return self._read < len(self.inbox)
@@ -122,33 +122,54 @@ class FakeConsole:
         return len(self._fifo) < self.FIFO_BYTES
 
     def write(self, data, start, end):
-        """sys.stdout.buffer.write(data[start:end])."""
+        """sys.stdout.buffer.write(data[start:end]): returns the bytes the TX FIFO took.
+
+        As in MicroPython v1.28.0: `py/stream.c` `mp_stream_rw` calls the stream's write
+        (`shared/runtime/sys_stdio_mphal.c` `stdio_buffer_write` -> `ports/rp2/mphalport.c`
+        `mp_hal_stdout_tx_strn` -> `shared/tinyusb/mp_usbd_cdc.c` `mp_usbd_cdc_tx_strn`) until
+        everything is written or a call writes nothing. `mp_usbd_cdc_tx_strn`, connected, writes
+        what fits, then waits 1 ms at a time for room; it gives up after
+        MICROPY_HW_USB_CDC_TX_TIMEOUT without progress (the timer restarts at each byte taken)
+        and returns the count written. So a write the host does not take returns after one
+        timeout if it took nothing, two if it took a part (the second call for the rest takes
+        nothing). What was not taken stays with the caller: no byte is lost."""
         self.world.catch_up()  # the bytes leave when the loop's work has got this far
-        room = self.FIFO_BYTES - len(self._fifo)
         n = end - start
-        if n <= room:
-            self._fifo += data[start:end]
-            self._host_takes()
-            return
-        self._fifo += data[start : start + room]
-        self._host_takes()
-        waited = 0
-        rest = start + room
+        taken = call_took = self._take(data, start, end)  # the first call's first tud_cdc_write
         world = self.world
-        step = 1000000
-        while rest < end and waited < self.TX_TIMEOUT_NS:  # blocked: the clock runs on
-            world.run_until(world.now + step)
-            if world.halted:
-                raise PowerCutError("power")  # the power went off while the loop waited
-            waited += step
-            room = self.FIFO_BYTES - len(self._fifo)
-            if room:
-                take = min(room, end - rest)
-                self._fifo += data[rest : rest + take]
-                rest += take
-                self._host_takes()
-        self.blocked_ns += waited
-        self.lost_bytes += end - rest
+        step = 1000000  # mp_event_wait_ms(1)
+        waited = 0
+        while taken < n:
+            idle = 0  # ns since this call last took a byte (or began)
+            while taken < n and idle < self.TX_TIMEOUT_NS:  # blocked: the clock runs on
+                world.run_until(world.now + step)
+                if world.halted:
+                    raise PowerCutError("power")  # the power went off while the loop waited
+                waited += step
+                idle += step
+                got = self._take(data, start + taken, end)
+                if got:
+                    taken += got
+                    call_took += got
+                    idle = 0
+            if taken < n and call_took == 0:
+                break  # a call that wrote nothing: mp_stream_rw returns what was done
+            call_took = 0  # timed out after a part: mp_stream_rw calls again for the rest
+        if waited:
+            self.blocked_ns += waited
+        if taken < n:
+            self.short_writes += 1
+        return taken
+
+    def _take(self, data, start, end):
+        """Into the TX FIFO what fits of data[start:end] (tud_cdc_write, limited to
+        tud_cdc_write_available() while connected); the host takes what it reads."""
+        room = self.FIFO_BYTES - len(self._fifo)
+        take = min(room, end - start)
+        if take > 0:
+            self._fifo += data[start : start + take]
+            self._host_takes()
+        return take if take > 0 else 0
 
     def host_reading(self, reading):
         self.reading = reading
