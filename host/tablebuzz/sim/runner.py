@@ -61,6 +61,7 @@ class FakeConsole:
         self.inbox = bytearray()
         self._read = 0
         self.reading = True
+        self.interrupted = False  # a 0x03 arrived: KeyboardInterrupt is pending
         self._fifo = bytearray()  # bytes the host has not taken
         self._line = bytearray()  # the host's partial line
         self.blocked_ns = 0  # total time the loop spent inside console writes
@@ -70,15 +71,27 @@ class FakeConsole:
         return self._read < len(self.inbox)
 
     def feed(self, data):
+        """Bytes from the host arrive. A 0x03 (Ctrl-C) among them acts on arrival, whatever the
+        firmware reads: MicroPython v1.28.0 `shared/tinyusb/mp_usbd_cdc.c` `tud_cdc_rx_cb` moves
+        each received byte into stdin's ring buffer, and on `mp_interrupt_char` empties that
+        buffer (bytes not read yet are gone) and calls `mp_sched_keyboard_interrupt()`: the
+        running Python code raises KeyboardInterrupt at once (`interrupted`; the simulator
+        raises it at the loop's next pass, or inside a console write that waits). Bytes after
+        the 0x03 go to the REPL."""
         if self._read:  # drop what was read already
             self.inbox = self.inbox[self._read :]
             self._read = 0
+        cut = data.rfind(b"\x03")
+        if cut >= 0:
+            self.inbox = bytearray(data[cut + 1 :])
+            self.interrupted = True
+            return
         self.inbox += data
 
     def read(self):
-        """At most 64 bytes a loop pass, as the board's console reads. A 0x03 byte is Ctrl-C:
-        on the board MicroPython raises KeyboardInterrupt in the loop, main.py ends, the REPL
-        opens."""
+        """At most 64 bytes a loop pass, as the board's console reads."""
+        if self.interrupted:
+            raise KeyboardInterrupt  # (the simulator raised it before the pass already)
         cpu = self.world.cpu
         if self._read >= len(self.inbox):
             if cpu is not None:
@@ -88,9 +101,6 @@ class FakeConsole:
         if cpu is not None:
             cpu.poll(data)
         self._read += len(data)
-        if 3 in data:
-            self._read = len(self.inbox)
-            raise KeyboardInterrupt
         return data
 
     def waiting(self):
@@ -147,6 +157,9 @@ class FakeConsole:
                     raise PowerCutError("power")  # the power went off while the loop waited
                 waited += step
                 idle += step
+                if self.interrupted:  # mp_event_wait_ms handles the pending exception
+                    self.blocked_ns += waited
+                    raise KeyboardInterrupt
                 got = self._take(data, start + taken, end)
                 if got:
                     taken += got
@@ -189,6 +202,7 @@ class FakeConsole:
 
     def power_off(self):
         """What was not read yet is lost with the board, and so is its TX FIFO."""
+        self.interrupted = False
         self.inbox = bytearray()
         self._read = 0
         self._fifo = bytearray()
@@ -387,6 +401,8 @@ class Simulation:
             exec(_main_py(), {"__name__": "__main__"})
         except PowerCutError:
             pass  # (world.halted is set: the power goes off below)
+        except KeyboardInterrupt:  # Ctrl-C while main.py set up (a write that waited)
+            self._interrupted()
         finally:
             boot.PLATFORM = None
             self._stepping = False
@@ -487,10 +503,11 @@ class Simulation:
         self._last_step = t
         self._stepping = True
         try:
+            if self.console.interrupted:
+                raise KeyboardInterrupt  # Ctrl-C arrived since the last pass (FakeConsole.feed)
             self.app.step()
         except KeyboardInterrupt:  # Ctrl-C on the console: the firmware stops, as on the board
-            self.stopped = True
-            self.sink(self.world.now, "KeyboardInterrupt: ")
+            self._interrupted()
             return
         except PowerCutError:  # fault injection: the power failed inside a filesystem operation
             self._stepping = False
@@ -510,6 +527,22 @@ class Simulation:
             # what the loop does with time alone (the capture chain's keepalive) as on the board
             self._heartbeat_at = t + HEARTBEAT_NS
             self.world.at(self._heartbeat_at, self._heartbeat)
+
+    def _interrupted(self):
+        """KeyboardInterrupt ended the loop: main.py's way out to the REPL (App.run: what fits
+        goes out; refbox.boot.main: the watchdog is stopped), then the traceback's last line."""
+        from refbox.board import stop_watchdog
+
+        self.stopped = True
+        self._stepping = False
+        self.console.interrupted = False  # (raised once: the REPL has the console now)
+        if self.board is not None:
+            try:
+                self.board.flush()
+            except KeyboardInterrupt:
+                pass
+        stop_watchdog()
+        self.sink(self.world.now, "KeyboardInterrupt: ")
 
     def _heartbeat(self, _):
         self._heartbeat_at = None
