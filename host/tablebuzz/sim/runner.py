@@ -2,7 +2,9 @@
 
 Input (from tablebuzz.timeline, already validated): a header dict and records, each a dict with "t"
 (ns from the start of the run) and "k" (kind): press/release {"p": 1-based player}, control
-{"name"}, send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}, power {"on": bool}.
+{"name"}, send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}, power {"on": bool},
+host {"reading": bool}, hang {} (the next loop pass never returns: the watchdog model resets the
+board, `Simulation.watchdog_reset`).
 Output: (ns, line) for every line the device wrote, in order.
 
 The board boots from firmware/main.py, as on the chip (refbox.boot with this Simulation as its
@@ -251,6 +253,10 @@ class Simulation:
         self._every_ms = header.get("every_ms") is True  # never skip idle time (tests)
         self._heartbeat_at = None
         self.sink = sink
+        self._end = 0  # ns of the last timeline action (run(): the tail counts from it)
+        self._hang_next = False  # a timeline "hang": the next loop pass never returns
+        self.hung = False  # the loop is inside a pass that never returns
+        self.watchdog_resets = 0
 
         self._capture = header.get("capture", "pio")
         self._pixels = header.get("pixels", "pio")
@@ -382,6 +388,18 @@ class Simulation:
 
             app.referee.press = charged_press
 
+    def start_watchdog(self):
+        """The firmware's own start (refbox.board.start_watchdog: machine.WDT, the fake here)."""
+        from refbox import boot
+        from refbox.board import start_watchdog
+
+        return start_watchdog(boot.WATCHDOG_MS)
+
+    def stop_watchdog(self):
+        from refbox.board import stop_watchdog
+
+        stop_watchdog()
+
     def _boot(self, _=None):
         """Run firmware/main.py as the chip does at power-up."""
         from refbox import boot
@@ -423,6 +441,8 @@ class Simulation:
         self.board = None
         self._step_at = None
         self._heartbeat_at = None
+        self.hung = False
+        self._hang_next = False
         self.world.power_off()
         self.console.power_off()
         if self.fs is not None and hasattr(self.fs, "power_cut"):
@@ -437,6 +457,7 @@ class Simulation:
 
     def _boot_after_power_on(self, _):
         self._booting = False
+        self.hung = False
         self.stopped = False
         self._last_step = -LOOP_NS
         self._boot()
@@ -500,7 +521,17 @@ class Simulation:
             return
         if self.stopped or self.app is None:
             return
+        if self.hung:
+            if self.console.interrupted:  # Ctrl-C reaches a loop hung in Python code too
+                self._interrupted()
+            return
         self._last_step = t
+        if self.app.watchdog is not None:
+            self.app.watchdog.feed()  # as App.run: every pass feeds the watchdog first
+        if self._hang_next:
+            self._hang_next = False
+            self._hang()
+            return
         self._stepping = True
         try:
             if self.console.interrupted:
@@ -528,12 +559,51 @@ class Simulation:
             self._heartbeat_at = t + HEARTBEAT_NS
             self.world.at(self._heartbeat_at, self._heartbeat)
 
+    # ------------------------------------------------------------------ hang and watchdog
+    def _hang(self):
+        """This pass never returns (a loop in Python that does not end: hard IRQs, PIO and DMA go
+        on, no later pass runs, nothing feeds the watchdog). The watchdog resets the chip
+        WATCHDOG_MS after the pass's feed; without one running the board stays hung."""
+        self.hung = True
+        self.world.log.append((self.world.now, "the loop hangs"))
+        self._plan_watchdog()
+
+    def _plan_watchdog(self):
+        world = self.world
+        if world.watchdog_ms is None:
+            return
+        bite = world.watchdog_fed + world.watchdog_ms * 1000000
+        if bite > self._end:
+            self._end = bite  # the run goes on until the reset and the resumed boot
+        world.at(bite, self._watchdog_due)
+
+    def _watchdog_due(self, _):
+        """The watchdog's counter reached 0 unless a feed reloaded it (RP2040 datasheet §4.7).
+        Only a hung loop misses feeds here: the simulator skips idle passes, each of which feeds
+        it on the board, so a loop that is not hung counts as fed."""
+        world = self.world
+        if not self.hung or world.watchdog_ms is None or self.app is None:
+            return
+        if world.now - world.watchdog_fed < world.watchdog_ms * 1000000:
+            self._plan_watchdog()
+            return
+        self.watchdog_reset()
+
+    def watchdog_reset(self):
+        """The watchdog resets the chip: as a power cut and an immediate power-up (the flash
+        kept as a cut leaves it, USB gone and back, ticks_us() from 0), main.py BOOT_NS later."""
+        self.world.log.append((self.world.now, "watchdog reset"))
+        self.watchdog_resets += 1
+        self.power_off()
+        self.power_on()
+
     def _interrupted(self):
         """KeyboardInterrupt ended the loop: main.py's way out to the REPL (App.run: what fits
         goes out; refbox.boot.main: the watchdog is stopped), then the traceback's last line."""
         from refbox.board import stop_watchdog
 
         self.stopped = True
+        self.hung = False
         self._stepping = False
         self.console.interrupted = False  # (raised once: the REPL has the console now)
         if self.board is not None:
@@ -592,6 +662,9 @@ class Simulation:
                 self.power_off()
         elif kind == "host":
             self.console.host_reading(rec["reading"])
+        elif kind == "hang":
+            if self.app is not None and not self.hung:
+                self._hang_next = True
         if self.app is not None:
             self._request_step()
 

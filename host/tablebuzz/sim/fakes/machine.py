@@ -140,9 +140,11 @@ mem32 = _Mem32()
 
 
 class WDT:
-    """The rp2 watchdog as MicroPython offers it: started by the constructor, no stop. The world
-    records its timeout (None when off) and the last feed; the simulator does not model a hang,
-    the loop it steps cannot hang."""
+    """The rp2 watchdog as MicroPython offers it (ports/rp2/machine_wdt.c, v1.28.0): started by
+    the constructor, `feed()` reloads it, no stop (the firmware clears CTRL.ENABLE through
+    mem32, as the pico-sdk's watchdog_disable() does: see _Mem32). The world records its timeout
+    (None when off) and the last feed; the simulator (tablebuzz.sim.runner) resets the board when
+    a hung loop pass lets it run out (timeline {"hang": true})."""
 
     def __init__(self, id=0, timeout=5000):
         if id != 0:
