@@ -650,7 +650,13 @@ class Simulation:
         elif kind == "glitch":
             self.players[rec["p"] - 1].glitch(rec["ns"])
         elif kind == "mask":
+            # a mask stands for one of the firmware's own masking calls (a CPU NeoPixel or flash
+            # write): the board notes its window as it notes theirs (refbox.board.MaskLog)
             world.mask_interrupts(rec["ns"])
+            if self.board is not None:
+                began = world.ticks_us()
+                ended = (began + (rec["ns"] + 999) // 1000) & world_module.TICKS_MASK
+                self.board.note_mask(began, ended)
         elif kind == "gc":
             world.gc_pause(rec["ns"])
         elif kind == "power":
