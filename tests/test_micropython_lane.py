@@ -128,7 +128,7 @@ for capture in ("pio", "irq"):
         before = board.ring.head
         micropython.heap_lock()
         try:
-            board.capture.edge(board.player_pins[1])
+            board.capture.handlers[1](board.player_pins[1])
         finally:
             micropython.heap_unlock()
         print(capture, board.ring.head - before, w.fdebug & 1, len(happenings))

@@ -380,14 +380,18 @@ class App:
 
     def _sync_journal(self, now):
         """Save the journal (refbox.journal.Journal.sync): the flash write masks every interrupt,
-        so the controls are told that presses latched meanwhile are real (refbox.controls).
-        Returns what sync returns."""
+        so the controls are told that presses latched meanwhile are real (refbox.controls), and
+        the window is noted for the pin-IRQ capture (refbox.board.MaskLog). Returns what sync
+        returns."""
         clock = self.clock
-        self.controls.masked_since(clock.ticks_us())
+        began = clock.ticks_us()
+        self.controls.masked_since(began)
         try:
             return self.journal.sync(self.referee, now)
         finally:  # latched edges' handlers ran as the write let interrupts back: before this
-            self.controls.unmasked(clock.ticks_us())
+            ended = clock.ticks_us()
+            self.controls.unmasked(ended)
+            self.board.note_mask(began, ended)  # and pin-IRQ snapshots may be late (MaskLog)
 
     def maintenance_due(self):
         """True when the next pass will save, collect or re-arm (the simulator steps it)."""
@@ -477,14 +481,67 @@ class App:
             edges = []
             ring = self.board.ring
             base = self.pinmap.PLAYER_BASE_GPIO
+            lasts = [deb.since for deb in self.debouncers]  # each station's latest edge stamp
             while ring.pending():
                 value, tick = ring.pop()
+                start = len(edges)
                 self.decoder.snapshot(value >> base, tick, edges)
+                self._unproven(ring.info, tick, start, edges, lasts, base)
             if ring.lost:
                 self._capture_lost(ring.lost, edges)
                 ring.lost = 0
         for station, closed, stamp in edges:
             self.debouncers[station].edge(closed, stamp, happenings)
+
+    def _unproven(self, info, tick, start, edges, lasts, base):
+        """Pin-IRQ snapshots prove less than their tick says when the firmware's own calls
+        masked interrupts (docs/architecture.md "Capture on the IRQ path"): a handler whose edge
+        came inside such a window (`board.masks`) ran only at its end. For a snapshot taken
+        then, an opening is stamped at the earliest it can have happened (the window's start
+        less the capture lag, or the station's previous edge), so that no closure is judged
+        longer than it is proven, and a closure keeps the handler's tick, the latest it can
+        have begun. A pin whose handler served both edges at once (`info`: both edge flags)
+        and reads closed as before went open and closed again inside the window: that hidden
+        opening is put in, as long as it can have been. A closure the flags hide (open before
+        and after) is no press. Outside a window the tick stands (the handler's latency, tens of
+        µs: a pair of edges one call serves there is bounce). Rewrites `edges[start:]` and
+        appends to it; `lasts`: each station's latest edge stamp, kept up to date."""
+        began = None
+        masks = self.board.masks
+        if masks.count:
+            began = masks.covering(tick, self.capture_lag_us)
+        if began is None:  # served in time: the tick is the edge's, to the handler's latency
+            for i in range(start, len(edges)):
+                lasts[edges[i][0]] = edges[i][2]
+            return
+        floor = Stamp(ticks_add(began, -self.capture_lag_us))
+        station = (info >> 4) - base
+        seen = False
+        for i in range(start, len(edges)):
+            st, closed, stamp = edges[i]
+            if st == station:
+                seen = True
+            if not closed:
+                stamp = self._earliest(floor, lasts[st], stamp)
+                edges[i] = (st, closed, stamp)
+            lasts[st] = stamp
+        if info & 12 == 12 and not seen and 0 <= station < self.stations:
+            if not (self.decoder.levels >> station) & 1:  # closed, and closed before: it opened
+                opened = self._earliest(floor, lasts[station], Stamp(tick))
+                edges.append((station, False, opened))
+                edges.append((station, True, Stamp(tick)))
+                lasts[station] = Stamp(tick)
+
+    @staticmethod
+    def _earliest(floor, last, latest):
+        """The earliest of `latest`'s possible times: not before `floor` (None: no bound), nor
+        before the station's `last` edge (None: none yet)."""
+        stamp = floor if floor is not None else (last if last is not None else latest)
+        if last is not None and stamp.diff_ns(last) < 0:
+            stamp = last
+        if latest.diff_ns(stamp) < 0:
+            stamp = latest
+        return stamp
 
     def _take_words(self, capture, n, stalled, edges):
         """Decode the `n` words the DMA wrote since the last pass. Words lost to a lapped ring (the

@@ -53,6 +53,39 @@ _I2C_HZ = const(400000)  # I2C fast mode, the SSD1306's most (datasheet 13, tcyc
 _I2C_PROBE_US = const(5000)  # the boot probe's timeout: a stuck bus must not hold the boot
 
 
+class MaskLog:
+    """When the firmware's own calls masked interrupts: the last `size` windows as (start, end)
+    µs ticks. Only the firmware masks interrupts for long on the board (a CPU NeoPixel write: ~30
+    µs a pixel; a flash write: a page program or a sector erase, ms; MicroPython's own critical
+    sections are µs), so the loop can tell which pin-IRQ snapshots may have been taken late: a
+    handler whose edge came during a window ran only at its end (docs/architecture.md "Capture
+    on the IRQ path"). Preallocated; `note` allocates nothing."""
+
+    def __init__(self, size=4):
+        self.starts = array.array("I", [0] * size)
+        self.ends = array.array("I", [0] * size)
+        self.size = size
+        self.count = 0  # windows noted so far (the newest `size` are kept)
+
+    def note(self, start, end):
+        i = self.count % self.size
+        self.starts[i] = start
+        self.ends[i] = end
+        self.count += 1
+
+    def covering(self, tick, settle_us):
+        """The start tick of the earliest kept window with start <= tick <= end + settle_us (the
+        pending handlers run one after the other at its end), else None."""
+        found = None
+        n = self.count if self.count < self.size else self.size
+        for i in range(n):
+            start = self.starts[i]
+            if ticks_diff(tick, start) >= 0 and ticks_diff(tick, self.ends[i]) <= settle_us:
+                if found is None or ticks_diff(start, found) < 0:
+                    found = start
+        return found
+
+
 _EDGE_PROGRAMS = {}  # n_pins -> assembled program: one copy in PIO memory however often built
 
 
@@ -232,30 +265,45 @@ def _start_anchored(sm_id, mhz):
     return stamp[0] & _TICKS_MAX, ns
 
 
+class _PinEdge:
+    """One player pin's hard IRQ handler (a bound method made once: calling it allocates
+    nothing)."""
+
+    def __init__(self, ring, ticks_us, gpio):
+        self.ring = ring
+        self._ticks_us = ticks_us
+        self.info = gpio << 4
+
+    def edge(self, pin):
+        """Hard IRQ handler: one GPIO_IN read, the tick, and the edges this call serves
+        (`pin.irq().flags()`: ports/rp2/machine_pin.c `gpio_irq` stores the pin's latched INTR
+        edge bits, as acknowledged, before calling the handler). Allocates nothing."""
+        self.ring.put(machine.mem32[_GPIO_IN], self._ticks_us(), self.info | pin.irq().flags())
+
+
 class PinIrqCapture:
     """Fallback: a hard IRQ on both edges of every player pin stores (one GPIO_IN read,
-    ticks_us)."""
+    ticks_us, the pin and its served edges)."""
 
     mode = "irq"
     count = 1  # (the PIO capture's DMA count: never 0 here, nothing to re-arm)
     rearm_below = 0
 
-    def __init__(self, pins, ring, ticks_us):
+    def __init__(self, pins, ring, ticks_us, base=0):
         self.ring = ring
         self._ticks_us = ticks_us
         self.start_tick = ticks_us()
         self.start_ns = 0
-        for pin in pins:
-            pin.irq(self.edge, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
+        self.handlers = []
+        for i in range(len(pins)):
+            handler = _PinEdge(ring, ticks_us, base + i).edge
+            self.handlers.append(handler)
+            pins[i].irq(handler, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
 
     def pending(self):
         """Snapshots waiting, or lost (1), else 0."""
         ring = self.ring
         return 1 if ring.head != ring.tail or ring.lost else 0
-
-    def edge(self, pin):
-        """Hard IRQ handler. Allocates nothing."""
-        self.ring.put(machine.mem32[_GPIO_IN], self._ticks_us())
 
 
 class ControlEdges:
@@ -381,8 +429,12 @@ class UsbConsole:  # pragma: no cover - the board's USB CDC
         return self._ready(self._out_poll)
 
     def write(self, data, start, end):
-        """Write data[start:end] raw (no "\n" -> "\r\n": hosts take LF lines)."""
-        self._out.write(memoryview(data)[start:end])
+        """Write data[start:end] raw (no "\n" -> "\r\n": hosts take LF lines). Returns the bytes
+        the CDC TX FIFO took: fewer than asked when the host stopped reading and
+        MICROPY_HW_USB_CDC_TX_TIMEOUT (500 ms without progress) ran out (MicroPython v1.28.0
+        `shared/tinyusb/mp_usbd_cdc.c` `mp_usbd_cdc_tx_strn` returns what it wrote, and
+        `py/stream.c` `mp_stream_rw` stops at a call that wrote nothing)."""
+        return self._out.write(memoryview(data)[start:end])
 
 
 _WATCHDOG_CTRL = {"RP2040": const(0x40058000), "RP2350": const(0x400D8000)}
@@ -427,6 +479,7 @@ class Board:
         for _, gpio in pinmap.CONTROLS:
             self._control_mask |= 1 << gpio
         self.ring = CaptureRing()
+        self.masks = MaskLog()  # when the firmware's own calls masked interrupts
         self.pio_mhz = machine.freq() // 1000000
         self.capture = None  # type: PioEdgeCapture | PinIrqCapture | None
         if capture == "pio":
@@ -434,7 +487,7 @@ class Board:
                 0, self.player_pins[0], pinmap.PLAYER_COUNT, self.pio_mhz
             )
         else:
-            self.capture = PinIrqCapture(self.player_pins, self.ring, clock.ticks_us)
+            self.capture = PinIrqCapture(self.player_pins, self.ring, clock.ticks_us, self.base)
         self.capture_mode = self.capture.mode  # type: ignore[union-attr]
         # the DMA anchor is the chip's own timer (TIMERAWL); a resumed game's clock runs shifted
         # from it (refbox.boot.ShiftedClock), and so must the stamps
@@ -530,8 +583,18 @@ class Board:
         return levels
 
     def show(self, frame):
-        """Show `frame` on the pixels; False if it must be offered again later."""
-        return self.pixels.show(frame)
+        """Show `frame` on the pixels; False if it must be offered again later. A CPU write masks
+        interrupts: its window is noted (`masks`)."""
+        if not self.pixels_mask_irqs:
+            return self.pixels.show(frame)
+        began = self._ticks_us()
+        shown = self.pixels.show(frame)
+        self.masks.note(began, self._ticks_us())
+        return shown
+
+    def note_mask(self, began, ended):
+        """Interrupts may have been masked from µs tick `began` to `ended` (a flash write)."""
+        self.masks.note(began, ended)
 
     def tone(self, freq):
         """Sound the piezo at `freq` Hz, or silence it with 0."""

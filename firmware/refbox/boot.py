@@ -98,10 +98,10 @@ def main(platform=None):
         else:
             platform = BoardPlatform()
     app = start(platform)
-    if hasattr(platform, "adopt"):
-        platform.adopt(app)  # the simulator steps the loop on its virtual clock
-        return app
     app.watchdog = platform.start_watchdog()
+    if hasattr(platform, "adopt"):
+        platform.adopt(app)  # the simulator steps the loop on its virtual clock (and feeds it)
+        return app
     try:
         app.run()
     finally:

@@ -7,7 +7,9 @@ console reports room (MicroPython v1.28.0 `shared/tinyusb/mp_usbd_cdc.c`: POLLOU
 host is not connected, or connected with `tud_cdc_write_available() > 0`).
 Dropped lines are counted; once the queue has room again the count goes out first as
 `{"ev":"error","code":"output_overflow",...}` and a host resynchronises with `state`
-(docs/protocol.md). Lines are never cut by the queue: a line is queued whole or not at all.
+(docs/protocol.md). Lines are never cut: a line is queued whole or not at all, and a line begun
+goes out to its last byte (a write's returned count says what the console took; the rest is
+written later).
 """
 
 from refbox.protocol import encode_event
@@ -75,11 +77,20 @@ class Outbox:
     def drain(self, console, ticks_us):
         """Write queued bytes while `console.writable()` (POLLOUT). Returns how many were written.
 
+        `console.write(data, start, end)` writes data[start:end] and returns how many bytes the
+        console took: `sys.stdout.buffer.write` returns the count that reached the CDC TX FIFO
+        (MicroPython v1.28.0 `py/stream.c` `mp_stream_rw` adds up what
+        `shared/runtime/sys_stdio_mphal.c` `stdio_buffer_write` -> `ports/rp2/mphalport.c`
+        `mp_hal_stdout_tx_strn` -> `shared/tinyusb/mp_usbd_cdc.c` `mp_usbd_cdc_tx_strn` took,
+        and stops at a call that took nothing). The bytes not taken stay queued and go out in a
+        later write, so a line is never cut: it leaves whole, in order, or waits.
+
         POLLOUT only says that one byte fits. A chunk bigger than the room left waits until the
-        host takes a packet, or MicroPython's CDC timeout (500 ms) if the host has stopped: a write
-        that took over `slow_us` (timed with `ticks_us`) makes the queue careful, one byte a
-        write, which can never wait, until it has emptied. `console.write(data, start, end)`
-        writes data[start:end]."""
+        host takes a packet, or MicroPython's CDC timeout (500 ms without progress, twice: once
+        in the call that took part of it, once in the call for the rest) if the host has
+        stopped: a write that took over `slow_us` (timed with `ticks_us`) or took less than it
+        was given makes the queue careful, one byte a write, which can never wait, until it has
+        emptied."""
         written = 0
         lines = self._lines
         chunk = 1 if self.careful else self.chunk
@@ -89,18 +100,23 @@ class Outbox:
             start = self._sent
             end = min(len(line), start + chunk, start + budget - written)
             began = ticks_us()
-            console.write(line, start, end)
-            if ticks_diff(ticks_us(), began) > self.slow_us and not self.careful:
+            took = console.write(line, start, end) or 0  # (None: a non-blocking stream, full)
+            if took > end - start:
+                took = end - start
+            short = took < end - start
+            if (short or ticks_diff(ticks_us(), began) > self.slow_us) and not self.careful:
                 self.careful = True
                 self.waits += 1
                 chunk = 1
-                budget = written + end - start  # nothing more this pass
-            written += end - start
-            if end == len(line):
+                budget = 0  # nothing more this pass
+            written += took
+            if start + took == len(line):
                 lines.pop(0)
                 self._sent = 0
             else:
-                self._sent = end
+                self._sent = start + took
+            if short:
+                break  # the console is full: the rest waits for the next pass
         self.size -= written
         if not self.size:
             self.careful = False  # the host caught up

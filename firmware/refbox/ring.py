@@ -10,8 +10,9 @@ _RING_SIZE = const(256)  # a power of two
 
 
 class CaptureRing:
-    """GPIO snapshots (value, µs tick) written by the pin-IRQ fallback's handler, read by the
-    loop.
+    """GPIO snapshots (value, µs tick, info) written by the pin-IRQ fallback's handler, read by
+    the loop. `info` (refbox.board: (gpio << 4) | the edges that handler call served,
+    `pin.irq().flags()`) is 0 where a ring does not use it.
 
     Preallocated: `put` never allocates, so it is safe in a hard IRQ. When full, new snapshots are
     counted in `lost` and dropped (the loop then re-reads the levels).
@@ -21,11 +22,13 @@ class CaptureRing:
         self.mask = size - 1
         self.values = array.array("I", [0] * size)
         self.ticks = array.array("I", [0] * size)
+        self.infos = array.array("H", [0] * size)
         self.head = 0
         self.tail = 0
         self.lost = 0
+        self.info = 0  # the info of the record `pop` returned last
 
-    def put(self, value, tick):
+    def put(self, value, tick, info=0):
         head = self.head
         following = (head + 1) & self.mask
         if following == self.tail:
@@ -33,13 +36,16 @@ class CaptureRing:
             return
         self.values[head] = value
         self.ticks[head] = tick
+        self.infos[head] = info
         self.head = following
 
     def pending(self):
         return self.head != self.tail
 
     def pop(self):
+        """(value, tick) of the oldest record; its info is then in `info`."""
         tail = self.tail
         record = (self.values[tail], self.ticks[tail])
+        self.info = self.infos[tail]
         self.tail = (tail + 1) & self.mask
         return record

@@ -101,12 +101,6 @@ def build_parser():
         metavar="US",
         help="ticks_us() at the start of the run (0..2**30-1), to cross the wrap early",
     )
-    sim.add_argument(
-        "--flash",
-        action="store_true",
-        help="give the board a simulated littlefs: the journal is kept and power cuts resume "
-        '(on by itself when the timeline has "power" lines)',
-    )
     sim.add_argument("--pretty", action="store_true", help="a human-readable log instead of JSON")
     sim.add_argument(
         "--display",
@@ -245,6 +239,12 @@ def build_parser():
 
 def _simulation_args(sim):
     """The simulator's set-up flags, shared by `sim` and `show --sim`."""
+    sim.add_argument(
+        "--flash",
+        action="store_true",
+        help="give the board a simulated littlefs: the journal is kept and power cuts resume "
+        '(on by itself when the timeline has "power" lines)',
+    )
     sim.add_argument(
         "--script", metavar="FILE", help="JSON-lines timeline to play ('-' for stdin)"
     )
@@ -464,6 +464,14 @@ def timeline_records(args, text, players):
         raise CommandLineError("%s: %s" % (args.script, e)) from None
 
 
+def give_flash(args, header, records):
+    """Give the simulated board a littlefs (header "flash") when --flash asks for one or the
+    timeline cuts the power: without a flash a power cut loses the game. Used by `sim` and
+    `show --sim`, so that both resume after a `power` line."""
+    if getattr(args, "flash", False) or any(rec["k"] == "power" for rec in records or ()):
+        header["flash"] = {}
+
+
 def cmd_sim(args):
     interactive = args.script is None
     try:
@@ -481,8 +489,7 @@ def cmd_sim(args):
         status, saved = tui.run(header, save=args.save)
         _tell_seed(args, seed, saved, interactive=True)
         return status
-    if args.flash or any(rec["k"] == "power" for rec in records):
-        header["flash"] = {}
+    give_flash(args, header, records)
     board = args.board or ("circuitpython" if args.interpreter == "circuitpython" else None)
     if board is not None:
         header["board"] = board

@@ -18,6 +18,9 @@ up to three decimals = ns; may exceed 2**30) and exactly one action:
   {"host": "stall"} / {"host": "read"}  the host stops reading the USB console (connected, its
                                   buffers full) / reads again (the default): the board's output
                                   then waits in its bounded queue (docs/architecture.md)
+  {"hang": true}                  the firmware's next loop pass never returns (a bug that loops
+                                  forever): the watchdog resets the board 8 s after that pass
+                                  fed it and the game resumes from the journal; Ctrl-C stops it
 Blank lines and lines starting with "#" are skipped. Lines go in time order (a line earlier than
 the one before it is an error); records at the same time keep their file order. Errors raise
 TimelineError naming the line.
@@ -47,6 +50,7 @@ ACTIONS = (
     "gc_us",
     "power",
     "host",
+    "hang",
 )
 
 
@@ -226,6 +230,11 @@ def parse(text, players, controls):
             if value not in ("off", "on"):
                 raise TimelineError(line_no, '"power" is "off" or "on"')
             rec.update(k="power", on=value == "on")
+        elif kind == "hang":
+            if value is not True:
+                reason = '"hang" takes true (the next loop pass never returns)'
+                raise TimelineError(line_no, reason)
+            rec.update(k="hang")
         elif kind == "host":
             if value not in ("stall", "read"):
                 raise TimelineError(line_no, '"host" takes "stall" or "read"')

@@ -62,10 +62,29 @@ def _banner(host, port, extra):
             % (shown, port, shown, port, extra))
 
 
+def sim_link(args, clock=time.monotonic):
+    """(SimConnection, seed) for `show --sim`: the same set-up as `tablebuzz sim`, a flash
+    included when the timeline cuts the power or --flash asks (cli.give_flash), so that a `power`
+    line resumes the game as on the board. `clock`: the wall clock in seconds. Raises
+    cli.CommandLineError with the message for the user."""
+    from tablebuzz import cli
+    from tablebuzz.connection import SimConnection
+
+    header, text, seed = cli.simulation_setup(args, args.script is None)
+    records = None
+    if args.script is not None:
+        records = cli.timeline_records(args, text, header["players"])
+    if not 0.1 <= args.speed <= 50:
+        raise cli.CommandLineError("--speed is 0.1 to 50")
+    cli.give_flash(args, header, records)
+    speed = args.speed
+    return SimConnection(header, records, clock=lambda: clock() * speed), seed
+
+
 def cmd_show(args):
     """`tablebuzz show [--http H:P] [--port DEV | --sim [--script F --seed S --game G ...]]`."""
     from tablebuzz import cli, simulate
-    from tablebuzz.connection import BoardConnection, SimConnection
+    from tablebuzz.connection import BoardConnection
     from tablebuzz.show.server import Hub
     from tablebuzz.table import Table
 
@@ -81,18 +100,9 @@ def cmd_show(args):
         if args.port:
             return _fail("--port is for a board; --sim uses the simulator: give one of them")
         try:
-            header, text, seed = cli.simulation_setup(args, args.script is None)
-            records = None
-            if args.script is not None:
-                records = cli.timeline_records(args, text, header["players"])
-                if any(rec["k"] == "power" for rec in records):
-                    header["flash"] = {}  # a power cut in the script: the board keeps a journal
+            link, seed = sim_link(args)
         except cli.CommandLineError as e:
             return _fail(str(e))
-        if not 0.1 <= args.speed <= 50:
-            return _fail("--speed is 0.1 to 50")
-        speed = args.speed
-        link = SimConnection(header, records, clock=lambda: time.monotonic() * speed)
         source = {"kind": "simulator", "label": "simulator", "status": "simulator running"}
     else:
         if args.script or args.seed or args.game or args.players or args.options or \

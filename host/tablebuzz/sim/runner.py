@@ -2,7 +2,9 @@
 
 Input (from tablebuzz.timeline, already validated): a header dict and records, each a dict with "t"
 (ns from the start of the run) and "k" (kind): press/release {"p": 1-based player}, control
-{"name"}, send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}, power {"on": bool}.
+{"name"}, send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}, power {"on": bool},
+host {"reading": bool}, hang {} (the next loop pass never returns: the watchdog model resets the
+board, `Simulation.watchdog_reset`).
 Output: (ns, line) for every line the device wrote, in order.
 
 The board boots from firmware/main.py, as on the chip (refbox.boot with this Simulation as its
@@ -48,8 +50,8 @@ class FakeConsole:
     A stalled host (timeline {"host": "stall"}: connected, its buffers full) takes nothing: the
     FIFO fills; POLLOUT (`writable`) is false once it is full; a write larger than the room left
     writes what fits and then waits for the host, as `mp_usbd_cdc_tx_strn` does, up to
-    TX_TIMEOUT_NS, during which the loop is blocked; the rest of that write is lost (the stream's
-    write still reports every byte written).
+    TX_TIMEOUT_NS without progress (twice: see `write`), during which the loop is blocked, and
+    returns the count the FIFO took; the rest stays with the writer.
     """
 
     FIFO_BYTES = 256  # CFG_TUD_CDC_TX_BUFSIZE at full speed (shared/tinyusb/tusb_config.h)
@@ -61,24 +63,37 @@ class FakeConsole:
         self.inbox = bytearray()
         self._read = 0
         self.reading = True
+        self.interrupted = False  # a 0x03 arrived: KeyboardInterrupt is pending
         self._fifo = bytearray()  # bytes the host has not taken
         self._line = bytearray()  # the host's partial line
         self.blocked_ns = 0  # total time the loop spent inside console writes
-        self.lost_bytes = 0
+        self.short_writes = 0  # writes that returned fewer bytes than they were given
 
     def pending(self):
         return self._read < len(self.inbox)
 
     def feed(self, data):
+        """Bytes from the host arrive. A 0x03 (Ctrl-C) among them acts on arrival, whatever the
+        firmware reads: MicroPython v1.28.0 `shared/tinyusb/mp_usbd_cdc.c` `tud_cdc_rx_cb` moves
+        each received byte into stdin's ring buffer, and on `mp_interrupt_char` empties that
+        buffer (bytes not read yet are gone) and calls `mp_sched_keyboard_interrupt()`: the
+        running Python code raises KeyboardInterrupt at once (`interrupted`; the simulator
+        raises it at the loop's next pass, or inside a console write that waits). Bytes after
+        the 0x03 go to the REPL."""
         if self._read:  # drop what was read already
             self.inbox = self.inbox[self._read :]
             self._read = 0
+        cut = data.rfind(b"\x03")
+        if cut >= 0:
+            self.inbox = bytearray(data[cut + 1 :])
+            self.interrupted = True
+            return
         self.inbox += data
 
     def read(self):
-        """At most 64 bytes a loop pass, as the board's console reads. A 0x03 byte is Ctrl-C:
-        on the board MicroPython raises KeyboardInterrupt in the loop, main.py ends, the REPL
-        opens."""
+        """At most 64 bytes a loop pass, as the board's console reads."""
+        if self.interrupted:
+            raise KeyboardInterrupt  # (the simulator raised it before the pass already)
         cpu = self.world.cpu
         if self._read >= len(self.inbox):
             if cpu is not None:
@@ -88,9 +103,6 @@ class FakeConsole:
         if cpu is not None:
             cpu.poll(data)
         self._read += len(data)
-        if 3 in data:
-            self._read = len(self.inbox)
-            raise KeyboardInterrupt
         return data
 
     def waiting(self):
@@ -122,33 +134,57 @@ class FakeConsole:
         return len(self._fifo) < self.FIFO_BYTES
 
     def write(self, data, start, end):
-        """sys.stdout.buffer.write(data[start:end])."""
+        """sys.stdout.buffer.write(data[start:end]): returns the bytes the TX FIFO took.
+
+        As in MicroPython v1.28.0: `py/stream.c` `mp_stream_rw` calls the stream's write
+        (`shared/runtime/sys_stdio_mphal.c` `stdio_buffer_write` -> `ports/rp2/mphalport.c`
+        `mp_hal_stdout_tx_strn` -> `shared/tinyusb/mp_usbd_cdc.c` `mp_usbd_cdc_tx_strn`) until
+        everything is written or a call writes nothing. `mp_usbd_cdc_tx_strn`, connected, writes
+        what fits, then waits 1 ms at a time for room; it gives up after
+        MICROPY_HW_USB_CDC_TX_TIMEOUT without progress (the timer restarts at each byte taken)
+        and returns the count written. So a write the host does not take returns after one
+        timeout if it took nothing, two if it took a part (the second call for the rest takes
+        nothing). What was not taken stays with the caller: no byte is lost."""
         self.world.catch_up()  # the bytes leave when the loop's work has got this far
-        room = self.FIFO_BYTES - len(self._fifo)
         n = end - start
-        if n <= room:
-            self._fifo += data[start:end]
-            self._host_takes()
-            return
-        self._fifo += data[start : start + room]
-        self._host_takes()
-        waited = 0
-        rest = start + room
+        taken = call_took = self._take(data, start, end)  # the first call's first tud_cdc_write
         world = self.world
-        step = 1000000
-        while rest < end and waited < self.TX_TIMEOUT_NS:  # blocked: the clock runs on
-            world.run_until(world.now + step)
-            if world.halted:
-                raise PowerCutError("power")  # the power went off while the loop waited
-            waited += step
-            room = self.FIFO_BYTES - len(self._fifo)
-            if room:
-                take = min(room, end - rest)
-                self._fifo += data[rest : rest + take]
-                rest += take
-                self._host_takes()
-        self.blocked_ns += waited
-        self.lost_bytes += end - rest
+        step = 1000000  # mp_event_wait_ms(1)
+        waited = 0
+        while taken < n:
+            idle = 0  # ns since this call last took a byte (or began)
+            while taken < n and idle < self.TX_TIMEOUT_NS:  # blocked: the clock runs on
+                world.run_until(world.now + step)
+                if world.halted:
+                    raise PowerCutError("power")  # the power went off while the loop waited
+                waited += step
+                idle += step
+                if self.interrupted:  # mp_event_wait_ms handles the pending exception
+                    self.blocked_ns += waited
+                    raise KeyboardInterrupt
+                got = self._take(data, start + taken, end)
+                if got:
+                    taken += got
+                    call_took += got
+                    idle = 0
+            if taken < n and call_took == 0:
+                break  # a call that wrote nothing: mp_stream_rw returns what was done
+            call_took = 0  # timed out after a part: mp_stream_rw calls again for the rest
+        if waited:
+            self.blocked_ns += waited
+        if taken < n:
+            self.short_writes += 1
+        return taken
+
+    def _take(self, data, start, end):
+        """Into the TX FIFO what fits of data[start:end] (tud_cdc_write, limited to
+        tud_cdc_write_available() while connected); the host takes what it reads."""
+        room = self.FIFO_BYTES - len(self._fifo)
+        take = min(room, end - start)
+        if take > 0:
+            self._fifo += data[start : start + take]
+            self._host_takes()
+        return take if take > 0 else 0
 
     def host_reading(self, reading):
         self.reading = reading
@@ -168,6 +204,7 @@ class FakeConsole:
 
     def power_off(self):
         """What was not read yet is lost with the board, and so is its TX FIFO."""
+        self.interrupted = False
         self.inbox = bytearray()
         self._read = 0
         self._fifo = bytearray()
@@ -216,6 +253,10 @@ class Simulation:
         self._every_ms = header.get("every_ms") is True  # never skip idle time (tests)
         self._heartbeat_at = None
         self.sink = sink
+        self._end = 0  # ns of the last timeline action (run(): the tail counts from it)
+        self._hang_next = False  # a timeline "hang": the next loop pass never returns
+        self.hung = False  # the loop is inside a pass that never returns
+        self.watchdog_resets = 0
 
         self._capture = header.get("capture", "pio")
         self._pixels = header.get("pixels", "pio")
@@ -347,6 +388,18 @@ class Simulation:
 
             app.referee.press = charged_press
 
+    def start_watchdog(self):
+        """The firmware's own start (refbox.board.start_watchdog: machine.WDT, the fake here)."""
+        from refbox import boot
+        from refbox.board import start_watchdog
+
+        return start_watchdog(boot.WATCHDOG_MS)
+
+    def stop_watchdog(self):
+        from refbox.board import stop_watchdog
+
+        stop_watchdog()
+
     def _boot(self, _=None):
         """Run firmware/main.py as the chip does at power-up."""
         from refbox import boot
@@ -366,6 +419,8 @@ class Simulation:
             exec(_main_py(), {"__name__": "__main__"})
         except PowerCutError:
             pass  # (world.halted is set: the power goes off below)
+        except KeyboardInterrupt:  # Ctrl-C while main.py set up (a write that waited)
+            self._interrupted()
         finally:
             boot.PLATFORM = None
             self._stepping = False
@@ -386,6 +441,8 @@ class Simulation:
         self.board = None
         self._step_at = None
         self._heartbeat_at = None
+        self.hung = False
+        self._hang_next = False
         self.world.power_off()
         self.console.power_off()
         if self.fs is not None and hasattr(self.fs, "power_cut"):
@@ -400,6 +457,7 @@ class Simulation:
 
     def _boot_after_power_on(self, _):
         self._booting = False
+        self.hung = False
         self.stopped = False
         self._last_step = -LOOP_NS
         self._boot()
@@ -463,13 +521,24 @@ class Simulation:
             return
         if self.stopped or self.app is None:
             return
+        if self.hung:
+            if self.console.interrupted:  # Ctrl-C reaches a loop hung in Python code too
+                self._interrupted()
+            return
         self._last_step = t
+        if self.app.watchdog is not None:
+            self.app.watchdog.feed()  # as App.run: every pass feeds the watchdog first
+        if self._hang_next:
+            self._hang_next = False
+            self._hang()
+            return
         self._stepping = True
         try:
+            if self.console.interrupted:
+                raise KeyboardInterrupt  # Ctrl-C arrived since the last pass (FakeConsole.feed)
             self.app.step()
         except KeyboardInterrupt:  # Ctrl-C on the console: the firmware stops, as on the board
-            self.stopped = True
-            self.sink(self.world.now, "KeyboardInterrupt: ")
+            self._interrupted()
             return
         except PowerCutError:  # fault injection: the power failed inside a filesystem operation
             self._stepping = False
@@ -491,6 +560,61 @@ class Simulation:
             # what the loop does with time alone (the capture chain's keepalive) as on the board
             self._heartbeat_at = t + HEARTBEAT_NS
             self.world.at(self._heartbeat_at, self._heartbeat)
+
+    # ------------------------------------------------------------------ hang and watchdog
+    def _hang(self):
+        """This pass never returns (a loop in Python that does not end: hard IRQs, PIO and DMA go
+        on, no later pass runs, nothing feeds the watchdog). The watchdog resets the chip
+        WATCHDOG_MS after the pass's feed; without one running the board stays hung."""
+        self.hung = True
+        self.world.log.append((self.world.now, "the loop hangs"))
+        self._plan_watchdog()
+
+    def _plan_watchdog(self):
+        world = self.world
+        if world.watchdog_ms is None:
+            return
+        bite = world.watchdog_fed + world.watchdog_ms * 1000000
+        if bite > self._end:
+            self._end = bite  # the run goes on until the reset and the resumed boot
+        world.at(bite, self._watchdog_due)
+
+    def _watchdog_due(self, _):
+        """The watchdog's counter reached 0 unless a feed reloaded it (RP2040 datasheet §4.7).
+        Only a hung loop misses feeds here: the simulator skips idle passes, each of which feeds
+        it on the board, so a loop that is not hung counts as fed."""
+        world = self.world
+        if not self.hung or world.watchdog_ms is None or self.app is None:
+            return
+        if world.now - world.watchdog_fed < world.watchdog_ms * 1000000:
+            self._plan_watchdog()
+            return
+        self.watchdog_reset()
+
+    def watchdog_reset(self):
+        """The watchdog resets the chip: as a power cut and an immediate power-up (the flash
+        kept as a cut leaves it, USB gone and back, ticks_us() from 0), main.py BOOT_NS later."""
+        self.world.log.append((self.world.now, "watchdog reset"))
+        self.watchdog_resets += 1
+        self.power_off()
+        self.power_on()
+
+    def _interrupted(self):
+        """KeyboardInterrupt ended the loop: main.py's way out to the REPL (App.run: what fits
+        goes out; refbox.boot.main: the watchdog is stopped), then the traceback's last line."""
+        from refbox.board import stop_watchdog
+
+        self.stopped = True
+        self.hung = False
+        self._stepping = False
+        self.console.interrupted = False  # (raised once: the REPL has the console now)
+        if self.board is not None:
+            try:
+                self.board.flush()
+            except KeyboardInterrupt:
+                pass
+        stop_watchdog()
+        self.sink(self.world.now, "KeyboardInterrupt: ")
 
     def _heartbeat(self, _):
         self._heartbeat_at = None
@@ -528,7 +652,13 @@ class Simulation:
         elif kind == "glitch":
             self.players[rec["p"] - 1].glitch(rec["ns"])
         elif kind == "mask":
+            # a mask stands for one of the firmware's own masking calls (a CPU NeoPixel or flash
+            # write): the board notes its window as it notes theirs (refbox.board.MaskLog)
             world.mask_interrupts(rec["ns"])
+            if self.board is not None:
+                began = world.ticks_us()
+                ended = (began + (rec["ns"] + 999) // 1000) & world_module.TICKS_MASK
+                self.board.note_mask(began, ended)
         elif kind == "gc":
             world.gc_pause(rec["ns"])
         elif kind == "power":
@@ -540,6 +670,9 @@ class Simulation:
                 self.power_off()
         elif kind == "host":
             self.console.host_reading(rec["reading"])
+        elif kind == "hang":
+            if self.app is not None and not self.hung:
+                self._hang_next = True
         if self.app is not None:
             self._request_step()
 

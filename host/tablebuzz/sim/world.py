@@ -57,6 +57,7 @@ class World:
         self.dma_channels = {}  # claimed DMA channel number -> fake rp2.DMA
         self.loop_wakers = []  # called when the capture has something new for the loop
         self.pin_irqs = {}  # gpio -> (handler, trigger, hard, pin)
+        self.pin_intr = {}  # gpio -> edge bits latched in IO_BANK0 INTR, not yet served
         self.pixel_frames = []  # (ns, source, [(r, g, b)...]), the newest RECORD_LIMIT kept
         self.tones = []  # (ns, freq), likewise
         self.log = []  # notes for people: (ns, text)
@@ -171,14 +172,25 @@ class World:
         irq = self.pin_irqs.get(gpio)
         if irq is not None:
             handler, trigger, hard, pin = irq
-            if trigger & (2 if high else 1):  # IRQ_RISING = 2, IRQ_FALLING = 1 (fake machine.Pin)
+            edge = 8 if high else 4  # IRQ_RISING / IRQ_FALLING: the pin's INTR edge bits
+            if trigger & edge:
+                self.pin_intr[gpio] = self.pin_intr.get(gpio, 0) | edge  # latched until served
                 if hard:
                     self.request_irq(("pin", gpio), gpio, handler, pin)
                 else:
+                    self._serve_pin(gpio, pin)
                     try:
                         self.schedule(handler, pin)
                     except RuntimeError:
                         self.stats["soft_dropped"] = self.stats.get("soft_dropped", 0) + 1
+
+    def _serve_pin(self, gpio, pin):
+        """ports/rp2/machine_pin.c `gpio_irq`: acknowledge the pin's latched edges and store them,
+        masked by the trigger, as the irq object's flags for the handler."""
+        latched = self.pin_intr.pop(gpio, 0)
+        irq = pin._irq_obj
+        if irq is not None:
+            irq.flags_value = latched & irq.trigger_value
 
     # ------------------------------------------------------------------ CPU and interrupts
     def request_irq(self, key, priority, handler, arg):
@@ -214,6 +226,8 @@ class World:
             cost = self.pio_handler_ns if best[0] == "pio" else self.pin_handler_ns
             self._busy_until = self.now + cost
             self.stats["pio_handlers" if best[0] == "pio" else "pin_handlers"] += 1
+            if best[0] == "pin":
+                self._serve_pin(best[1], arg)
             self._in_handler += 1
             try:
                 handler(arg)
@@ -241,6 +255,7 @@ class World:
         watches the pins on the chip's behalf has power_off() called and is dropped). The
         contacts, the clock and what is queued for them go on: the table does not stop."""
         self.pin_irqs = {}
+        self.pin_intr = {}
         self._pending = {}
         self._dispatch_at = None
         self._soft = []

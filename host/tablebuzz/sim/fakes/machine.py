@@ -13,14 +13,19 @@ _WATCHDOG_ENABLE = 1 << 30
 _WDT_MAX_MS = 8388  # ports/rp2/machine_wdt.c: 0xffffff / 2 / 1000
 
 
+_UNSET = object()
+
+
 class Pin:
     IN = 0
     OUT = 1
     OPEN_DRAIN = 2
     PULL_UP = 1
     PULL_DOWN = 2
-    IRQ_FALLING = 1
-    IRQ_RISING = 2
+    # the rp2 port's values: pico-sdk GPIO_IRQ_EDGE_FALL / GPIO_IRQ_EDGE_RISE, the bits of the
+    # pin's 4-bit field in IO_BANK0 INTR (ports/rp2/machine_pin.c, RP2040 datasheet §2.19.6.2)
+    IRQ_FALLING = 4
+    IRQ_RISING = 8
 
     def __init__(self, id, mode=-1, pull=-1, value=None):
         self.id = id
@@ -39,15 +44,45 @@ class Pin:
     def __call__(self, v=None):
         return self.value(v)
 
-    def irq(self, handler=None, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
+    _irq_obj = None
+
+    def irq(self, handler=_UNSET, trigger=IRQ_FALLING | IRQ_RISING, hard=False):
+        """Set the pin's IRQ (handler None: off) and return its irq object; `pin.irq()` with no
+        argument returns it unchanged, as the rp2 port does (ports/rp2/machine_pin.c
+        `machine_pin_irq`): `pin.irq().flags()` in a handler gives the edges that call serves."""
         w = _world.current
+        if self._irq_obj is None:
+            self._irq_obj = _PinIrq()
+        if handler is _UNSET:
+            return self._irq_obj
         if handler is None:
             w.pin_irqs.pop(self.id, None)
         else:
             w.pin_irqs[self.id] = (handler, trigger, hard, self)
+        self._irq_obj.trigger_value = trigger if handler is not None else 0
+        self._irq_obj.flags_value = 0
+        return self._irq_obj
 
     def __repr__(self):
         return "Pin(GPIO%d)" % self.id
+
+
+class _PinIrq:
+    """The pin's irq object (shared/runtime/mpirq.c). `flags()` is what ports/rp2/machine_pin.c
+    `gpio_irq` stored before calling the handler: the pin's latched INTR edge bits it just
+    acknowledged, masked by the trigger. Both bits at once: the pin went both ways since the last
+    call (the edges came closer together than the handler could run, or while interrupts were
+    masked)."""
+
+    def __init__(self):
+        self.flags_value = 0
+        self.trigger_value = 0
+
+    def flags(self):
+        return self.flags_value
+
+    def trigger(self):
+        return self.trigger_value
 
 
 class PWM:
@@ -140,9 +175,11 @@ mem32 = _Mem32()
 
 
 class WDT:
-    """The rp2 watchdog as MicroPython offers it: started by the constructor, no stop. The world
-    records its timeout (None when off) and the last feed; the simulator does not model a hang,
-    the loop it steps cannot hang."""
+    """The rp2 watchdog as MicroPython offers it (ports/rp2/machine_wdt.c, v1.28.0): started by
+    the constructor, `feed()` reloads it, no stop (the firmware clears CTRL.ENABLE through
+    mem32, as the pico-sdk's watchdog_disable() does: see _Mem32). The world records its timeout
+    (None when off) and the last feed; the simulator (tablebuzz.sim.runner) resets the board when
+    a hung loop pass lets it run out (timeline {"hang": true})."""
 
     def __init__(self, id=0, timeout=5000):
         if id != 0:

@@ -29,4 +29,9 @@ class NeoPixel:
     def write(self):
         w = _world.current
         w.record_frame("cpu", list(self._pixels))
-        w.mask_interrupts(w.neopixel_ns_per_pixel * self.n)
+        ns = w.neopixel_ns_per_pixel * self.n
+        w.mask_interrupts(ns)
+        # the write blocks the CPU that long too (machine.bitstream): a clock read after it shows
+        # the time it took, as after a flash write
+        if w.cpu_until < w.now + ns:
+            w.cpu_until = w.now + ns
