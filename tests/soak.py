@@ -369,9 +369,36 @@ def _stalls(records):
     return out
 
 
+HELD_AFTER_RACE = ("press", "lockout", "unlock")
+
+
+def _presses_before_races(evs):
+    """The events with each race's own press lines put back before its race line: the board
+    sends the race line first and the race's presses (and any lockout they caused) right after
+    it (docs/protocol.md "Order of lines around a race")."""
+    out = []
+    i = 0
+    while i < len(evs):
+        ns, ev = evs[i]
+        if ev["ev"] != "race":
+            out.append(evs[i])
+            i += 1
+            continue
+        j = i + 1
+        moved, kept = [], []
+        while j < len(evs) and evs[j][1]["ev"] in HELD_AFTER_RACE + ("margin",):
+            (moved if evs[j][1]["ev"] in HELD_AFTER_RACE else kept).append(evs[j])
+            j += 1
+        out.extend(moved)
+        out.append(evs[i])
+        out.extend(kept)
+        i = j
+    return out
+
+
 def _race_checks(counts, evs, stalls):
     armed, locked, pressed, opened, locked_by = None, set(), {}, 0, {}
-    for ns, ev in evs:
+    for ns, ev in _presses_before_races(evs):
         kind = ev["ev"]
         if kind == "armed":  # who may race; a wrong answer's lockout ends with its race
             armed, pressed, opened = set(ev["players"]), {}, ns

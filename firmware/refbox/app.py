@@ -77,7 +77,6 @@ class App:
         self._held_drawn = []  # the buzzers held when the picture was composed
         self._composed = None  # a picture composed, to be drawn at the next safe pass
         self._save_due = False  # an event went out since the journal last looked
-        self._prompts_due = False  # an event went out since the prompts were last compared
         self._held = []  # (name, fields) of events waiting for a race's line (see emit)
         self._racing = False  # a `race` line went out this pass: the rest waits for the LEDs
         self._unsaved = []  # lines of decisions waiting for the journal to hold them (str)
@@ -102,6 +101,7 @@ class App:
         if journal is not None:
             self.referee.save = self._save_before_race
             self._hold = True
+        self.referee.prompts()  # what the controls do at power-up (a `buttons` event)
         board.flush()
 
     def _resume(self, journal):
@@ -137,8 +137,6 @@ class App:
         self._dirty = True  # every change of state comes with an event: redraw, then save it
         self._save_due = True
         self._stale = True  # and may change the display
-        if name != "buttons":
-            self._prompts_due = True  # and what the controls do (a `buttons` event)
         if name == "race":
             self._gc_due = True
             self._racing = True  # the rest of this pass waits for the LEDs
@@ -351,9 +349,6 @@ class App:
                     referee.command_line(item)
         referee.tick(now, horizon, press_horizon)
         happenings.clear()
-        if self._prompts_due and self.can_block():  # never while a race is open
-            self._prompts_due = False
-            referee.send_buttons()
         if self._waiting:
             self._waiting = [deb for deb in self._waiting if deb.is_waiting()]
         self._busy = bool(self._waiting) or not self._controls_idle or referee.is_busy()

@@ -31,7 +31,8 @@ class Referee:
     def __init__(self, stations, emit, tone, entropy, hello_fields):
         self.stations = stations
         self.hello_fields = hello_fields
-        self.emit = emit
+        self._emit = emit
+        self._emitted = False  # an event went out since the prompts were last compared
         self.tone = tone
         self.entropy = entropy
         self.menu = None  # type: Menu | None
@@ -161,6 +162,7 @@ class Referee:
             self.game.now = now
         self._hand_over(horizon, press_horizon)
         self._timers(horizon, press_horizon)
+        self.prompts()
 
     def _hand_over(self, horizon, press_horizon):
         """Deliver the queued switches stamped at or before `press_horizon`, in stamp order, each
@@ -247,6 +249,24 @@ class Referee:
         if self.game.phase == OVER:
             return [("YES", "play again"), ("ARM", "menu")]
         return self.game.buttons()
+
+    def emit(self, name, fields=()):
+        """Every event of the referee, the games and the menu goes out through here."""
+        self._emitted = True
+        self._emit(name, fields)
+
+    def prompts(self):
+        """After an input was handled (a command, a control, a pass's switches and timers): a
+        `buttons` event if what the controls do changed. Right after the events that changed
+        them, so where it stands in the stream depends on the events alone, never on how the
+        loop's passes fell; never while a race is open or being decided (the race line first)."""
+        if not self._emitted:
+            return
+        arbiter = self.arbiter
+        if arbiter.phase == ARMED or arbiter.is_deciding():
+            return  # (the flag stays: compared once the race is decided)
+        self.send_buttons()
+        self._emitted = False
 
     def send_buttons(self, force=False):
         """A `buttons` event (what each control does now, Referee.buttons) when the prompts
@@ -513,6 +533,7 @@ class Referee:
             self._control(name)
         except GameError as e:
             self.error(e.code, e.detail)
+        self.prompts()
 
     def _control(self, name):
         """control() without its error handling (the `control` command's). Raises GameError."""
@@ -561,6 +582,7 @@ class Referee:
         except GameError as e:
             self.error(e.code, e.detail, cid)
             return
+        self.prompts()  # before `done`: every event the command caused comes first
         if cid is not None:
             self.emit("done", (("id", cid), ("cmd", name)))
 
