@@ -34,8 +34,8 @@ CALIBRATION = {
     "date": "2026-12-01",
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
     "deploy": ".mpy (tablebuzz.flash.build), booted from a saved flash image",
-    "firmware": "d-costjournal 01c3966 rebased on main 39e7508 (persist before emit, buttons "
-    "prompts on the wire)",
+    "firmware": "main bf03d75 (the race line before the press lines, faster encoding, persist "
+    "before emit, buttons prompts on the wire)",
     "runs": "rp2emu latency/gen.py 1000000: quiz_a (20 races: 1, 2, 3-4 and 6 presses, each "
     "judged) and storm_races(storm_a, 5: burst64, bounce64, spike_window); board_run.ts "
     "--load-flash --controls arm=10,yes=11,no=12,undo=13 --watch-pins 16",
@@ -49,7 +49,7 @@ TABLE = {
     "input_byte": 20000,
     "words": 3000000,  # a pass that decodes capture words: the debouncers, the horizons
     "word": 550000,  # each capture word decoded into the debouncers
-    "accept": 900000,  # a press accepted: the debouncer, the referee's queue, the arbiter
+    "accept": 1400000,  # a press accepted: the debouncer, the referee's queue, the arbiter
     "line": 2400000,  # an event encoded and queued, besides its bytes
     "line_byte": 60000,  # protocol._encode_str walks characters
     "frame": 1500000,  # an LED frame rendered and handed to the PIO
@@ -61,11 +61,11 @@ TABLE = {
     "boot": 386000000,  # power-up: main.py imports the firmware (.mpy), until the App starts
     # the decision's own work before its event goes out, by event name
     "event": {
-        "game": 147000000,
+        "game": 130000000,
         "resume": 150000000,
-        "judge": 20000000,
-        "question": 10000000,
-        "race": 2300000,
+        "judge": 11000000,
+        "question": 7000000,
+        "race": 1500000,
         "press": 0,
     },
 }
