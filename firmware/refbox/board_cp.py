@@ -317,7 +317,9 @@ class UsbDataConsole:  # the protocol's channel (the simulator gives the Board i
         return _TX_FIFO - self._serial.out_waiting >= Outbox.chunk
 
     def write(self, data, start, end):
-        self._serial.write(memoryview(data)[start:end])
+        """Write data[start:end]; returns the bytes taken (usb_cdc.Serial.write with
+        write_timeout 0 takes what fits: refbox.outbox writes the rest later)."""
+        return self._serial.write(memoryview(data)[start:end])
 
 
 def control_held(gpio):
@@ -487,6 +489,10 @@ class Board:
         if data:
             self.input_tick = self._ticks_us()
         return data
+
+    def note_mask(self, began, ended):
+        """The loop masked interrupts from µs `began` to `ended` (refbox.board's MaskLog, for its
+        pin-IRQ fallback): this board's capture is PIO + background_read only, nothing to note."""
 
     def write_line(self, line):
         self.outbox.put_line(line)

@@ -58,6 +58,7 @@ class FakeConsole:
     TX_TIMEOUT_NS = 500000000  # MICROPY_HW_USB_CDC_TX_TIMEOUT (ports/rp2/mphalport.h)
 
     def __init__(self, world, sink):
+        self.interrupt_char = 3  # Ctrl-C on MicroPython's console; None: CircuitPython's data
         self.world = world
         self.sink = sink
         self.inbox = bytearray()
@@ -79,11 +80,12 @@ class FakeConsole:
         buffer (bytes not read yet are gone) and calls `mp_sched_keyboard_interrupt()`: the
         running Python code raises KeyboardInterrupt at once (`interrupted`; the simulator
         raises it at the loop's next pass, or inside a console write that waits). Bytes after
-        the 0x03 go to the REPL."""
+        the 0x03 go to the REPL. On CircuitPython's `usb_cdc.data` channel (`interrupt_char`
+        None) a 0x03 is a byte like any other: the interrupt character is the REPL console's."""
         if self._read:  # drop what was read already
             self.inbox = self.inbox[self._read :]
             self._read = 0
-        cut = data.rfind(b"\x03")
+        cut = data.rfind(b"\x03") if self.interrupt_char == 3 else -1
         if cut >= 0:
             self.inbox = bytearray(data[cut + 1 :])
             self.interrupted = True
@@ -388,17 +390,24 @@ class Simulation:
 
             app.referee.press = charged_press
 
-    def start_watchdog(self):
-        """The firmware's own start (refbox.board.start_watchdog: machine.WDT, the fake here)."""
-        from refbox import boot
-        from refbox.board import start_watchdog
+    def _board_module(self):
+        """The board module this run plays (refbox.board, or refbox.board_cp for CircuitPython)."""
+        if self._cp:
+            from refbox import board_cp
 
-        return start_watchdog(boot.WATCHDOG_MS)
+            return board_cp
+        from refbox import board
+
+        return board
+
+    def start_watchdog(self):
+        """The firmware's own start (the board module's start_watchdog, its fakes here)."""
+        from refbox import boot
+
+        return self._board_module().start_watchdog(boot.WATCHDOG_MS)
 
     def stop_watchdog(self):
-        from refbox.board import stop_watchdog
-
-        stop_watchdog()
+        self._board_module().stop_watchdog()
 
     def _boot(self, _=None):
         """Run firmware/main.py as the chip does at power-up."""

@@ -67,3 +67,12 @@ def _claims():
         w.cp_claims = claims
         w.cp_claims_epoch = w.origin_ns
     return claims
+
+
+def _watchdog():
+    from watchdog import WatchDogTimer
+
+    return WatchDogTimer()
+
+
+watchdog = _watchdog()  # the chip's one watchdog (shared-bindings/microcontroller: `watchdog`)

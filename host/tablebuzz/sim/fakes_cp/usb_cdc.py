@@ -22,6 +22,7 @@ class Serial:
         port = getattr(_world.current, "usb_console", None)
         if port is None:
             raise OSError(19)  # ENODEV: no simulated USB host
+        port.interrupt_char = None  # the data channel: 0x03 is data (the console has Ctrl-C)
         return port
 
     @property
