@@ -276,7 +276,7 @@ def _boot_on(data):
 
 def test_a_journal_from_another_version_is_set_aside_with_a_message():
     sim, evs = _boot_on(b"tablebuzz-journal 7\n12 00000000 {}\n")
-    assert [e["ev"] for e in evs] == ["hello", "error", "menu"]
+    assert [e["ev"] for e in evs] == ["hello", "error", "menu", "buttons"]  # (its prompts)
     assert evs[1]["code"] == "journal_version" and "journal.tbj.old" in evs[1]["detail"]
     assert sim.fs.files == {"journal.tbj.old": b"tablebuzz-journal 7\n12 00000000 {}\n"}
 
@@ -305,7 +305,7 @@ def test_a_truncated_journal_resumes_from_its_last_whole_record_and_says_so():
 def test_a_whole_record_this_firmware_cannot_fold_is_set_aside(game):
     record = journal_module.encode_record(dict(game, seed="00" * 16, over=False, t=5))
     sim, evs = _boot_on(journal_module.header() + record)
-    assert [e["ev"] for e in evs] == ["hello", "error", "menu"]
+    assert [e["ev"] for e in evs] == ["hello", "error", "menu", "buttons"]  # (its prompts)
     assert evs[1]["code"] == "journal_bad"
     assert "journal.tbj.bad" in sim.fs.files
 
