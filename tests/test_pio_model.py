@@ -33,7 +33,9 @@ NS = 8  # ns per cycle at 125 MHz
 SYS_HZ = 125_000_000
 T_START = 1000  # world ns of sm.active(1)
 IDLE = world.TICKS_MASK  # every input pulled high
-REFERENCE = pathlib.Path("/work/shared/reference/pio_edge_timestamper.py")
+# the design notes' reference sketch, in shared/ beside the repository (README "Tests")
+SHARED = pathlib.Path(__file__).resolve().parents[2] / "shared"
+REFERENCE = SHARED / "reference" / "pio_edge_timestamper.py"
 
 # where the edge timestamper is: the `in pins` of sample k runs on cycle 5 + 7k (after
 # mov y; mov x; jmp; mov osr; mov isr); a change makes the SM push 7 cycles after its sample
