@@ -15,6 +15,17 @@ def timeline(*records):
     return "\n".join(json.dumps(r) for r in ordered) + "\n"
 
 
+def timeline_records(text):
+    """The action lines of timeline `text` as dicts (`at_us` as written): comments and the set-up
+    line left out, the inverse of `timeline`."""
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and "setup" not in json.loads(line):
+            out.append(json.loads(line))
+    return out
+
+
 def run_sim(text, players=6, seed="1", interpreter="cpython", **header):
     """[(ns, event dict)] for a timeline text."""
     head = {"seed": seed, "game": "quiz", "players": players, "options": {}}

@@ -41,7 +41,7 @@ The invariants are read independently of the firmware:
 import json
 import random
 
-from helpers import timeline
+from helpers import timeline, timeline_records
 from journal_games import GAMES as SCRIPTED
 from slips import STATE
 from tablebuzz.timeline import read_setup
@@ -71,15 +71,6 @@ ANSWER_US = 600 * MS  # a control's answer may wait for a flash commit, a gc, a 
 TICKS = 1 << 30
 
 
-def _records(text):
-    out = []
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith("#") and "setup" not in json.loads(line):
-            out.append(json.loads(line))
-    return out
-
-
 def _bases():
     """{game: [(head, records)]}: every whole game the repository plays."""
     from pathlib import Path
@@ -91,11 +82,11 @@ def _bases():
         setup = read_setup(text)
         head = {"game": setup["game"], "players": setup["players"], "seed": setup.get("seed", "1")}
         head["options"] = setup.get("options", {})
-        bases[setup["game"]].append((head, _records(text)))
+        bases[setup["game"]].append((head, timeline_records(text)))
     for name, (h, text) in SCRIPTED.items():
         head = {"game": name, "players": h["players"], "seed": h["seed"]}
         head["options"] = h.get("options", {})
-        bases[name].append((head, _records(text)))
+        bases[name].append((head, timeline_records(text)))
     return bases
 
 

@@ -25,7 +25,7 @@ import json
 import os
 
 import pytest
-from helpers import CONTROLS, run_raw, timeline
+from helpers import CONTROLS, run_raw, timeline, timeline_records
 from journal_games import GAMES as SCRIPTED
 from slips import KINDS, answers_removed, first_difference, slip, with_sentinel
 from tablebuzz import simulate
@@ -38,15 +38,6 @@ STATE_ONLY = (KINDS[0],)
 BOGUS = KINDS[1]  # an unknown control name
 
 
-def _records(text):
-    out = []
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith("#") and "setup" not in json.loads(line):
-            out.append(json.loads(line))
-    return out
-
-
 def _sessions():
     out = {}
     for path in EXAMPLES:
@@ -55,7 +46,7 @@ def _sessions():
     for name, (head, text) in SCRIPTED.items():
         h = {"game": name, "players": head["players"], "seed": head["seed"]}
         h["options"] = head.get("options", {})
-        out["script_" + name] = (h, _records(text))
+        out["script_" + name] = (h, timeline_records(text))
     out["timed_quiz"] = _timed_quiz()
     return out
 
