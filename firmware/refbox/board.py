@@ -475,9 +475,6 @@ class Board:
         ]
         self.control_pins = [pin(gpio, pin.IN, pin.PULL_UP) for _, gpio in pinmap.CONTROLS]
         self.control_edges = ControlEdges(self.control_pins, clock.ticks_us).ring
-        self._control_mask = 0
-        for _, gpio in pinmap.CONTROLS:
-            self._control_mask |= 1 << gpio
         self.ring = CaptureRing()
         self.masks = MaskLog()  # when the firmware's own calls masked interrupts
         self.pio_mhz = machine.freq() // 1000000
@@ -570,10 +567,6 @@ class Board:
     def player_levels(self):
         """Player pin levels from one GPIO_IN read: bit i = station i, 1 = released."""
         return (machine.mem32[_GPIO_IN] >> self.base) & self.level_mask
-
-    def controls_released(self):
-        """True when every control pin reads high (released), from one GPIO_IN read."""
-        return machine.mem32[_GPIO_IN] & self._control_mask == self._control_mask
 
     def control_levels(self):
         """Control pin levels: bit i = control i of the pin map, 1 = released."""

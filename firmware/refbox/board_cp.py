@@ -464,10 +464,6 @@ class Board:
         the pins, but their input is readable): bit i = station i, 1 = released."""
         return (int.from_bytes(self._gpio_in[0:4], "little") >> self.base) & self.level_mask
 
-    def controls_released(self):
-        """True when every control reads released (from the keypad's events)."""
-        return self.control_levels() == (1 << self.control_edges.keys.key_count) - 1
-
     def control_levels(self):
         """Control levels as the keypad's events left them: bit i = control i, 1 = released."""
         edges = self.control_edges
