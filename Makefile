@@ -47,7 +47,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check firmware host tests bench
-	$(BIN)/python -m tablebuzz.pinmap_gen --check
+	$(BIN)/python -m tablebuzz.hardware.pinmap_gen --check
 
 typecheck: $(STAMP)
 	$(BIN)/python -m tablebuzz.typecheck
@@ -123,10 +123,10 @@ repl: $(STAMP)
 	$(BIN)/mpremote $(if $(PORT),connect $(PORT)) repl
 
 pinmap: $(STAMP)
-	$(BIN)/python -m tablebuzz.pinmap_gen
+	$(BIN)/python -m tablebuzz.hardware.pinmap_gen
 
 schematic: $(STAMP)
-	$(BIN)/python -m tablebuzz.schematic
+	$(BIN)/python -m tablebuzz.hardware.schematic
 
 bench: $(STAMP) browser mosquitto
 	@for b in bench/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

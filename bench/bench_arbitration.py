@@ -6,8 +6,8 @@
    (equal stamps: a PRNG draw). The same code runs in this CPython process and under the unix port.
 2. The whole quiz demo (examples/quiz_demo.jsonl) through the simulator (tablebuzz.sim.runner), a
    fresh Simulation each session, modules already imported: wall time per session and simulated
-   seconds per wall second; plus one cold `tablebuzz.simulate.run` (process start, imports, compile
-   of the .py files), which is what a test pays per scripted game.
+   seconds per wall second; plus one cold `tablebuzz.sim.simulate.run` (process start, imports,
+   compile of the .py files), which is what a test pays per scripted game.
 Run: .venv/bin/python bench/bench_arbitration.py   (figures: bench/README.md)
 """
 
@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 
-from tablebuzz import simulate  # noqa: E402
 from tablebuzz.paths import REPO  # noqa: E402
-from tablebuzz.timeline import parse  # noqa: E402
+from tablebuzz.sim import simulate  # noqa: E402
+from tablebuzz.sim.timeline import parse  # noqa: E402
 
 simulate._ensure_paths()
 from refbox import pinmap  # noqa: E402
@@ -215,7 +215,8 @@ def main():
           f"{sessions[3]} device lines")
     same = cold["cpython"][1] == cold["micropython"][1]
     ok = ok and same
-    print("  cold, one tablebuzz.simulate.run (first imports; MicroPython: process + compile):")
+    print("  cold, one tablebuzz.sim.simulate.run"
+          " (first imports; MicroPython: process + compile):")
     for name, (seconds, _) in cold.items():
         print(f"    {name:<12} {seconds * 1000:8.1f} ms")
     print(f"  CPython and MicroPython event streams identical: {'yes' if same else 'NO'}")

@@ -1,7 +1,7 @@
 """First press -> the winner's LED and -> the `race` line, on the emulated RP2040.
 
-The firmware as `make flash` deploys it (`tablebuzz.flash.build`: .mpy files and main.py) runs on
-the real MicroPython v1.28.0 RPI_PICO firmware inside rp2emu (rp2040js; see its README): it is
+The firmware as `make flash` deploys it (`tablebuzz.link.flash.build`: .mpy files and main.py) runs
+on the real MicroPython v1.28.0 RPI_PICO firmware inside rp2emu (rp2040js; see its README): it is
 deployed once (`board_run.ts --save-flash`), then booted from that image (`--load-flash`, t0 =
 power-on, so the board's ticks_us is the emulated µs) to play one timeline: a 6-player quiz,
 races of 1, 2, 4 and 6 presses (each presser 1-30 µs after the one before) and lone presses
@@ -167,7 +167,7 @@ def main():
         )
         return 0
     emu, uf2 = env
-    from tablebuzz import flash
+    from tablebuzz.link import flash
 
     races_per_kind = int(os.environ.get("RACES", "3"))
     lines, races = timeline(races_per_kind)

@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "host"))
 
-from tablebuzz import simulate  # noqa: E402
-from tablebuzz.timeline import parse, read_setup  # noqa: E402
+from tablebuzz.sim import simulate  # noqa: E402
+from tablebuzz.sim.timeline import parse, read_setup  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "cpu"
 RUNS = ("quiz_a", "storm_a")

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 
-from tablebuzz import simulate  # noqa: E402
-from tablebuzz.timeline import parse  # noqa: E402
+from tablebuzz.sim import simulate  # noqa: E402
+from tablebuzz.sim.timeline import parse  # noqa: E402
 
 simulate._ensure_paths()
 from refbox.app import App  # noqa: E402

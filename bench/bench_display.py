@@ -20,9 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 
-from tablebuzz import simulate  # noqa: E402
 from tablebuzz.paths import REPO  # noqa: E402
-from tablebuzz.timeline import parse, read_setup  # noqa: E402
+from tablebuzz.sim import simulate  # noqa: E402
+from tablebuzz.sim.timeline import parse, read_setup  # noqa: E402
 
 simulate._ensure_paths()
 from refbox import pinmap  # noqa: E402

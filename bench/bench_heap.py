@@ -1,6 +1,6 @@
 """Heap of a scripted race session under the MicroPython unix port.
 
-Runs examples/quiz_demo.jsonl (parsed by tablebuzz.timeline) through the simulator under
+Runs examples/quiz_demo.jsonl (parsed by tablebuzz.sim.timeline) through the simulator under
 `micropython -X heapsize=...` and prints:
   (a) mem_info() after the run at the default heap;
   (b) the smallest -X heapsize (bisection, 1 KB steps) with which the session still runs and prints
@@ -21,9 +21,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 
-from tablebuzz import simulate  # noqa: E402
 from tablebuzz.paths import FIRMWARE, REPO  # noqa: E402
-from tablebuzz.timeline import parse  # noqa: E402
+from tablebuzz.sim import simulate  # noqa: E402
+from tablebuzz.sim.timeline import parse  # noqa: E402
 
 simulate._ensure_paths()
 from refbox import pinmap  # noqa: E402

@@ -32,12 +32,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
 from brokers import Mosquitto, hub  # noqa: E402
-from tablebuzz import cli, simulate  # noqa: E402
-from tablebuzz.connection import RecordConnection, SimConnection  # noqa: E402
+from tablebuzz import cli  # noqa: E402
+from tablebuzz.link.connection import RecordConnection, SimConnection  # noqa: E402
 from tablebuzz.rooms.broker import BrokerConfig  # noqa: E402
 from tablebuzz.rooms.publisher import Publisher, Tee  # noqa: E402
 from tablebuzz.rooms.spool import Spool  # noqa: E402
-from tablebuzz.table import Table  # noqa: E402
+from tablebuzz.sim import simulate  # noqa: E402
+from tablebuzz.views.table import Table  # noqa: E402
 
 SCRIPT = REPO / "examples" / "quiz_tournament.jsonl"
 SPEED = 2.0

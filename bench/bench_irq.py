@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 
-from tablebuzz import simulate  # noqa: E402
+from tablebuzz.sim import simulate  # noqa: E402
 
 CALLS = 20000
 REPEATS = 5

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "host"), str(ROOT / "tests")]
 
-from tablebuzz import simulate  # noqa: E402
+from tablebuzz.sim import simulate  # noqa: E402
 
 simulate._ensure_paths()
 from journal_games import GAMES, Played  # noqa: E402

@@ -33,8 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "host"))
 
-from tablebuzz import simulate  # noqa: E402
-from tablebuzz.timeline import parse  # noqa: E402
+from tablebuzz.sim import simulate  # noqa: E402
+from tablebuzz.sim.timeline import parse  # noqa: E402
 
 CONTROLS = ["arm", "yes", "no", "undo"]
 DELAYS_MS = list(range(61))  # 0..45 ms (issue 19) and on, past the `judge` line on the chip

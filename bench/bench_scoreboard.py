@@ -8,9 +8,9 @@ winner appearing in the scoreboard's DOM (a MutationObserver). Both pages are in
 one clock measures both ends.
 
 What the figure holds: the WebSocket to the host, the simulator's 20 ms input lag (the world runs
-behind the wall clock so a press keeps its exact stamp, see tablebuzz.connection), the firmware's
-debounce and 2 ms settle window, the host's fold and broadcast, and the page's redraw. With a real
-board the 20 ms lag is replaced by USB and the board's loop.
+behind the wall clock so a press keeps its exact stamp, see tablebuzz.link.connection), the
+firmware's debounce and 2 ms settle window, the host's fold and broadcast, and the page's redraw.
+With a real board the 20 ms lag is replaced by USB and the board's loop.
 
 Prints the figures; the target is <= 100 ms on this machine. Needs Debian's chromium
 (make browser).
@@ -107,7 +107,7 @@ def main():
           " %d trials:" % len(samples))
     print("  median %.1f ms   p95 %.1f ms   min %.1f ms   max %.1f ms   (target <= 100 ms)" % (
         statistics.median(samples), p95, samples[0], samples[-1]))
-    print("  of which the simulator's input lag: 20.0 ms (tablebuzz.connection.LAG_S)")
+    print("  of which the simulator's input lag: 20.0 ms (tablebuzz.link.connection.LAG_S)")
     return 0
 
 

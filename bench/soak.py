@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "host"), str(ROOT / "tests")]
 
-from tablebuzz.simulate import _ensure_paths  # noqa: E402
+from tablebuzz.sim.simulate import _ensure_paths  # noqa: E402
 
 _ensure_paths()
 

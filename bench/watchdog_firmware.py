@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/watchdog_firmware.py OUT [--hang-after-ms N] [--watchdog-ms M]
 
-OUT gets the firmware built as `make flash` builds it (tablebuzz.flash.build: refbox/ as .mpy) and,
-in place of the product's main.py, a test-only main.py that runs the very same boot
+OUT gets the firmware built as `make flash` builds it (tablebuzz.link.flash.build: refbox/ as .mpy)
+and, in place of the product's main.py, a test-only main.py that runs the very same boot
 (refbox.boot.main) but makes one loop pass hang N ms after main.py started (`while True: pass`
 inside App.step: nothing feeds the watchdog any more, hard IRQs and the capture go on). Before it
 hangs it writes the flag file `hang.done` and prints `{"test":"hang"}`, so the board that the
@@ -64,7 +64,7 @@ boot.main()
 
 
 def build(out, hang_after_ms, watchdog_ms=None):
-    from tablebuzz import flash
+    from tablebuzz.link import flash
 
     out = Path(out)
     flash.build(out=out)

@@ -4,7 +4,7 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
-from tablebuzz.simulate import _ensure_paths
+from tablebuzz.sim.simulate import _ensure_paths
 
 _ensure_paths()
 

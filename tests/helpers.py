@@ -2,8 +2,8 @@
 
 import json
 
-from tablebuzz import simulate
-from tablebuzz.timeline import parse
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import parse
 
 CONTROLS = ["arm", "yes", "no", "undo"]
 
@@ -202,7 +202,7 @@ _EXAMPLE_RUNS = {}
 def example_header(path, players_default=6):
     """The simulation header and records for an example timeline, as `tablebuzz sim --script`
     builds them (set-up line; a flash when it cuts the power)."""
-    from tablebuzz.timeline import read_setup
+    from tablebuzz.sim.timeline import read_setup
 
     text = path.read_text()
     setup = read_setup(text) or {}

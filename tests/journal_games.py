@@ -15,7 +15,7 @@ from scripts_diddly import diddly_game
 from scripts_evidence import evidence_game
 from tablebuzz.sim import runner
 from tablebuzz.sim.flashfs import FlashFS
-from tablebuzz.timeline import parse
+from tablebuzz.sim.timeline import parse
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -5,9 +5,9 @@ here (with ties on the total that the tie-break must settle, and a shared win fo
 entered in playing order (the player left of the dealer first, the dealer last; rulebook
 shared/rules/003_805fe10dc7c48be8.txt "Let's Get Started!", house reading "diddly"), by the control
 buttons (ARM +1 / NO -1 wrapping, YES), by `act` "score" and by `act` "board" with a random legal
-board scoring that number (tablebuzz.diddly_deck). It also makes mistakes the table corrects with
-UNDO, sends impossible boards, and ends with YES or `act` "finish". `facts` holds what the test
-checks against, from this script's own bookkeeping, never from the firmware:
+board scoring that number (tablebuzz.sim.diddly_deck). It also makes mistakes the table corrects
+with UNDO, sends impossible boards, and ends with YES or `act` "finish". `facts` holds what the
+test checks against, from this script's own bookkeeping, never from the firmware:
   rounds   [[round scores] per player]
   scored   [(player, round, value)] every round_score the device should announce, in order
            (the ones later taken back by UNDO included)
@@ -20,7 +20,7 @@ checks against, from this script's own bookkeeping, never from the firmware:
 import random
 from collections import Counter
 
-from tablebuzz.diddly_deck import board_with_score
+from tablebuzz.sim.diddly_deck import board_with_score
 
 STEP_US = 200000  # between two actions (a control is held 120 ms)
 

@@ -44,7 +44,7 @@ import random
 from helpers import timeline, timeline_records
 from journal_games import GAMES as SCRIPTED
 from slips import STATE
-from tablebuzz.timeline import read_setup
+from tablebuzz.sim.timeline import read_setup
 
 GAMES = ("quiz", "difference", "deglingo", "redblack", "diddly", "evidence")
 INVARIANTS = (
@@ -286,7 +286,7 @@ class Counts:
 
 
 def check(n, lines):
-    """Counts for night `n` and the device's [(ns, line)] (as tablebuzz.simulate.run gives)."""
+    """Counts for night `n` and the device's [(ns, line)] (as tablebuzz.sim.simulate.run gives)."""
     counts = Counts()
     events = []
     for ns, line in lines:
@@ -506,8 +506,8 @@ def _resume_checks(counts, segments, per_segment, stalls):
 def run_nights(seeds, interpreters=("cpython",)):
     """Counts over the nights of `seeds`, and the seeds of the nights that failed anything."""
     from helpers import CONTROLS as NAMES
-    from tablebuzz import simulate
-    from tablebuzz.timeline import parse
+    from tablebuzz.sim import simulate
+    from tablebuzz.sim.timeline import parse
 
     total, failing = Counts(), []
     for seed in seeds:
@@ -543,8 +543,8 @@ def run_nights(seeds, interpreters=("cpython",)):
 def _quiet_check(counts, seed, interpreters):
     from helpers import CONTROLS as NAMES
     from slips import answers_removed, first_difference
-    from tablebuzz import simulate
-    from tablebuzz.timeline import parse
+    from tablebuzz.sim import simulate
+    from tablebuzz.sim.timeline import parse
 
     plain, disturbed, slipped = quiet_night(seed)
     players = plain.head["players"]

@@ -11,9 +11,9 @@ import re
 from decimal import Decimal
 
 import pytest
-from tablebuzz import pinmap_gen
+from tablebuzz.hardware import pinmap_gen
 from tablebuzz.paths import HARDWARE
-from tablebuzz.simulate import _ensure_paths
+from tablebuzz.sim.simulate import _ensure_paths
 
 _ensure_paths()  # firmware/ and the simulator fakes importable
 

@@ -15,7 +15,7 @@ import pytest
 from helpers import CONTROLS, events, timeline
 from refbox import board
 from tablebuzz.sim import runner, world
-from tablebuzz.timeline import parse
+from tablebuzz.sim.timeline import parse
 
 PERIOD_NS = 56
 TICKS = (1 << 30) - 1

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 from helpers import CONTROLS, example_run
-from tablebuzz import simulate
-from tablebuzz.timeline import parse
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import parse
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((REPO / "examples").glob("*.jsonl"))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from helpers import example_run, run_raw
-from tablebuzz import simulate
+from tablebuzz.sim import simulate
 from test_micropython_lane import SCRIPTS
 
 REPO = Path(__file__).resolve().parents[1]

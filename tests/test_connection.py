@@ -1,4 +1,4 @@
-"""The connection layer (tablebuzz.connection): the simulator in real time, and a board over a
+"""The connection layer (tablebuzz.link.connection): the simulator in real time, and a board over a
 serial port, here the firmware running under the real MicroPython unix port behind a
 pseudo-terminal: resync on connect, an unplug mid-line, a replug, a busy port, a port where
 nothing answers, and garbage on the line."""
@@ -10,8 +10,8 @@ import time
 import pytest
 import serial
 from helpers import unix_port_board
-from tablebuzz.connection import BoardConnection, SimConnection, encode_command
-from tablebuzz.serial_link import LinkError
+from tablebuzz.link.connection import BoardConnection, SimConnection, encode_command
+from tablebuzz.link.serial_link import LinkError
 
 HEADER = {"seed": "5", "game": None, "players": 4, "options": {}, "capture": "pio",
           "pixels": "pio", "bounce": "typical", "ticks_origin_us": 0}
@@ -86,7 +86,7 @@ def test_simulator_runs_on_the_wall_clock_and_takes_commands_and_presses():
 
 
 def test_simulator_plays_a_timeline_and_the_caller_at_once():
-    from tablebuzz.timeline import parse
+    from tablebuzz.sim.timeline import parse
 
     records = parse('{"at_us": 100000, "control": "arm"}\n', 4, ["arm", "yes", "no", "undo"])
     clock = FakeClock()

@@ -13,7 +13,7 @@ import json
 
 from helpers import CONTROLS, timeline
 from tablebuzz.sim import runner
-from tablebuzz.timeline import parse
+from tablebuzz.sim.timeline import parse
 
 RACES = 12
 

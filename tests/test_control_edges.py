@@ -147,11 +147,11 @@ def test_no_control_lost_in_a_stalled_loop(interpreter):
 
 def _long_writes(recs):
     """(start ns, end ns) of the simulated flash's sector erases (45 ms) in a run of `recs`."""
-    from tablebuzz import simulate
+    from tablebuzz.sim import simulate
 
     simulate._ensure_paths()
     from tablebuzz.sim import runner
-    from tablebuzz.timeline import parse
+    from tablebuzz.sim.timeline import parse
 
     head = {"seed": "1", "game": "quiz", "players": 6, "options": {}, "flash": {}}
     sim = runner.Simulation(head, lambda t, line: None)

@@ -12,8 +12,8 @@ import json
 
 import pytest
 from helpers import CONTROLS, timeline
-from tablebuzz import simulate
-from tablebuzz.timeline import parse
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import parse
 
 MS = 1000
 HEAD = {"seed": "1", "game": "quiz", "players": 6, "options": {}, "flash": {}}

@@ -116,7 +116,7 @@ def test_the_model_moves_times_never_decisions_in_the_example_games(name):
     `press` lines of equal stamps may come in another order (they come as accepted: the stamps
     give the true order, docs/protocol.md), and `buttons` prompts (sent when a pass finds the
     controls' meaning changed: which pass that is follows the loop's timing)."""
-    from tablebuzz.timeline import read_setup
+    from tablebuzz.sim.timeline import read_setup
 
     path = Path(__file__).resolve().parents[1] / "examples" / (name + ".jsonl")
     text = path.read_text()

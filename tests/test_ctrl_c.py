@@ -13,7 +13,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tablebuzz import simulate
+from tablebuzz.sim import simulate
 
 STATE = b'{"cmd":"state"}'
 ARRIVAL_US = 50000
@@ -25,7 +25,7 @@ def _case(junk, state_at, ctrl_at, tail):
     `ctrl_at` of the burst, then `tail` (what the REPL would get)."""
     burst = junk[:state_at] + b"\n" + STATE + b"\n" + junk[state_at:]
     burst = burst[:ctrl_at] + b"\x03" + burst[ctrl_at:] + tail
-    # records as tablebuzz.timeline makes them ("send_hex" refuses 0x03 in a timeline file)
+    # records as tablebuzz.sim.timeline makes them ("send_hex" refuses 0x03 in a timeline file)
     return [
         {"t": 1000000, "k": "send", "line": '{"cmd":"state"}'},  # answered: it came before
         {"t": ARRIVAL_US * 1000, "k": "send_bytes", "hex": burst.hex()},

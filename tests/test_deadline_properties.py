@@ -19,8 +19,8 @@ import pytest
 from helpers import CONTROLS, events, timeline
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tablebuzz import simulate
-from tablebuzz.timeline import parse
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import parse
 
 MS = 1000
 NOISE_STATION = 6  # plays in none of the scenarios

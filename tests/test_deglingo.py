@@ -444,8 +444,8 @@ def test_examples_are_current_and_play_to_the_end(players):
     from pathlib import Path
 
     from helpers import CONTROLS
-    from tablebuzz import simulate
-    from tablebuzz.timeline import parse
+    from tablebuzz.sim import simulate
+    from tablebuzz.sim.timeline import parse
 
     path = Path(__file__).resolve().parent.parent / "examples" / ("deglingo_%dp.jsonl" % players)
     text = path.read_text()

@@ -24,7 +24,7 @@ from refbox.leds import render
 from refbox.menu import Menu
 from refbox.referee import Referee
 from scripts_diddly import diddly_game, example_text
-from tablebuzz.diddly_deck import (
+from tablebuzz.sim.diddly_deck import (
     CARD_NAMES,
     DECK_COPIES,
     board_with_score,
@@ -456,7 +456,7 @@ def test_playable_in_the_interactive_simulator():
     """`make sim ARGS="--game diddly --players 3"`: the keys a / n / y enter a number."""
     import asyncio
 
-    from tablebuzz.tui import SimulatorApp
+    from tablebuzz.views.tui import SimulatorApp
 
     class Clock:
         t = 1000.0

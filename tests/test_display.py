@@ -9,12 +9,11 @@ import pytest
 from helpers import timeline
 from refbox import pinmap
 from refbox.screen import margin_text, picture
-from tablebuzz import simulate
 from tablebuzz.paths import REPO
-from tablebuzz.sim import runner
+from tablebuzz.sim import runner, simulate
 from tablebuzz.sim.font8x8 import read_text
+from tablebuzz.sim.timeline import parse, read_setup
 from tablebuzz.sim.world import World
-from tablebuzz.timeline import parse, read_setup
 
 CONTROLS = [name for name, _ in pinmap.CONTROLS]
 

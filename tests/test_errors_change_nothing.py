@@ -8,7 +8,7 @@ import pytest
 from helpers import events, run_raw, run_sim, timeline
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tablebuzz.timeline import read_setup
+from tablebuzz.sim.timeline import read_setup
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.jsonl"))
 MS = 1000

@@ -1,14 +1,14 @@
-"""The readable formatter (tablebuzz.eventlog): every event of every example game in plain words,
-abandoned games marked abandoned, tie-breaks explained."""
+"""The readable formatter (tablebuzz.views.eventlog): every event of every example game in plain
+words, abandoned games marked abandoned, tie-breaks explained."""
 
 import json
 import re
 
 import pytest
-from tablebuzz import simulate
-from tablebuzz.eventlog import Narrator, describe, duration, menu_text, option_text
 from tablebuzz.paths import REPO
-from tablebuzz.timeline import parse
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import parse
+from tablebuzz.views.eventlog import Narrator, describe, duration, menu_text, option_text
 
 EXAMPLES = [  # (timeline, game, players, options, seed): as the game pages play them
     ("quiz_demo.jsonl", "quiz", 6, {}, "1"),

@@ -16,8 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 import serial
-from tablebuzz import flash
-from tablebuzz.flash import FlashError, make_plan
+from tablebuzz.link import flash
+from tablebuzz.link.flash import FlashError, make_plan
 from tablebuzz.paths import REPO
 
 VENV_BIN = Path(sys.executable).parent

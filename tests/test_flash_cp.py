@@ -6,8 +6,8 @@ import subprocess
 import sys
 
 import pytest
-from tablebuzz import flash_cp
 from tablebuzz.cli import main
+from tablebuzz.link import flash_cp
 from tablebuzz.paths import FIRMWARE
 
 BOOT_OUT = "Adafruit CircuitPython 10.2.1 on 2026-05-12; Raspberry Pi Pico with rp2040\n"

@@ -6,7 +6,7 @@ import hashlib
 import json
 
 import pytest
-from tablebuzz import flash
+from tablebuzz.link import flash
 from test_flash import MICROPYTHON, FakeBoard, unix_port_board
 
 DRIVER = b"# stands in for micropython-lib's ssd1306.py in these tests\nWIDTH = 128\n"

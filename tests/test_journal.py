@@ -25,8 +25,8 @@ from refbox.arbiter import ARMED
 from refbox.journal import OsFiles
 from tablebuzz.sim import runner
 from tablebuzz.sim.flashfs import FlashFS
-from tablebuzz.simulate import micropython_command
-from tablebuzz.timeline import TimelineError, parse
+from tablebuzz.sim.simulate import micropython_command
+from tablebuzz.sim.timeline import TimelineError, parse
 
 _PLAYED = {}
 REPO_EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[1] / "examples"
@@ -528,7 +528,7 @@ def test_no_fault_of_the_journal_changes_the_game():
 def test_a_tournament_quiz_resumes_with_its_teams_names_line_and_scores():
     """Teams, names (log entries), a pass to the next in line, a cancel, a bonus, a hand
     adjustment: all folded back after a power cut (examples/quiz_tournament.jsonl)."""
-    from tablebuzz.timeline import read_setup
+    from tablebuzz.sim.timeline import read_setup
 
     text = (REPO_EXAMPLES / "quiz_tournament.jsonl").read_text()
     setup = read_setup(text)

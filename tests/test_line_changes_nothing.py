@@ -28,8 +28,8 @@ import pytest
 from helpers import CONTROLS, run_raw, timeline, timeline_records
 from journal_games import GAMES as SCRIPTED
 from slips import KINDS, answers_removed, first_difference, slip, with_sentinel
-from tablebuzz import simulate
-from tablebuzz.timeline import parse
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import parse
 from test_errors_change_nothing import EXAMPLES, _example, _head
 
 MS = 1000

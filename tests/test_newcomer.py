@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from tablebuzz import cli
-from tablebuzz.timeline import TimelineError, parse, read_setup
+from tablebuzz.sim.timeline import TimelineError, parse, read_setup
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((REPO / "examples").glob("*.jsonl"))

@@ -5,10 +5,11 @@ before the mark); the room sees the number and category, never the answer."""
 import json
 
 import pytest
-from tablebuzz import packet, qbj
-from tablebuzz.connection import Item
+from tablebuzz.link.connection import Item
 from tablebuzz.paths import REPO
-from tablebuzz.table import Table
+from tablebuzz.records import qbj
+from tablebuzz.views import packet
+from tablebuzz.views.table import Table
 
 SAMPLE = REPO / "examples" / "packet_sample.json"
 

@@ -8,7 +8,7 @@ from helpers import CONTROLS, timeline
 from refbox.app import AT_ONCE, NEUTRAL
 from refbox.journal import PATH, read
 from tablebuzz.sim import runner
-from tablebuzz.timeline import parse
+from tablebuzz.sim.timeline import parse
 
 MS = 1000
 

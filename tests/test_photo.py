@@ -1,5 +1,5 @@
 """The photo finish (issue 22): every race decided by less than 10 ms gets a picture drawn from
-the board's own stamps (tablebuzz.photo): on the scoreboard's view for a few seconds and on
+the board's own stamps (tablebuzz.views.photo): on the scoreboard's view for a few seconds and on
 demand, kept beside the record as SVG, written by `tablebuzz replay FILE --photos DIR`.
 """
 
@@ -9,8 +9,9 @@ import sys
 import xml.etree.ElementTree as ET
 
 from helpers import events, run_sim, timeline
-from tablebuzz import photo, records
-from tablebuzz.connection import Item
+from tablebuzz.link.connection import Item
+from tablebuzz.records import store as records
+from tablebuzz.views import photo
 
 TABLEBUZZ = [sys.executable, "-m", "tablebuzz.cli"]
 
@@ -61,8 +62,8 @@ def test_the_picture_shows_the_stations_winner_margin_and_tie_bound():
 
 def test_the_record_keeps_it_and_replay_writes_it(tmp_path):
     rec = records.Recorder(tmp_path / "records", "simulator")
-    from tablebuzz import simulate
-    from tablebuzz.timeline import parse
+    from tablebuzz.sim import simulate
+    from tablebuzz.sim.timeline import parse
 
     text = (tmp_path / "t.jsonl")
     text.write_text(timeline(
@@ -89,7 +90,7 @@ def test_the_record_keeps_it_and_replay_writes_it(tmp_path):
 
 
 def test_the_scoreboard_view_shows_it_for_a_few_seconds_and_on_demand():
-    from tablebuzz.table import Table
+    from tablebuzz.views.table import Table
 
     now = [100.0]
     table = Table([(255, 0, 0)] * 8, clock=lambda: now[0])

@@ -11,9 +11,9 @@ import json
 import re
 
 import pytest
-from tablebuzz import pinmap_gen
+from tablebuzz.hardware import pinmap_gen
 from tablebuzz.paths import HARDWARE, PINMAP_PY
-from tablebuzz.simulate import _ensure_paths
+from tablebuzz.sim.simulate import _ensure_paths
 
 _ensure_paths()  # firmware/, host/ and the fakes (machine, rp2, neopixel) importable
 

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 from journal_games import GAMES, Played
-from tablebuzz import pull as pull_module
-from tablebuzz.journal_replay import JournalError, journal_events
+from tablebuzz.link import pull as pull_module
+from tablebuzz.records.journal_replay import JournalError, journal_events
 
 _PLAYED = {}
 

@@ -13,10 +13,12 @@ import sys
 
 import jsonschema
 import pytest
-from tablebuzz import qbj, records, simulate
-from tablebuzz.connection import Item
+from tablebuzz.link.connection import Item
 from tablebuzz.paths import REPO
-from tablebuzz.timeline import parse, read_setup
+from tablebuzz.records import qbj
+from tablebuzz.records import store as records
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import parse, read_setup
 
 TABLEBUZZ = [sys.executable, "-m", "tablebuzz.cli"]
 SCHEMA = json.loads((REPO / "tests" / "qbj" / "qbj.schema.json").read_text())
@@ -151,7 +153,7 @@ def test_the_csv_has_names_teams_team_scores_and_ranking(night):
 
 
 def test_a_new_game_never_writes_into_the_last_ones_record(tmp_path):
-    from tablebuzz.table import Table
+    from tablebuzz.views.table import Table
 
     rec = records.Recorder(tmp_path, "simulator")
     game = '{"ev":"game","game":"quiz","players":2,"options":{},"commit":"ab"}'

@@ -11,7 +11,7 @@ from helpers import CONTROLS, events, run_raw, run_sim, timeline
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tablebuzz.sim import runner
-from tablebuzz.timeline import parse
+from tablebuzz.sim.timeline import parse
 
 MS = 1000  # µs
 S = 1000 * MS

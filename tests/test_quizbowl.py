@@ -288,7 +288,7 @@ def test_the_widest_game_and_resume_lines_stay_inside_512_bytes():
 
 def test_the_host_tells_the_bonus_in_words():
     from helpers import run_sim, timeline
-    from tablebuzz.eventlog import Narrator
+    from tablebuzz.views.eventlog import Narrator
 
     narrator = Narrator()
     lines = [narrator.line(ev) for _, ev in run_sim(timeline(*NAQT_SIM), players=4,

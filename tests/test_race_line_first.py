@@ -13,8 +13,8 @@ import pytest
 from helpers import CONTROLS, run_raw, timeline
 from refbox import app as app_module
 from refbox.protocol import encode_event
-from tablebuzz import simulate
-from tablebuzz.timeline import parse, read_setup
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import parse, read_setup
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -1,5 +1,5 @@
-"""Records (tablebuzz.records): one JSON-lines file per game as it plays, `tablebuzz replay` and
-`tablebuzz export` (CSV of a night), a torn last line, a game joined mid-way."""
+"""Records (tablebuzz.records.store): one JSON-lines file per game as it plays, `tablebuzz
+replay` and `tablebuzz export` (CSV of a night), a torn last line, a game joined mid-way."""
 
 import csv
 import io
@@ -7,10 +7,11 @@ import json
 import subprocess
 import sys
 
-from tablebuzz import records, simulate
-from tablebuzz.connection import Item
+from tablebuzz.link.connection import Item
 from tablebuzz.paths import REPO
-from tablebuzz.timeline import parse
+from tablebuzz.records import store as records
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import parse
 
 TABLEBUZZ = [sys.executable, "-m", "tablebuzz.cli"]
 

@@ -4,7 +4,7 @@ from helpers import events, run_sim, timeline
 from refbox import pinmap
 from refbox.menu import WIRING_FLASH_US
 from tablebuzz.sim import runner
-from tablebuzz.timeline import parse
+from tablebuzz.sim.timeline import parse
 
 CONTROLS = ["arm", "yes", "no", "undo"]
 DIDDLY_4 = {"cmd": "new_game", "game": "diddly", "players": 4, "options": {"columns": 4}}

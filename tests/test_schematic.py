@@ -12,7 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from tablebuzz import pinmap_gen, schematic
+from tablebuzz.hardware import pinmap_gen, schematic
 from test_pinmap import PICO_PIN, roles
 
 ROW_PT = schematic.PITCH * 36 / 2  # half a pin pitch, in SVG points (schemdraw: 1 unit = 36 pt)

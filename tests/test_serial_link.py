@@ -17,8 +17,8 @@ import pytest
 import serial
 from hypothesis import given
 from hypothesis import strategies as st
-from tablebuzz import serial_link
-from tablebuzz.serial_link import LineError, LineReader, LineTooLong, LinkError, parse_line
+from tablebuzz.link import serial_link
+from tablebuzz.link.serial_link import LineError, LineReader, LineTooLong, LinkError, parse_line
 
 TABLEBUZZ = Path(sys.executable).parent / "tablebuzz"
 
@@ -267,14 +267,14 @@ def test_monitor_pretty_sends_typed_commands_and_explains_bad_ones():
     ("act hearts player=3", {"cmd": "act", "action": "hearts", "player": 3}),
 ])
 def test_typed_commands(typed, cmd):
-    from tablebuzz.monitor import parse_command
+    from tablebuzz.views.monitor import parse_command
 
     assert parse_command(typed) == cmd
 
 
 @pytest.mark.parametrize("typed", ["", "judge maybe", "new quiz four", "act give 2", "{1"])
 def test_typed_mistakes_are_refused_with_a_reason(typed):
-    from tablebuzz.monitor import CommandError, parse_command
+    from tablebuzz.views.monitor import CommandError, parse_command
 
     with pytest.raises(CommandError):
         parse_command(typed)

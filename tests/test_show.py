@@ -366,7 +366,7 @@ def test_two_desks_acting_at_once_each_get_their_own_replies(show):
 
 def test_an_naqt_match_shows_its_photo_finish_and_bonus_on_a_tv_and_a_phone(browser, show):
     """examples/quizbowl_naqt.jsonl (8 players, 4 v 4): every power is won by 738 µs, so the
-    scoreboard shows its photo finish (tablebuzz.photo) over the board, at 1920x1080 and on a
+    scoreboard shows its photo finish (tablebuzz.views.photo) over the board, at 1920x1080 and on a
     390x844 phone; the desk offers it again; the game ends with the teams' ranking."""
     server = show("--sim", "--script", str(REPO / "examples" / "quizbowl_naqt.jsonl"),
                   "--speed", "2")

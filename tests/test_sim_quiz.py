@@ -321,7 +321,7 @@ def test_a_race_after_twenty_quiet_minutes_is_stamped_exactly():
 def test_a_tournament_quiz_with_teams_names_next_in_line_and_sudden_death():
     # examples/quiz_tournament.jsonl, scored by hand from its comments: teams (P1 P2) (P3 P4)
     # (P5 P6), 10 a question, -5 a wrong answer
-    from tablebuzz.timeline import read_setup
+    from tablebuzz.sim.timeline import read_setup
 
     text = (REPO / "examples" / "quiz_tournament.jsonl").read_text()
     result = run_sim(text, **read_setup(text))

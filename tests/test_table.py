@@ -1,13 +1,13 @@
-"""The scoreboard's view (tablebuzz.table) folded from whole scripted games, undos included,
+"""The scoreboard's view (tablebuzz.views.table) folded from whole scripted games, undos included,
 checked against what the device says at the end (the `table` events, the revealed deal)."""
 
 import json
 
-from tablebuzz import simulate
-from tablebuzz.connection import Item
+from tablebuzz.link.connection import Item
 from tablebuzz.paths import REPO
-from tablebuzz.table import Table, behind_ns
-from tablebuzz.timeline import parse, read_setup
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import parse, read_setup
+from tablebuzz.views.table import Table, behind_ns
 
 COLOURS = [(255, 0, 0), (0, 96, 255), (0, 200, 0), (255, 160, 0), (200, 0, 255), (0, 220, 200)]
 

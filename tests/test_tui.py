@@ -1,4 +1,4 @@
-"""The interactive simulator (tablebuzz.tui) driven through textual's Pilot.
+"""The interactive simulator (tablebuzz.views.tui) driven through textual's Pilot.
 
 The app runs with a fake wall clock: the simulated world moves only when a test moves the clock,
 and keys are stamped with the clock's current time, so every run gives the same events. One test
@@ -10,8 +10,8 @@ import json
 
 import pytest
 from refbox import pinmap
-from tablebuzz.eventlog import describe
-from tablebuzz.tui import SimulatorApp
+from tablebuzz.views.eventlog import describe
+from tablebuzz.views.tui import SimulatorApp
 
 HEADER = {
     "seed": "1",
@@ -218,7 +218,7 @@ def test_script_replayed_live_gives_the_batch_runners_decisions():
     only while a timer runs. The decisions must be the same."""
     from tablebuzz.paths import REPO
     from tablebuzz.sim import runner
-    from tablebuzz.timeline import parse
+    from tablebuzz.sim.timeline import parse
 
     records = parse(
         (REPO / "examples" / "quiz_demo.jsonl").read_text(), 6, ["arm", "yes", "no", "undo"]
@@ -258,7 +258,7 @@ def test_shifted_digit_holds_the_buzzer():
 
 
 def test_quiz_teams_names_question_and_line_on_screen():
-    from tablebuzz.timeline import parse
+    from tablebuzz.sim.timeline import parse
 
     options = {"teams": [[1, 2], [3, 4], [5, 6]], "points": 10, "next_in_line": True,
                "answer_s": 30}
@@ -386,8 +386,8 @@ def test_the_same_screen_on_a_board_behind_a_pty(tmp_path):
     """`tablebuzz tui --port`: the firmware under the unix port behind a pty, reached through the
     connection layer; a/y/n/u are the box's buttons."""
     from helpers import unix_port_board
-    from tablebuzz.connection import BoardConnection
-    from tablebuzz.tui import BoardApp
+    from tablebuzz.link.connection import BoardConnection
+    from tablebuzz.views.tui import BoardApp
 
     cable = unix_port_board(tmp_path / "ttyBOARD", dict(HEADER, game="quiz", players=3))
     link = BoardConnection(str(cable.path), retry_s=0.1)
@@ -426,7 +426,7 @@ def test_the_display_is_drawn_on_screen_and_o_toggles_it():
     """With the simulated SSD1306 attached, the screen draws its 128 x 64 pixels (braille, 2 x 4
     a character) from the panel's RAM; the text on it reads as the firmware wrote it."""
     from tablebuzz.sim.font8x8 import read_text
-    from tablebuzz.tui import braille
+    from tablebuzz.views.tui import braille
 
     header = dict(HEADER, game=None, display=True)
 

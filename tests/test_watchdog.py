@@ -14,7 +14,7 @@ import pytest
 from helpers import CONTROLS, run_raw, timeline
 from refbox import boot
 from tablebuzz.sim import runner
-from tablebuzz.timeline import TimelineError, parse
+from tablebuzz.sim.timeline import TimelineError, parse
 
 HANG_US = 1000000
 

@@ -15,7 +15,7 @@ import pytest
 from helpers import CONTROLS, run_raw, timeline
 from refbox import outbox
 from tablebuzz.sim import runner
-from tablebuzz.timeline import parse
+from tablebuzz.sim.timeline import parse
 
 
 def _stalled_game(stall_from_us=100000, stall_to_us=3000000, polls_us=100000):

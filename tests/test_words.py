@@ -1,13 +1,13 @@
 """One vocabulary (issue 21): every option value of every game reads the same on the board's side
 (the `menu` events its menu sends as it steps through every value, the firmware's option_text)
-and on the host's side (tablebuzz.describe, the event log's words, the desk's form)."""
+and on the host's side (tablebuzz.views.describe, the event log's words, the desk's form)."""
 
 import json
 
 import pytest
 from helpers import run_raw, timeline
 from refbox.games import CATALOG, GAME_ORDER, game_class
-from tablebuzz import describe, eventlog
+from tablebuzz.views import describe, eventlog
 
 
 def _menu_walk(game):

@@ -12,8 +12,8 @@ import sys
 import unicodedata
 from importlib.metadata import PackageNotFoundError, version
 
-from tablebuzz import simulate
-from tablebuzz.timeline import TimelineError, parse, read_setup
+from tablebuzz.sim import simulate
+from tablebuzz.sim.timeline import TimelineError, parse, read_setup
 
 BOUNCE = ("typical", "none", "worn")
 try:
@@ -279,21 +279,21 @@ def main(argv=None):
         if args.command == "sim":
             return cmd_sim(args)
         if args.command == "flash" and args.circuitpython:
-            from tablebuzz.flash_cp import cmd_flash as cmd_flash_cp
+            from tablebuzz.link.flash_cp import cmd_flash as cmd_flash_cp
 
             return cmd_flash_cp(args)
         if args.command == "flash":
             if args.drive or args.no_circup:
                 return _fail("--drive and --no-circup go with --circuitpython")
-            from tablebuzz.flash import cmd_flash
+            from tablebuzz.link.flash import cmd_flash
 
             return cmd_flash(args)
         if args.command == "pull":
-            from tablebuzz.pull import cmd_pull
+            from tablebuzz.link.pull import cmd_pull
 
             return cmd_pull(args)
         if args.command == "monitor":
-            from tablebuzz.monitor import cmd_monitor
+            from tablebuzz.views.monitor import cmd_monitor
 
             return cmd_monitor(args)
         if args.command == "hub":
@@ -301,13 +301,13 @@ def main(argv=None):
 
             return cmd_hub(args)
         if args.command == "show":
-            from tablebuzz.show.command import cmd_show
+            from tablebuzz.views.show.command import cmd_show
 
             return cmd_show(args)
         if args.command == "tui":
             if not sys.stdout.isatty():
                 return _fail("the screen needs a terminal; use tablebuzz monitor")
-            from tablebuzz import tui
+            from tablebuzz.views import tui
 
             if not args.sim:
                 if args.script or args.seed or args.game or args.players or args.options:
@@ -324,15 +324,15 @@ def main(argv=None):
             _tell_seed(args, seed, saved, interactive=True)
             return status
         if args.command == "replay":
-            from tablebuzz.show.command import cmd_replay
+            from tablebuzz.views.show.command import cmd_replay
 
             return cmd_replay(args)
         if args.command == "export":
-            from tablebuzz.show.command import cmd_export
+            from tablebuzz.views.show.command import cmd_export
 
             return cmd_export(args)
         if args.command == "pinmap":
-            from tablebuzz import pinmap_gen
+            from tablebuzz.hardware import pinmap_gen
 
             return pinmap_gen.main([])
     except KeyboardInterrupt:
@@ -484,7 +484,7 @@ def cmd_sim(args):
             return _fail("the interactive simulator runs on CPython; use --script for MicroPython")
         if not sys.stdout.isatty():
             return _fail("the interactive simulator needs a terminal; use --script FILE")
-        from tablebuzz import tui
+        from tablebuzz.views import tui
 
         status, saved = tui.run(header, save=args.save)
         _tell_seed(args, seed, saved, interactive=True)
@@ -509,7 +509,7 @@ def cmd_sim(args):
 
 def _print_lines(args, lines, out):
     if args.pretty:
-        from tablebuzz.eventlog import Narrator
+        from tablebuzz.views.eventlog import Narrator
 
         narrator = Narrator()
         for ns, line in lines:

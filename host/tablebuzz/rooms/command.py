@@ -5,7 +5,7 @@ on stderr and exit status 2, never a traceback."""
 import sys
 from pathlib import Path
 
-from tablebuzz import records as records_module
+from tablebuzz.records import store as records_module
 
 
 class RoomsError(ValueError):
@@ -98,11 +98,11 @@ def cmd_hub(args):
     """`tablebuzz hub [--mqtt H:P | --listen H:P] [--http H:P] [--name N]`."""
     import uvicorn
 
-    from tablebuzz import simulate
     from tablebuzz.rooms.broker import BrokerConfig
     from tablebuzz.rooms.embedded import EmbeddedBroker
     from tablebuzz.rooms.hub import DirectorHub, make_app
-    from tablebuzz.show.command import check_free, parse_http
+    from tablebuzz.sim import simulate
+    from tablebuzz.views.show.command import check_free, parse_http
 
     simulate._ensure_paths()
     from refbox import pinmap

@@ -1,6 +1,6 @@
 """`tablebuzz show --mqtt HOST:PORT --room NAME`: a room publishes its game (docs/rooms.md).
 
-The scoreboard's hub (tablebuzz.show.server.Hub) hands every connection item to its recorder;
+The scoreboard's hub (tablebuzz.views.show.server.Hub) hands every connection item to its recorder;
 `Tee` stands in for the recorder, passing each item on to it and to the room's sinks: the
 `Publisher` here, and the OSC sender (tablebuzz.rooms.osc). Called on the scoreboard's event loop,
 a sink never blocks it: the publisher appends to its spool (a flushed line) and returns.
@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 
-from tablebuzz.records import RECORD_KIND, now_text
+from tablebuzz.records.store import RECORD_KIND, now_text
 from tablebuzz.rooms import topics
 from tablebuzz.rooms.broker import connack_text, make_client
 

@@ -8,15 +8,15 @@ room's `duplicates`; a `seq` skipped (a message lost) shows in `missing` until i
 - `rooms()`: [room summary] for the director's page and `/rooms.json` (see `summary`);
 - `standings()`: per game, one row per team (a team quiz) or player across every finished game
   of every room: wins, losses, ties, points, points per game;
-- `export()`: every finished game's record (tablebuzz.records' format, with its room and id).
+- `export()`: every finished game's record (tablebuzz.records.store' format, with its room and id).
 
 Standings come from the records alone: each record is folded by the scoreboard's own Table
-(tablebuzz.table), so the hub computes nothing the boxes did not say.
+(tablebuzz.views.table), so the hub computes nothing the boxes did not say.
 """
 
 import json
 
-from tablebuzz.connection import Item
+from tablebuzz.link.connection import Item
 from tablebuzz.rooms.topics import parse_topic
 
 
@@ -170,7 +170,7 @@ def fold_record(record, room, colours):
     folded by the scoreboard's Table; None when the record has no game over. A team quiz's
     sides are its teams (named, or "<room> team k"), otherwise the players ("<room> P3"
     without a name)."""
-    from tablebuzz.table import Table
+    from tablebuzz.views.table import Table
 
     table = Table(colours)
     header = record.get("header") or {}

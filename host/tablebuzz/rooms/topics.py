@@ -7,9 +7,9 @@ Under `tablebuzz/<room>/`:
   (`<run>-<k>`, k-th game of the run) and `n` the event's number in that game (1, 2, ...);
   `at` the wall-clock time the host received it (ISO 8601 with the offset).
 - `records` QoS 1: `{"room", "run", "seq", "game", "record": {"header": {...}, "lines": [...]}}`,
-  each finished game's record, in the records' own format (tablebuzz.records).
+  each finished game's record, in the records' own format (tablebuzz.records.store).
 - `view`    QoS 1, retained: `{"room", "run", "at", "wall", "view": {...}}`: the room's scoreboard
-  view (tablebuzz.table.Table.view(), never the desk's), the latest only.
+  view (tablebuzz.views.table.Table.view(), never the desk's), the latest only.
 - `status`  QoS 1, retained: `{"room", "online": true|false, "at"}`; the broker publishes
   `online: false` itself (the client's will) when the room's connection is lost.
 """

@@ -33,7 +33,7 @@ DEFAULT = "on"  # the model when a simulator header has no "cpu": "on" (the chip
 CALIBRATION = {
     "date": "2026-12-01",
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
-    "deploy": ".mpy (tablebuzz.flash.build), booted from a saved flash image",
+    "deploy": ".mpy (tablebuzz.link.flash.build), booted from a saved flash image",
     "firmware": "main bf03d75 (the race line before the press lines, faster encoding, persist "
     "before emit, buttons prompts on the wire)",
     "runs": "rp2emu latency/gen.py 1000000: quiz_a (20 races: 1, 2, 3-4 and 6 presses, each "

@@ -1,7 +1,7 @@
 """Run the firmware on the virtual clock from a normalized timeline. MicroPython-subset code.
 
-Input (from tablebuzz.timeline, already validated): a header dict and records, each a dict with "t"
-(ns from the start of the run) and "k" (kind): press/release {"p": 1-based player}, control
+Input (from tablebuzz.sim.timeline, already validated): a header dict and records, each a dict with
+"t" (ns from the start of the run) and "k" (kind): press/release {"p": 1-based player}, control
 {"name"}, send {"line": text}, glitch {"p", "ns"}, mask {"ns"}, gc {"ns"}, power {"on": bool},
 host {"reading": bool}, hang {} (the next loop pass never returns: the watchdog model resets the
 board, `Simulation.watchdog_reset`).

@@ -1,5 +1,6 @@
 """The USB serial link to a board: finding its port, opening it, and framing its byte stream into
-lines. The connection layer (tablebuzz.connection) builds the host tools' link on these pieces.
+lines. The connection layer (tablebuzz.link.connection) builds the host tools' link on these
+pieces.
 
 The board's USB CDC console turns every "\\n" into "\\r\\n", may be interrupted mid-line (unplug,
 soft reset), and prints non-protocol text too (the boot banner, tracebacks, the ">>> " prompt).

@@ -2,9 +2,10 @@
 
 A Starlette app under uvicorn. The pages are static files (no build step); live updates go over
 one WebSocket per page (`/ws`). The device is reached through the connection layer
-(tablebuzz.connection): a board (`--port`, or found by USB vendor id) or the simulator (`--sim`).
-The `Hub` polls the connection every 5 ms, folds each item into the `Table` (tablebuzz.table),
-writes it to the records (tablebuzz.records) and sends the new view to every page.
+(tablebuzz.link.connection): a board (`--port`, or found by USB vendor id) or the simulator
+(`--sim`). The `Hub` polls the connection every 5 ms, folds each item into the `Table`
+(tablebuzz.views.table), writes it to the records (tablebuzz.records.store) and sends the new view
+to every page.
 
 Messages from a page (JSON objects; see docs/show.md):
 - `{"type": "hello", "role": "scoreboard" | "desk"}`
@@ -36,7 +37,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from tablebuzz.serial_link import LinkError
+from tablebuzz.link.serial_link import LinkError
 
 STATIC = Path(__file__).parent / "static"
 POLL_S = 0.005
@@ -46,8 +47,9 @@ MAX_MESSAGE = 4096  # bytes a page message may hold
 
 def game_specs(stations):
     """The desk's new-game form, from the firmware's own catalogue, option checks and words
-    (tablebuzz.describe): a new option in a game appears here without a change to the host."""
-    from tablebuzz.describe import game_specs as specs
+    (tablebuzz.views.describe): a new option in a game appears here without a change to the
+    host."""
+    from tablebuzz.views.describe import game_specs as specs
 
     return specs(stations)
 
@@ -250,7 +252,7 @@ class Hub:
         replaced), and wait for the device's answer naming it."""
         if not isinstance(cmd, dict):
             raise ValueError("a command is an object")
-        from tablebuzz.connection import encode_command
+        from tablebuzz.link.connection import encode_command
 
         self._next_id = (self._next_id + 1) & 0x3FFFFFFF  # the protocol's id range
         cmd = dict(cmd, id=self._next_id)

@@ -10,13 +10,13 @@ safe boot or a bad journal set one aside (docs/architecture.md "The journal").
 import sys
 from pathlib import Path
 
-from tablebuzz.flash import Board, FlashError
+from tablebuzz.link.flash import Board, FlashError
 
 JOURNAL_FILES = ("journal.tbj", "journal.tbj.old", "journal.tbj.bad")
 
 
 def pull(board, dest, log=print):
-    """Copy every journal file `board` (a tablebuzz.flash.Board) holds into folder `dest`; the
+    """Copy every journal file `board` (a tablebuzz.link.flash.Board) holds into folder `dest`; the
     list of names copied. Raises FlashError (the board) or OSError (the folder)."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)

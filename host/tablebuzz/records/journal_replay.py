@@ -8,7 +8,7 @@ not by how much) and decisions taken back by an undo before the save (the log ho
 For those, replay a saved protocol log instead. See docs/architecture.md "The journal".
 """
 
-from tablebuzz import simulate
+from tablebuzz.sim import simulate
 
 
 class JournalError(ValueError):

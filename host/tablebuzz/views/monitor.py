@@ -1,10 +1,10 @@
 """`tablebuzz monitor`: the board's events as they come, and commands typed on stdin.
 
 Events go to stdout, as compact JSON lines (the default: pipe them into other tools) or, with
-`--pretty`, as the host's readable sentences (tablebuzz.eventlog). Everything that is not an event
-goes to stderr: console text from the board ("# ..." notices) and the link's own news
-("tablebuzz: ..."). The board is reached through the connection layer (tablebuzz.connection): a
-board that is unplugged is waited for and resynced when it comes back; a port where nothing
+`--pretty`, as the host's readable sentences (tablebuzz.views.eventlog). Everything that is not an
+event goes to stderr: console text from the board ("# ..." notices) and the link's own news
+("tablebuzz: ..."). The board is reached through the connection layer (tablebuzz.link.connection):
+a board that is unplugged is waited for and resynced when it comes back; a port where nothing
 answers is reported after 3 s. A port that cannot be opened at all on the first try ends the
 monitor with one line and exit status 2.
 
@@ -19,9 +19,9 @@ import signal
 import sys
 import threading
 
-from tablebuzz.connection import BoardConnection
-from tablebuzz.eventlog import Narrator
-from tablebuzz.serial_link import LinkError
+from tablebuzz.link.connection import BoardConnection
+from tablebuzz.link.serial_link import LinkError
+from tablebuzz.views.eventlog import Narrator
 
 SIMPLE = ("hello", "state", "arm", "undo", "end", "menu")
 JUDGE_WORDS = {"yes": True, "correct": True, "y": True, "no": False, "wrong": False, "n": False}

@@ -14,7 +14,7 @@ written, so a crash or a power cut of the computer loses at most the line being 
 file ends after the game's `game_over`. `joined` is true when the host met the game already under
 way (it connected mid-game): the file then starts at the resync's `state`. Every race the game
 decided by less than 10 ms is kept beside it as a picture, `20-31-05-quiz-photo-1.svg`
-(tablebuzz.photo), written when the record closes.
+(tablebuzz.views.photo), written when the record closes.
 
 `read_record(path)` reads one back (a torn last line is skipped and reported); `night_csv`
 writes one row per game of a folder of records.
@@ -69,7 +69,7 @@ class Recorder:
         self._file = None
         self.path = None
         self.paths = []  # every file written, oldest first
-        self.photos = []  # the photo finishes written beside them (SVG, tablebuzz.photo)
+        self.photos = []  # the photo finishes written beside them (SVG, tablebuzz.views.photo)
         self.sample_ns = None  # the board's tie bound (hello.sample_ns), kept in each header
         self._events = []  # this game's events, for its photo finishes
 
@@ -110,7 +110,7 @@ class Recorder:
 
     def mark(self, mark):
         """The desk's mark of the word being read at a buzz ({"question", "player",
-        "word_index", "power"}): a `{"at", "mark"}` line (tablebuzz.qbj reads it)."""
+        "word_index", "power"}): a `{"at", "mark"}` line (tablebuzz.records.qbj reads it)."""
         self._write({"at": now_text(), "mark": mark})
 
     def sent(self, line):
@@ -145,7 +145,7 @@ class Recorder:
         if self._file is not None:
             self._file.close()
             self._file = None
-            from tablebuzz import photo
+            from tablebuzz.views import photo
 
             names = {int(k): v for k, v in self.names.items() if str(k).isdigit()}
             stem = self.path.with_suffix("")

@@ -1,7 +1,7 @@
 """Generate firmware/refbox/pinmap.py from hardware/pinmap.json (the single source of truth).
 
-`python -m tablebuzz.pinmap_gen` (or `make pinmap`) rewrites the module; `--check` exits 1 if the
-committed module is stale. Raises PinmapError for a map a Pico cannot wire.
+`python -m tablebuzz.hardware.pinmap_gen` (or `make pinmap`) rewrites the module; `--check` exits 1
+if the committed module is stale. Raises PinmapError for a map a Pico cannot wire.
 """
 
 import json

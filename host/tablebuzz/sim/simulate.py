@@ -119,7 +119,7 @@ def micropython_command(code, heap=MICROPYTHON_HEAP, interpreter="micropython", 
 
 
 def run(header, records, interpreter="cpython"):
-    """[(ns, line)] the device wrote, for normalized `records` (see tablebuzz.timeline). The
+    """[(ns, line)] the device wrote, for normalized `records` (see tablebuzz.sim.timeline). The
     header's "board" ("micropython", the default, or "circuitpython") picks the board module."""
     board = header.get("board", "micropython")
     if board not in BOARDS:

@@ -1,10 +1,10 @@
 """What the room sees: protocol events folded into the scoreboard's view (a JSON-able dict).
 
-`Table.apply(item)` takes each connection item (tablebuzz.connection.Item) in order; `view()`
+`Table.apply(item)` takes each connection item (tablebuzz.link.connection.Item) in order; `view()`
 is the whole picture for the scoreboard and the desk: the source and its status, the menu or the
 game (players with names and colours, scores, who has the floor, lockouts and timers, the last
 race with everyone's delay behind the winner, each game's own view, the game-over ranking with
-the seed to check), and the last lines of the readable log (tablebuzz.eventlog).
+the seed to check), and the last lines of the readable log (tablebuzz.views.eventlog).
 
 The device is the source of truth: every field comes from an event (docs/protocol.md,
 docs/games/*.md). An undo is followed by `score`, `state` and the game's prompt events, which set
@@ -17,7 +17,7 @@ shown before it is confirmed (the desk shows the number being entered; the room 
 import copy
 import time
 
-from tablebuzz.eventlog import Narrator, duration, game_name, option_text
+from tablebuzz.views.eventlog import Narrator, duration, game_name, option_text
 
 LOG_LINES = 10
 # Events kept out of the room's log: Evidence's number being entered would show the true count
@@ -203,9 +203,9 @@ class Table:
     PHOTO_S = 6  # the scoreboard shows a new photo finish this long (and again on demand)
 
     def _photo_track(self, kind, ev):
-        """Keep this race's events; once it is decided by < 10 ms, its picture (tablebuzz.photo)
-        becomes the view's `photo`, shown for PHOTO_S seconds."""
-        from tablebuzz import photo
+        """Keep this race's events; once it is decided by < 10 ms, its picture
+        (tablebuzz.views.photo) becomes the view's `photo`, shown for PHOTO_S seconds."""
+        from tablebuzz.views import photo
 
         if kind == "armed":
             self._race_events = []
@@ -234,13 +234,13 @@ class Table:
         return (g.get("view") or {}).get("question")
 
     # ---------------------------------------------------------------- the packet (desk only)
-    packet = None  # tablebuzz.packet: the reader's questions (`tablebuzz show --packet`)
+    packet = None  # tablebuzz.views.packet: the reader's questions (`tablebuzz show --packet`)
 
     def mark(self, word_index):
         """The desk marked the word being read when the buzz came: for the floor holder of the
         tossup being read. Returns the mark {"question", "player", "word_index", "power"} (kept
         in the record, QBJ's buzz_position), or raises ValueError when nobody has the floor."""
-        from tablebuzz import packet as packet_module
+        from tablebuzz.views import packet as packet_module
 
         g = self.game or {}
         number = getattr(self, "reading", None)
@@ -285,7 +285,7 @@ class Table:
         """(desk's packet view, room's) for the game now: the desk gets the tossup's words, power
         mark and answer (and the bonus while one is played) and the last mark; the room the
         number and category only."""
-        from tablebuzz import packet as packet_module
+        from tablebuzz.views import packet as packet_module
 
         if self.packet is None or self.game is None:
             return None, None

@@ -15,7 +15,7 @@ Sources: docs/protocol.md (common events), docs/games/*.md (each game's own even
 
 import json
 
-from tablebuzz import describe as device_words
+from tablebuzz.views import describe as device_words
 
 GAME_NAMES = {
     "quiz": "quiz",
@@ -112,7 +112,7 @@ def value_text(value):
 
 
 def option_text(name, value, game=None):
-    """One option of `game` for people, in the board's own words (tablebuzz.describe: the
+    """One option of `game` for people, in the board's own words (tablebuzz.views.describe: the
     firmware's game class): "false start: 250 ms", "target: no target", "beginner: off"."""
     return device_words.option_words(game, name, value)
 

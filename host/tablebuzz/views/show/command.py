@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from tablebuzz import records as records_module
+from tablebuzz.records import store as records_module
 
 
 def _fail(message):
@@ -48,7 +48,7 @@ def serve(hub, host, port, banner):
     """Run the web app for `hub` until Ctrl-C."""
     import uvicorn
 
-    from tablebuzz.show.server import make_app
+    from tablebuzz.views.show.server import make_app
 
     print(banner, file=sys.stderr)
     config = uvicorn.Config(make_app(hub), host=host, port=port, log_level="warning",
@@ -68,7 +68,7 @@ def sim_link(args, clock=time.monotonic):
     line resumes the game as on the board. `clock`: the wall clock in seconds. Raises
     cli.CommandLineError with the message for the user."""
     from tablebuzz import cli
-    from tablebuzz.connection import SimConnection
+    from tablebuzz.link.connection import SimConnection
 
     header, text, seed = cli.simulation_setup(args, args.script is None)
     records = None
@@ -83,10 +83,11 @@ def sim_link(args, clock=time.monotonic):
 
 def cmd_show(args):
     """`tablebuzz show [--http H:P] [--port DEV | --sim [--script F --seed S --game G ...]]`."""
-    from tablebuzz import cli, simulate
-    from tablebuzz.connection import BoardConnection
-    from tablebuzz.show.server import Hub
-    from tablebuzz.table import Table
+    from tablebuzz import cli
+    from tablebuzz.link.connection import BoardConnection
+    from tablebuzz.sim import simulate
+    from tablebuzz.views.show.server import Hub
+    from tablebuzz.views.table import Table
 
     simulate._ensure_paths()
     from refbox import pinmap
@@ -123,7 +124,7 @@ def cmd_show(args):
         extra = "records: %s" % folder
     table = Table(pinmap.PLAYER_COLOURS, source=source)
     if getattr(args, "packet", None):
-        from tablebuzz import packet as packet_module
+        from tablebuzz.views import packet as packet_module
 
         try:
             table.packet = packet_module.load(args.packet)
@@ -183,13 +184,13 @@ def _without_name(text, path):
 def load_replay(path):
     """(header, [(seconds, line)], problems) for a game record, or for a journal pulled off the
     board (`tablebuzz pull`), whose events the firmware's referee rebuilds
-    (tablebuzz.journal_replay; presses and margins are not in a journal). Raises RecordError
-    (naming both readings) or OSError."""
+    (tablebuzz.records.journal_replay; presses and margins are not in a journal). Raises
+    RecordError (naming both readings) or OSError."""
     try:
         header, lines, problems = records_module.read_record(path)
         return header, _offsets(lines), problems
     except records_module.RecordError as not_a_record:
-        from tablebuzz.journal_replay import JournalError, journal_events, journal_torn
+        from tablebuzz.records.journal_replay import JournalError, journal_events, journal_torn
 
         with open(path, "rb") as f:
             data = f.read()
@@ -213,10 +214,10 @@ def load_replay(path):
 
 def cmd_replay(args):
     """`tablebuzz replay FILE [--show] [--speed X] [--json] [--photos DIR]`: a saved game,
-    printed or played, or its photo finishes written as SVG (tablebuzz.photo)."""
+    printed or played, or its photo finishes written as SVG (tablebuzz.views.photo)."""
     import json
 
-    from tablebuzz.eventlog import Narrator
+    from tablebuzz.views.eventlog import Narrator
 
     try:
         header, lines, problems = load_replay(args.file)
@@ -228,7 +229,7 @@ def cmd_replay(args):
         print("tablebuzz: %s" % problem, file=sys.stderr)
     names = {int(k): v for k, v in (header.get("names") or {}).items() if str(k).isdigit()}
     if getattr(args, "photos", None):
-        from tablebuzz import photo
+        from tablebuzz.views import photo
 
         evs = []
         for _, text in lines:
@@ -271,10 +272,10 @@ def cmd_replay(args):
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    from tablebuzz import simulate
-    from tablebuzz.connection import RecordConnection
-    from tablebuzz.show.server import Hub
-    from tablebuzz.table import Table
+    from tablebuzz.link.connection import RecordConnection
+    from tablebuzz.sim import simulate
+    from tablebuzz.views.show.server import Hub
+    from tablebuzz.views.table import Table
 
     simulate._ensure_paths()
     from refbox import pinmap
@@ -298,7 +299,7 @@ def cmd_replay(args):
 
 def cmd_export(args):
     """`tablebuzz export [--records DIR] [--date D] [--format csv|qbj] [-o FILE]`: one CSV row
-    per game, or one QBJ Match per quiz game (tablebuzz.qbj)."""
+    per game, or one QBJ Match per quiz game (tablebuzz.records.qbj)."""
     import datetime
 
     folder = Path(args.records) if args.records else records_module.default_folder()
@@ -313,7 +314,7 @@ def cmd_export(args):
         return _fail("no records in %s (tablebuzz show writes them there)" % folder)
     write = records_module.night_csv
     if getattr(args, "format", "csv") == "qbj":
-        from tablebuzz import qbj
+        from tablebuzz.records import qbj
 
         write = qbj.night_qbj
     try:

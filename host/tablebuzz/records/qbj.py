@@ -229,7 +229,7 @@ def document(matches, name="tablebuzz quiz night"):
 
 def from_record(path):
     """The Match of the record file at `path` (records.read_record). Raises QbjError, OSError."""
-    from tablebuzz import records
+    from tablebuzz.records import store as records
 
     header, lines, _ = records.read_record(path)
     if header.get("game") != "quiz":
@@ -248,7 +248,7 @@ def night_qbj(folder, out):
     not records are named, not fatal."""
     import json
 
-    from tablebuzz import records
+    from tablebuzz.records import store as records
 
     matches = []
     problems = []

@@ -32,8 +32,8 @@ import time
 
 import serial
 
-from tablebuzz import serial_link
-from tablebuzz.serial_link import LineError, LineReader, LineTooLong, LinkError, parse_line
+from tablebuzz.link import serial_link
+from tablebuzz.link.serial_link import LineError, LineReader, LineTooLong, LinkError, parse_line
 
 MAX_COMMAND = serial_link.MAX_LINE  # bytes a command line may hold (the firmware's bound)
 HELLO_TIMEOUT_S = 3.0
@@ -294,14 +294,14 @@ class SimConnection(Connection):
     """The firmware in the simulator on the wall clock (see the module doc).
 
     `header`: the simulation header (tablebuzz.sim.runner); `records`: normalized timeline
-    records (tablebuzz.timeline), played at their simulated ns; `clock`: the wall clock in
+    records (tablebuzz.sim.timeline), played at their simulated ns; `clock`: the wall clock in
     seconds (tests pass a fake one: the world then moves only when it does).
     """
 
     label = "simulator"
 
     def __init__(self, header, records=None, clock=time.monotonic, lag_s=LAG_S):
-        from tablebuzz import simulate
+        from tablebuzz.sim import simulate
 
         simulate._ensure_paths()
         from tablebuzz.sim import runner

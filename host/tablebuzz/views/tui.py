@@ -4,7 +4,7 @@
 options, capture, pixels, bounce, ticks_origin_us). Keys 1..N are the player buzzers, a/y/n/u the
 ARM/YES/NO/UNDO controls (shifted: held 2.5 s), q quits.
 
-The device is reached through the host's one connection layer (tablebuzz.connection
+The device is reached through the host's one connection layer (tablebuzz.link.connection
 .SimConnection): the same firmware in real time, which also runs the clock. Simulated ns 0 is the
 wall-clock moment the screen starts. Every ~5 ms a timer polls the connection, which runs the world
 up to `now - lag` (20 ms behind the wall clock), so a key is always handled before the simulator
@@ -17,7 +17,7 @@ control presses). A key for a contact still held is ignored.
 The firmware's loop is stepped every simulated millisecond, as on the board (the batch runner
 steps only while the firmware reports a timer), so the LED patterns that run without a timer, such
 as the tie winner's colour/white alternation, show as they would on the table. The log is written
-by the host's one formatter (tablebuzz.eventlog).
+by the host's one formatter (tablebuzz.views.eventlog).
 
 Tests inject a clock (`SimulatorApp(header, clock=...)`): the simulation then moves only when the
 test moves that clock, and keys are stamped with its current time (or by `key_time(event)`).
@@ -32,10 +32,10 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import RichLog, Static
 
-from tablebuzz import simulate
-from tablebuzz.connection import SimConnection
-from tablebuzz.eventlog import Narrator, game_name, menu_text
-from tablebuzz.serial_link import LinkError
+from tablebuzz.link.connection import SimConnection
+from tablebuzz.link.serial_link import LinkError
+from tablebuzz.sim import simulate
+from tablebuzz.views.eventlog import Narrator, game_name, menu_text
 
 try:  # the clock textual stamps events with (monotonic; perf_counter on Windows)
     from textual._time import get_time as _textual_time
@@ -940,7 +940,7 @@ class BoardApp(App):
     layer as the scoreboard: the players press the real buzzers; a/y/n/u send the box's ARM, YES,
     NO, UNDO (the `control` command; capitals: UNDO held, back to the menu). A board does not
     report its LEDs, so each station shows what the events say (the floor, a lockout, out), from
-    the host's one fold of the events (tablebuzz.table)."""
+    the host's one fold of the events (tablebuzz.views.table)."""
 
     TITLE = "tablebuzz"
     CSS = SimulatorApp.CSS
@@ -950,7 +950,7 @@ class BoardApp(App):
         simulate._ensure_paths()
         from refbox import pinmap
 
-        from tablebuzz.table import Table
+        from tablebuzz.views.table import Table
 
         self.pinmap = pinmap
         self.link = link
@@ -1068,7 +1068,7 @@ class BoardApp(App):
 
 def run_board(port):
     """`tablebuzz tui [--port DEV]`: the screen on a real board; exit status 0 on q."""
-    from tablebuzz.connection import BoardConnection
+    from tablebuzz.link.connection import BoardConnection
 
     link = BoardConnection(port)
     app = BoardApp(link)

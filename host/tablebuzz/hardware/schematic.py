@@ -1,9 +1,9 @@
 """Draw the reference board's schematic from hardware/pinmap.json into hardware/schematic.svg.
 
-`python -m tablebuzz.schematic` (or `make schematic`) rewrites the SVG; `--check` exits 1 if the
-committed drawing is stale. Drawn with schemdraw (its own SVG backend, text as SVG <text>, so the
-file is the same bytes on every machine). Raises pinmap_gen.PinmapError for a map a Pico cannot
-wire.
+`python -m tablebuzz.hardware.schematic` (or `make schematic`) rewrites the SVG; `--check` exits 1
+if the committed drawing is stale. Drawn with schemdraw (its own SVG backend, text as SVG <text>,
+so the file is the same bytes on every machine). Raises pinmap_gen.PinmapError for a map a Pico
+cannot wire.
 
 What it shows (the values come from hardware/wiring.md and hardware/bom.md): the Pico with every
 used pin (GPIO name inside the box, the physical header pin outside), each player and control
@@ -19,9 +19,9 @@ import sys
 import schemdraw
 import schemdraw.elements as elm
 
-from tablebuzz import pinmap_gen
+from tablebuzz.hardware import pinmap_gen
+from tablebuzz.hardware.pinmap_gen import PICO_PIN
 from tablebuzz.paths import HARDWARE
-from tablebuzz.pinmap_gen import PICO_PIN
 
 SCHEMATIC_SVG = HARDWARE / "schematic.svg"
 

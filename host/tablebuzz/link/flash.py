@@ -32,7 +32,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tablebuzz import serial_link
+from tablebuzz.link import serial_link
 from tablebuzz.paths import FIRMWARE, REPO
 
 BUILD = REPO / "build" / "mpy"
