@@ -412,7 +412,7 @@ class Referee:
 
     def record(self, entry):
         """Fold one log entry as if it were decided now, its events sent: how a journal pulled off
-        the board is replayed on the host (tablebuzz.journal_replay)."""
+        the board is replayed on the host (tablebuzz.records.journal_replay)."""
         self._record(entry)
 
     def _record(self, entry):

@@ -87,7 +87,7 @@ def flag(value):
 
 class OneOf:
     """A check for parse_options: one of `values` (strings). Its `values` say what the option
-    takes to a host describing the game (tablebuzz.describe)."""
+    takes to a host describing the game (tablebuzz.views.describe)."""
 
     def __init__(self, values):
         self.values = values
@@ -154,7 +154,7 @@ class Game:
     def option_label(cls, name):
         """Option `name` as people read it: "time to buzz" for buzz_s, else the name in words
         ("false start"). The one source of these words: the host reads them from here
-        (tablebuzz.describe) and from the `menu` event's `label`."""
+        (tablebuzz.views.describe) and from the `menu` event's `label`."""
         return cls.LABELS.get(name) or name.replace("_", " ")
 
     @classmethod

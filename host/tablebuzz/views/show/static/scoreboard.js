@@ -1,4 +1,4 @@
-// The scoreboard: draws the host's view (tablebuzz.table) for the room. Nothing is computed
+// The scoreboard: draws the host's view (tablebuzz.views.table) for the room. Nothing is computed
 // here that the device did not say, except the seed check, which is done in this page.
 "use strict";
 
@@ -306,7 +306,7 @@ document.getElementById("over").addEventListener("click", () => {
 
 TB.connect("scoreboard", render, null);
 
-// The photo finish of a race won by < 10 ms (tablebuzz.photo draws it from the board's stamps):
+// The photo finish of a race won by < 10 ms (tablebuzz.views.photo draws it from the board's stamps):
 // shown while the host says so, hidden when its time is up or on a tap.
 function renderPhoto(photo) {
   const box = document.getElementById("photo");
