@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from tablebuzz import cli
+from tablebuzz.sim import set_up
 from tablebuzz.sim.timeline import TimelineError, parse, read_setup
 
 REPO = Path(__file__).resolve().parent.parent
@@ -109,7 +110,7 @@ def test_version(capsys):
     ],
 )
 def test_game_names_as_the_readme_spells_them(spelling, name):
-    assert cli.game_name(spelling) == name
+    assert set_up.game_name(spelling) == name
 
 
 def test_game_flag_takes_the_readme_spelling(capsys):

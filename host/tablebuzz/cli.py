@@ -9,11 +9,18 @@ import argparse
 import json
 import os
 import sys
-import unicodedata
 from importlib.metadata import PackageNotFoundError, version
 
+from refbox import FIRMWARE_VERSION, PROTOCOL_VERSION
+
 from tablebuzz.sim import simulate
-from tablebuzz.sim.timeline import TimelineError, parse, read_setup
+from tablebuzz.sim.set_up import (
+    CommandLineError,
+    add_simulation_args,
+    give_flash,
+    simulation_setup,
+    timeline_records,
+)
 
 BOUNCE = ("typical", "none", "worn")
 try:
@@ -22,51 +29,7 @@ except PackageNotFoundError:  # pragma: no cover - run from a source tree withou
     __version__ = "unknown"
 
 
-def _seed(text):
-    simulate._ensure_paths()
-    from refbox.prng import seed_from_hex
-
-    try:
-        seed_from_hex(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    return text.lower()
-
-
-def _options(text):
-    try:
-        value = json.loads(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            "options are a JSON object, e.g. '{\"false_start\": 500}'"
-        ) from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("options are a JSON object")
-    return value
-
-
-def game_name(text):
-    """The firmware's name for a game as people write it: "Red or Black", "red-black", "Déglingo",
-    "DEGLINGO" -> "redblack", "deglingo" (case, accents, spaces and punctuation do not matter).
-    Returns None for no game."""
-    simulate._ensure_paths()
-    from refbox.games import TITLES
-
-    def key(value):
-        letters = unicodedata.normalize("NFKD", value.casefold())
-        return "".join(ch for ch in letters if ch.isalnum())
-
-    wanted = key(text)
-    for name, title in TITLES:
-        if wanted in (key(name), key(title)):
-            return name
-    return None
-
-
 def _version():
-    simulate._ensure_paths()
-    from refbox import FIRMWARE_VERSION, PROTOCOL_VERSION
-
     return "tablebuzz %s (firmware %s, protocol %d)" % (
         __version__,
         FIRMWARE_VERSION,
@@ -82,7 +45,7 @@ def build_parser():
     sub = parser.add_subparsers(dest="command", required=True)
 
     sim = sub.add_parser("sim", help="run the firmware in the simulator")
-    _simulation_args(sim)
+    add_simulation_args(sim)
     sim.add_argument("--interpreter", choices=simulate.INTERPRETERS, default="cpython")
     sim.add_argument(
         "--board",
@@ -180,7 +143,7 @@ def build_parser():
     show.add_argument("--packet", metavar="FILE",
                       help="a quizbowl packet (MODAQ's JSON) for the desk: the reader's tossups, "
                            "power marks, answers and bonuses")
-    _simulation_args(show)
+    add_simulation_args(show)
     show.add_argument(
         "--speed", type=float, default=1.0, metavar="X",
         help="--sim only: run the simulated clock X times faster (a long timeline in a demo)",
@@ -212,7 +175,7 @@ def build_parser():
         "--port", default=os.environ.get("PORT") or None, help="serial port (default: auto)"
     )
     tui.add_argument("--sim", action="store_true", help="the simulator (as tablebuzz sim)")
-    _simulation_args(tui)
+    add_simulation_args(tui)
 
     replay = sub.add_parser("replay", help="print a saved game, or play it on the scoreboard")
     replay.add_argument(
@@ -235,42 +198,6 @@ def build_parser():
 
     sub.add_parser("pinmap", help="regenerate firmware/refbox/pinmap.py from hardware/pinmap.json")
     return parser
-
-
-def _simulation_args(sim):
-    """The simulator's set-up flags, shared by `sim` and `show --sim`."""
-    sim.add_argument(
-        "--flash",
-        action="store_true",
-        help="give the board a simulated littlefs: the journal is kept and power cuts resume "
-        '(on by itself when the timeline has "power" lines)',
-    )
-    sim.add_argument(
-        "--script", metavar="FILE", help="JSON-lines timeline to play ('-' for stdin)"
-    )
-    sim.add_argument(
-        "--seed", type=_seed, help="hex seed for the simulated chip (default: random)"
-    )
-    sim.add_argument(
-        "--game",
-        default=None,
-        help="game to start: quiz, difference, deglingo (Déglingo), redblack (Red or Black), "
-        "diddly, evidence, or menu (the set-up menu, as at power-up); any case, accents "
-        "optional (default: the timeline's set-up line, else quiz for --script; the menu on "
-        "screen)",
-    )
-    sim.add_argument(
-        "--players",
-        type=int,
-        default=None,
-        help="players (default: the timeline's set-up line, else every station)",
-    )
-    sim.add_argument(
-        "--options",
-        type=_options,
-        default=None,
-        help="game options as a JSON object (default: the timeline's set-up line, else none)",
-    )
 
 
 def main(argv=None):
@@ -345,29 +272,6 @@ def _fail(message):
     return 2
 
 
-def _wants_display(args):
-    """--display / --no-display, else the simulated SSD1306 on the interactive screen only."""
-    display = getattr(args, "display", None)
-    if display is None:
-        return getattr(args, "command", None) == "sim" and getattr(args, "script", None) is None
-    return bool(display)
-
-
-def _header(args, players, seed):
-    """The simulation header (see tablebuzz.sim.runner) from the command line."""
-    return {
-        "seed": seed,
-        "game": args.game,
-        "players": players,
-        "options": args.options or {},
-        "capture": getattr(args, "capture", "pio"),
-        "pixels": getattr(args, "pixels", "pio"),
-        "bounce": getattr(args, "bounce", "typical"),
-        "ticks_origin_us": getattr(args, "ticks_start", 0),
-        "display": _wants_display(args),
-    }
-
-
 def _tell_seed(args, seed, saved=None, interactive=False):
     if saved:
         print(
@@ -383,93 +287,6 @@ def _tell_seed(args, seed, saved=None, interactive=False):
         )
     elif args.seed is None:
         print("tablebuzz: simulated chip seed %s (replay with --seed)" % seed, file=sys.stderr)
-
-
-class CommandLineError(Exception):
-    """A command-line mistake: the message is printed as one line."""
-
-
-def simulation_setup(args, interactive):
-    """(header, timeline text, seed) for the simulator from the command line and the timeline's
-    set-up line. Raises CommandLineError with the message for the user. Used by `sim` and
-    `show --sim`."""
-    simulate._ensure_paths()
-    from refbox import pinmap
-    from refbox.games import GAME_ORDER, game_class, is_game
-    from refbox.games.base import GameError, parse_options
-
-    text = ""
-    setup = {}  # the timeline's set-up line: what the flags do not say
-    if not interactive:
-        if getattr(args, "save", None):
-            raise CommandLineError("--save is for the interactive simulator (without --script)")
-        try:
-            text = _read_script(args.script)
-            setup = read_setup(text)
-        except (OSError, UnicodeDecodeError, TimelineError) as e:
-            raise CommandLineError(_script_error(args.script, e)) from None
-        if args.game is None:
-            args.game = setup.get("game", "quiz")
-        if args.players is None:
-            args.players = setup.get("players")
-        if args.options is None:
-            args.options = setup.get("options", {})
-        if getattr(args, "display", None) is None:
-            args.display = setup.get("display", False)
-        if args.seed is None and "seed" in setup:
-            try:
-                args.given_seed = _seed(setup["seed"])
-            except argparse.ArgumentTypeError as e:
-                raise CommandLineError("%s: set-up seed: %s" % (args.script, e)) from None
-    if args.game is not None and args.game.strip().lower() == "menu":
-        args.game = None  # the set-up menu, as at power-up
-    elif args.game is not None:
-        name = game_name(args.game)
-        if name is None or not is_game(name):
-            raise CommandLineError(
-                "unknown game %r (games: %s)" % (args.game, ", ".join(GAME_ORDER))
-            )
-        args.game = name
-    high = pinmap.PLAYER_COUNT
-    if args.game is not None:
-        cls = game_class(args.game)
-        high = min(cls.max_players, pinmap.PLAYER_COUNT)
-        try:
-            parse_options(cls.OPTIONS, args.options or {})
-        except GameError as e:
-            raise CommandLineError("--options: %s" % e.detail) from None
-        low = cls.min_players
-    else:
-        low = 2
-    players = args.players if args.players is not None else high
-    if not low <= players <= high:
-        raise CommandLineError("--players must be %d..%d here" % (low, high))
-    if not 0 <= getattr(args, "ticks_start", 0) < 1 << 30:
-        raise CommandLineError("--ticks-start must be 0..2**30-1")
-    # The simulated chip's seed decides every game's seed: it is told only after the run, so a
-    # dealer game in the simulator cannot be read ahead from it.
-    seed = args.seed or getattr(args, "given_seed", None) or os.urandom(16).hex()
-    if getattr(args, "given_seed", None):
-        args.seed = seed  # from the set-up line: nothing to tell
-    return _header(args, players, seed), text, seed
-
-
-def timeline_records(args, text, players):
-    """The normalized records of a timeline text. Raises CommandLineError naming the line."""
-    from refbox import pinmap
-
-    try:
-        return parse(text, players, [name for name, _ in pinmap.CONTROLS])
-    except TimelineError as e:
-        raise CommandLineError("%s: %s" % (args.script, e)) from None
-
-
-def give_flash(args, header, records):
-    """Give the simulated board a littlefs (header "flash") when --flash asks for one or the
-    timeline cuts the power: without a flash a power cut loses the game. Used by `sim` and
-    `show --sim`, so that both resume after a `power` line."""
-    if getattr(args, "flash", False) or any(rec["k"] == "power" for rec in records or ()):
-        header["flash"] = {}
 
 
 def cmd_sim(args):
@@ -521,22 +338,6 @@ def _print_lines(args, lines, out):
     else:
         for ns, line in lines:
             out.write(("%d.%03d " % (ns // 1000, ns % 1000) if args.stamp else "") + line + "\n")
-
-
-def _read_script(path):
-    """The timeline text of `path` ('-' = stdin). Raises OSError, UnicodeDecodeError."""
-    if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as f:
-        return f.read()
-
-
-def _script_error(path, error):
-    if isinstance(error, OSError):
-        return "cannot read %s: %s" % (path, error.strerror)
-    if isinstance(error, UnicodeDecodeError):
-        return "%s is not UTF-8 text" % path
-    return "%s: %s" % (path, error)
 
 
 if __name__ == "__main__":

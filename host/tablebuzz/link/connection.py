@@ -303,15 +303,12 @@ class SimConnection(Connection):
     def __init__(self, header, records=None, clock=time.monotonic, lag_s=LAG_S):
         from tablebuzz.sim import simulate
 
-        simulate._ensure_paths()
-        from tablebuzz.sim import runner
-
         self.header = dict(header)
         self._clock = clock
         self.lag_s = lag_s
         self._origin = None
         self._inbox = []
-        self.sim = runner.Simulation(self.header, self._sink)
+        self.sim = simulate.simulation(self.header, self._sink)
         self.world = self.sim.world
         self.players = self.sim.players
         self.controls = self.sim.controls

@@ -8,7 +8,9 @@ not by how much) and decisions taken back by an undo before the save (the log ho
 For those, replay a saved protocol log instead. See docs/architecture.md "The journal".
 """
 
-from tablebuzz.sim import simulate
+from refbox import journal, pinmap
+from refbox.protocol import encode_event
+from refbox.referee import Referee
 
 
 class JournalError(ValueError):
@@ -20,11 +22,6 @@ def journal_events(data):
 
     Raises JournalError for a file that holds no game, another format version, or a log this
     firmware cannot fold. A torn tail is ignored (the last whole record wins, as at boot)."""
-    simulate._ensure_paths()
-    from refbox import journal, pinmap
-    from refbox.protocol import encode_event
-    from refbox.referee import Referee
-
     saved, whole, status = journal.read(data)
     if status == "version":
         raise JournalError("not a tablebuzz journal of format version %d" % journal.VERSION)
@@ -50,7 +47,4 @@ def journal_events(data):
 
 def journal_torn(data):
     """True if journal bytes `data` end in a record that is not whole (cut short, edited)."""
-    simulate._ensure_paths()
-    from refbox import journal
-
     return journal.read(data)[2] == "torn"

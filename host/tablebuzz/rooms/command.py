@@ -97,15 +97,12 @@ def show_sinks(args, label):
 def cmd_hub(args):
     """`tablebuzz hub [--mqtt H:P | --listen H:P] [--http H:P] [--name N]`."""
     import uvicorn
+    from refbox import pinmap
 
+    from tablebuzz.address import check_free, parse_http
     from tablebuzz.rooms.broker import BrokerConfig
     from tablebuzz.rooms.embedded import EmbeddedBroker
     from tablebuzz.rooms.hub import DirectorHub, make_app
-    from tablebuzz.sim import simulate
-    from tablebuzz.views.show.command import check_free, parse_http
-
-    simulate._ensure_paths()
-    from refbox import pinmap
 
     def fail(text):
         print("tablebuzz: " + text, file=sys.stderr)

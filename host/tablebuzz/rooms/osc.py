@@ -17,7 +17,7 @@ UDP never blocks the room (a listener that is not there loses the message, as OS
 Margins come from the device's `margin_ns` (docs/protocol.md `race`, `margin`).
 """
 
-from tablebuzz.views.show.command import parse_http
+from tablebuzz.address import parse_http
 
 PREFIX = "/tablebuzz"
 

@@ -33,8 +33,10 @@ _lane = {"board": None}
 
 
 def _ensure_paths(board="micropython"):
-    """sys.path for an in-process run of `board`'s module: its fakes first. CPython keeps one
-    module per name, so switching lanes drops the modules the two fake sets name alike."""
+    """sys.path for an in-process run of `board`'s module: its fakes first (refbox and tablebuzz
+    are installed packages: only the fakes of the board's own modules need a place). CPython
+    keeps one module per name, so switching lanes drops the modules the two fake sets name
+    alike."""
     fakes, other = (FAKES_CP, FAKES) if board == "circuitpython" else (FAKES, FAKES_CP)
     if _lane["board"] not in (None, board):
         for name in _LANE_MODULES:
@@ -42,9 +44,6 @@ def _ensure_paths(board="micropython"):
     _lane["board"] = board
     while str(other) in sys.path:
         sys.path.remove(str(other))
-    for path in (str(HOST), str(FIRMWARE)):
-        if path not in sys.path:
-            sys.path.insert(0, path)
     if str(fakes) in sys.path:
         sys.path.remove(str(fakes))
     sys.path.insert(0, str(fakes))
@@ -116,6 +115,21 @@ def micropython_command(code, heap=MICROPYTHON_HEAP, interpreter="micropython", 
     prelude = "import sys; sys.path[:0] = %r; " % (paths,)
     binary = circuitpython_binary() if interpreter == "circuitpython" else micropython_binary()
     return [binary, "-X", "heapsize=" + heap, "-c", prelude + code]
+
+
+def simulation(header, sink):
+    """A `runner.Simulation` of `header` (its shape: tablebuzz.sim.runner) in this process, the
+    device's output going to `sink(ns, line)`: the one way in for a host tool that runs the
+    firmware beside it (the connection layer's SimConnection, the interactive screens). Only here
+    do the fakes of the board's modules (machine, rp2, neopixel...) come onto sys.path, so a host
+    tool talking to a real board never loads them. Raises SimError for an unknown board."""
+    board = header.get("board", "micropython")
+    if board not in BOARDS:
+        raise SimError("unknown board %r (choose from: %s)" % (board, ", ".join(BOARDS)))
+    _ensure_paths(board)
+    from tablebuzz.sim import runner
+
+    return runner.Simulation(header, sink)
 
 
 def run(header, records, interpreter="cpython"):

@@ -34,7 +34,6 @@ from textual.widgets import RichLog, Static
 
 from tablebuzz.link.connection import SimConnection
 from tablebuzz.link.serial_link import LinkError
-from tablebuzz.sim import simulate
 from tablebuzz.views.eventlog import Narrator, game_name, menu_text
 
 try:  # the clock textual stamps events with (monotonic; perf_counter on Windows)
@@ -379,7 +378,6 @@ class SimulatorApp(App):
         self, header, clock=None, key_time=None, records=None, tick_s=TICK_S, save=None
     ):
         super().__init__()
-        simulate._ensure_paths()
         from refbox import pinmap
 
         self.header = dict(header)
@@ -947,7 +945,6 @@ class BoardApp(App):
 
     def __init__(self, link, poll_s=0.02):
         super().__init__()
-        simulate._ensure_paths()
         from refbox import pinmap
 
         from tablebuzz.views.table import Table

@@ -4,44 +4,17 @@ Each turns user mistakes into one line on stderr and exit status 2 (never a trac
 """
 
 import datetime
-import socket
 import sys
 import time
 from pathlib import Path
 
+from tablebuzz.address import check_free, parse_http
 from tablebuzz.records import store as records_module
 
 
 def _fail(message):
     print("tablebuzz: " + message, file=sys.stderr)
     return 2
-
-
-def parse_http(text):
-    """(host, port) from "HOST:PORT" (or ":PORT", or "PORT"). Raises ValueError."""
-    host, sep, port = text.rpartition(":")
-    if not sep:
-        host, port = "", text
-    host = host.strip("[]") or "127.0.0.1"
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError("--http wants HOST:PORT, e.g. 127.0.0.1:8765 (got %r)" % text)
-    return host, int(port)
-
-
-def check_free(host, port):
-    """Raise OSError with a plain message when HOST:PORT cannot be served (in use, bad host)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    probe = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        probe.bind((host, port))
-    except OSError as e:
-        if e.errno == 98:  # EADDRINUSE
-            raise OSError("%s:%d is in use (another tablebuzz show?); choose another with "
-                          "--http %s:%d" % (host, port, host, port + 1)) from None
-        raise OSError("cannot serve on %s:%d: %s" % (host, port, e.strerror or e)) from None
-    finally:
-        probe.close()
 
 
 def serve(hub, host, port, banner):
@@ -63,34 +36,32 @@ def _banner(host, port, extra):
 
 
 def sim_link(args, clock=time.monotonic):
-    """(SimConnection, seed) for `show --sim`: the same set-up as `tablebuzz sim`, a flash
-    included when the timeline cuts the power or --flash asks (cli.give_flash), so that a `power`
-    line resumes the game as on the board. `clock`: the wall clock in seconds. Raises
-    cli.CommandLineError with the message for the user."""
-    from tablebuzz import cli
+    """(SimConnection, seed) for `show --sim`: the same set-up as `tablebuzz sim`
+    (tablebuzz.sim.set_up), a flash included when the timeline cuts the power or --flash asks
+    (`give_flash`), so that a `power` line resumes the game as on the board. `clock`: the wall
+    clock in seconds. Raises set_up.CommandLineError with the message for the user."""
     from tablebuzz.link.connection import SimConnection
+    from tablebuzz.sim import set_up
 
-    header, text, seed = cli.simulation_setup(args, args.script is None)
+    header, text, seed = set_up.simulation_setup(args, args.script is None)
     records = None
     if args.script is not None:
-        records = cli.timeline_records(args, text, header["players"])
+        records = set_up.timeline_records(args, text, header["players"])
     if not 0.1 <= args.speed <= 50:
-        raise cli.CommandLineError("--speed is 0.1 to 50")
-    cli.give_flash(args, header, records)
+        raise set_up.CommandLineError("--speed is 0.1 to 50")
+    set_up.give_flash(args, header, records)
     speed = args.speed
     return SimConnection(header, records, clock=lambda: clock() * speed), seed
 
 
 def cmd_show(args):
     """`tablebuzz show [--http H:P] [--port DEV | --sim [--script F --seed S --game G ...]]`."""
-    from tablebuzz import cli
+    from refbox import pinmap
+
     from tablebuzz.link.connection import BoardConnection
-    from tablebuzz.sim import simulate
+    from tablebuzz.sim.set_up import CommandLineError
     from tablebuzz.views.show.server import Hub
     from tablebuzz.views.table import Table
-
-    simulate._ensure_paths()
-    from refbox import pinmap
 
     try:
         host, port = parse_http(args.http)
@@ -102,7 +73,7 @@ def cmd_show(args):
             return _fail("--port is for a board; --sim uses the simulator: give one of them")
         try:
             link, seed = sim_link(args)
-        except cli.CommandLineError as e:
+        except CommandLineError as e:
             return _fail(str(e))
         source = {"kind": "simulator", "label": "simulator", "status": "simulator running"}
     else:
@@ -272,13 +243,11 @@ def cmd_replay(args):
 
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    from refbox import pinmap
+
     from tablebuzz.link.connection import RecordConnection
-    from tablebuzz.sim import simulate
     from tablebuzz.views.show.server import Hub
     from tablebuzz.views.table import Table
-
-    simulate._ensure_paths()
-    from refbox import pinmap
 
     try:
         host, port = parse_http(args.http)

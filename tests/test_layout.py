@@ -1,0 +1,164 @@
+"""The host's layout (docs/host.md): no import cycle anywhere in host/, and the simulator's fakes
+of the board's modules (machine, rp2, neopixel...) loaded only by a simulation, never by a tool
+that talks to a real board."""
+
+import ast
+import json
+import subprocess
+import sys
+
+from tablebuzz.paths import FAKES, FAKES_CP, HOST
+
+PACKAGE = HOST / "tablebuzz"
+
+
+def _module_name(path):
+    parts = list(path.relative_to(HOST).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules():
+    """{dotted name: path} of every module of host/tablebuzz (the fakes are imported by other
+    names, `machine` and the like, and import only the simulator's world: left out)."""
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if FAKES in path.parents or FAKES_CP in path.parents:
+            continue
+        found[_module_name(path)] = path
+    return found
+
+
+def _imports(path, name, modules):
+    """The modules of `modules` that the file at `path` (module `name`) imports, at its top or
+    inside a function: a cycle through a function-level import is a cycle all the same."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            # `from a.b import c` imports a.b.c when c is a module, else takes a name of a.b
+            targets = [base + "." + alias.name if base + "." + alias.name in modules else base
+                       for alias in node.names]
+        else:
+            continue
+        out.update(t for t in targets if t in modules and t != name)
+    return out
+
+
+def import_graph():
+    modules = _modules()
+    return {name: _imports(path, name, modules) for name, path in modules.items()}
+
+
+def cycles(graph):
+    """The import cycles of `graph` ({module: set of modules}): its strongly connected components
+    of more than one module (Tarjan's algorithm), each as a sorted list."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_graph_sees_function_level_imports():
+    graph = import_graph()
+    # cli imports the show command inside main(): that edge must be seen
+    assert "tablebuzz.views.show.command" in graph["tablebuzz.cli"]
+    assert "tablebuzz.sim.simulate" in graph["tablebuzz.link.connection"]
+
+
+def test_no_import_cycle_in_host():
+    assert cycles(import_graph()) == []
+
+
+# A real board's tools, driven as far as they go without a board: each imports what it needs.
+_BOARD_SIDE = """
+import json, sys
+import tablebuzz.cli, tablebuzz.views.show.server, tablebuzz.views.show.command
+import tablebuzz.views.monitor, tablebuzz.views.tui, tablebuzz.views.table
+import tablebuzz.rooms.command, tablebuzz.link.connection, tablebuzz.records.journal_replay
+from tablebuzz import cli
+status = [cli.main(["show", "--port", "/dev/no-such-board", "--http", "not-an-address"]),
+          cli.main(["hub", "--http", "not-an-address"])]
+print(json.dumps({"status": status, "modules": sorted(sys.modules), "path": sys.path,
+                  "files": sorted(getattr(m, "__file__", None) or "" for m in
+                                  list(sys.modules.values()))}))
+"""
+
+_SIM_SIDE = """
+import json, sys
+from tablebuzz.sim import simulate
+sim = simulate.simulation({"seed": "00", "game": "quiz", "players": 2}, lambda ns, line: None)
+print(json.dumps({"status": [], "modules": sorted(sys.modules), "path": sys.path,
+                  "files": sorted(getattr(m, "__file__", None) or "" for m in
+                                  list(sys.modules.values()))}))
+"""
+
+# Modules only a board (or the fakes) has. `micropython` and `neopixel` are not named: the
+# CircuitPython libraries install real ones for CPython (Adafruit's); a fake of theirs is caught
+# by its file, under the fakes' folders.
+_FAKE_NAMES = {"machine", "rp2", "framebuf", "uctypes", "ssd1306"}
+
+
+def _loaded(code):
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1])
+
+
+def _fakes_in(loaded):
+    fake_dirs = (str(FAKES), str(FAKES_CP))
+    return ({name for name in loaded["modules"] if name in _FAKE_NAMES}
+            | {f for f in loaded["files"] if f.startswith(fake_dirs)}
+            | {p for p in loaded["path"] if p in fake_dirs})
+
+
+def test_a_real_boards_tools_load_no_fake_module():
+    loaded = _loaded(_BOARD_SIDE)
+    assert loaded["status"] == [2, 2]  # the bad address is refused after the imports
+    assert "tablebuzz.views.show.server" in loaded["modules"]
+    assert _fakes_in(loaded) == set()
+
+
+def test_a_simulation_loads_the_fakes():
+    """The other side of the check above: the simulator's one entry point does load them, so an
+    empty set there means none were loaded, not that the check cannot see them."""
+    loaded = _loaded(_SIM_SIDE)
+    assert {"machine", "rp2"} <= _fakes_in(loaded)
