@@ -456,7 +456,7 @@ def test_playable_in_the_interactive_simulator():
     """`make sim ARGS="--game diddly --players 3"`: the keys a / n / y enter a number."""
     import asyncio
 
-    from tablebuzz.views.tui import SimulatorApp
+    from tablebuzz.views.tui.simulator import SimulatorApp
 
     class Clock:
         t = 1000.0

@@ -111,7 +111,7 @@ def test_no_import_cycle_in_host():
 _BOARD_SIDE = """
 import json, sys
 import tablebuzz.cli, tablebuzz.views.show.server, tablebuzz.views.show.command
-import tablebuzz.views.monitor, tablebuzz.views.tui, tablebuzz.views.table
+import tablebuzz.views.monitor, tablebuzz.views.tui.board, tablebuzz.views.table
 import tablebuzz.rooms.command, tablebuzz.link.connection, tablebuzz.records.journal_replay
 from tablebuzz import cli
 status = [cli.main(["show", "--port", "/dev/no-such-board", "--http", "not-an-address"]),

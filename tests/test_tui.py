@@ -1,4 +1,4 @@
-"""The interactive simulator (tablebuzz.views.tui) driven through textual's Pilot.
+"""The interactive simulator (tablebuzz.views.tui.simulator) driven through textual's Pilot.
 
 The app runs with a fake wall clock: the simulated world moves only when a test moves the clock,
 and keys are stamped with the clock's current time, so every run gives the same events. One test
@@ -11,7 +11,7 @@ import json
 import pytest
 from refbox import pinmap
 from tablebuzz.views.eventlog import describe
-from tablebuzz.views.tui import SimulatorApp
+from tablebuzz.views.tui.simulator import SimulatorApp
 
 HEADER = {
     "seed": "1",
@@ -387,7 +387,7 @@ def test_the_same_screen_on_a_board_behind_a_pty(tmp_path):
     connection layer; a/y/n/u are the box's buttons."""
     from helpers import unix_port_board
     from tablebuzz.link.connection import BoardConnection
-    from tablebuzz.views.tui import BoardApp
+    from tablebuzz.views.tui.board import BoardApp
 
     cable = unix_port_board(tmp_path / "ttyBOARD", dict(HEADER, game="quiz", players=3))
     link = BoardConnection(str(cable.path), retry_s=0.1)
@@ -426,7 +426,7 @@ def test_the_display_is_drawn_on_screen_and_o_toggles_it():
     """With the simulated SSD1306 attached, the screen draws its 128 x 64 pixels (braille, 2 x 4
     a character) from the panel's RAM; the text on it reads as the firmware wrote it."""
     from tablebuzz.sim.font8x8 import read_text
-    from tablebuzz.views.tui import braille
+    from tablebuzz.views.tui.widgets import braille
 
     header = dict(HEADER, game=None, display=True)
 

@@ -234,12 +234,12 @@ def main(argv=None):
         if args.command == "tui":
             if not sys.stdout.isatty():
                 return _fail("the screen needs a terminal; use tablebuzz monitor")
-            from tablebuzz.views import tui
-
             if not args.sim:
                 if args.script or args.seed or args.game or args.players or args.options:
                     return _fail("--script, --seed, --game, --players, --options are for --sim")
-                return tui.run_board(args.port)
+                from tablebuzz.views.tui import board
+
+                return board.run_board(args.port)
             if args.script:
                 return _fail("tui --sim is interactive; play a timeline with tablebuzz sim "
                              "--script or tablebuzz show --sim --script")
@@ -247,7 +247,9 @@ def main(argv=None):
                 header, _, seed = simulation_setup(args, True)
             except CommandLineError as e:
                 return _fail(str(e))
-            status, saved = tui.run(header)
+            from tablebuzz.views.tui import simulator
+
+            status, saved = simulator.run(header)
             _tell_seed(args, seed, saved, interactive=True)
             return status
         if args.command == "replay":
@@ -301,9 +303,9 @@ def cmd_sim(args):
             return _fail("the interactive simulator runs on CPython; use --script for MicroPython")
         if not sys.stdout.isatty():
             return _fail("the interactive simulator needs a terminal; use --script FILE")
-        from tablebuzz.views import tui
+        from tablebuzz.views.tui import simulator
 
-        status, saved = tui.run(header, save=args.save)
+        status, saved = simulator.run(header, save=args.save)
         _tell_seed(args, seed, saved, interactive=True)
         return status
     give_flash(args, header, records)

@@ -30,11 +30,19 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from tablebuzz.link.connection import SimConnection
-from tablebuzz.link.serial_link import LinkError
 from tablebuzz.views.eventlog import Narrator, game_name, menu_text
+from tablebuzz.views.tui.terminal import end_with_the_terminal, terminal_gone
+from tablebuzz.views.tui.widgets import (
+    CONTROL_KEYS,
+    SCREEN_CSS,
+    MarkerBar,
+    OledView,
+    hex_colour,
+    screen_widgets,
+)
 
 try:  # the clock textual stamps events with (monotonic; perf_counter on Windows)
     from textual._time import get_time as _textual_time
@@ -48,10 +56,7 @@ LONG_HOLD_NS = 2_500_000_000  # shift + control key
 BUZZER_HOLD_NS = 1_500_000_000  # shift + digit: a held buzzer (Evidence's claim gesture)
 SHIFTED_DIGITS = "!@#$%^&*("  # shift + 1..9 on a US keyboard
 BLINK_WINDOW_NS = 600_000_000  # a pixel that alternated twice within this is shown as blinking
-LOG_LINES = 500
 WIDE_SCREEN = 150  # columns from which the display is shown at start (key o toggles it)
-
-CONTROL_KEYS = (("a", "arm", "ARM"), ("y", "yes", "YES"), ("n", "no", "NO"), ("u", "undo", "UNDO"))
 
 CONTROL_KEY = {"ARM": "a", "YES": "y", "NO": "n", "UNDO": "u"}  # the firmware's labels -> keys
 GAME_PAGES = {
@@ -63,44 +68,11 @@ GAME_PAGES = {
     "evidence": "docs/games/evidence.md",
 }
 
-OFF_RGB = (48, 48, 48)  # an unlit LED is drawn dark grey so its shape stays visible
-
-
-def _end_with_the_terminal(app):
-    """Closing the terminal ends the app (SIGHUP, and SIGTERM): a simulator nobody can see must
-    not run on. Textual leaves SIGHUP alone, and under `make sim` the hangup may reach make
-    only; so the app also checks, every second, that its controlling terminal is still there
-    (`_terminal_gone`)."""
-    import signal
-
-    app.watch_terminal = not _terminal_gone()  # a terminal to watch (not a test's pilot)
-
-    def hangup(signum, frame):
-        os._exit(128 + signum)  # the terminal is gone: nothing to restore, and Textual's own
-        # way out would wait forever on a writer that can no longer write
-
-    def stop(signum, frame):
-        app.exit(128 + signum)  # the terminal is still there: leave it as it was
-
-    signal.signal(signal.SIGHUP, hangup)
-    signal.signal(signal.SIGTERM, stop)
-
-
-def _terminal_gone():
-    """True once this process's controlling terminal has been hung up or closed: opening
-    /dev/tty then fails (ENXIO or EIO)."""
-    try:
-        os.close(os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY))
-    except OSError:
-        return True
-    return False
-
-
 def run(header, records=None, save=None):
     """Open the interactive simulator; returns (exit status (0 on q), the path the session was
     saved to or None). `save`: where `w` and quitting write the session as a timeline."""
     app = SimulatorApp(header, records=records, save=save)
-    _end_with_the_terminal(app)
+    end_with_the_terminal(app)
     app.run()
     return app.return_code or 0, app.saved_to
 
@@ -133,246 +105,11 @@ def session_timeline(header, taps):
     return "\n".join(lines) + "\n"
 
 
-def _hex(rgb):
-    return "#%02x%02x%02x" % rgb
-
-
-class Buzzer(Static):
-    """One station: the arcade button in the player's colour and its LED as the firmware drives
-    it."""
-
-    DEFAULT_CSS = """
-    Buzzer {
-        width: 1fr;
-        height: 7;
-        border: round #555555;
-        border-title-align: center;
-        border-subtitle-align: center;
-        text-align: center;
-        content-align: center middle;
-    }
-    """
-
-    def __init__(self, station, colour, **kwargs):
-        super().__init__(**kwargs)
-        self.station = station
-        self.colour = colour
-        self.level = "off"  # off / dim / full / white / on / blink / tie: for people and tests
-        self.rgb = (0, 0, 0)  # the LED as it looks now (display colour; (0, 0, 0) = off)
-        self.pressed = False
-        self.in_game = True
-        self._shown = None
-
-    def on_mount(self):
-        self.border_title = "P%d" % (self.station + 1)
-        self._paint()
-
-    def show(self, rgb, level, pressed, in_game):
-        self.rgb, self.level, self.pressed, self.in_game = rgb, level, pressed, in_game
-        self._paint()
-
-    def _paint(self):
-        key = (self.rgb, self.level, self.pressed, self.in_game)
-        if key == self._shown or not self.is_mounted:
-            return  # nothing changed: no redraw, no flicker
-        self._shown = key
-        player = _hex(self.colour) if self.in_game else "#555555"
-        self.styles.border = ("heavy" if self.pressed else "round", player)
-        self.styles.border_title_color = player
-        self.styles.border_title_style = "bold reverse" if self.pressed else "bold"
-        self.border_subtitle = ("key %d" % (self.station + 1)) if self.in_game else "unused"
-        lit = self.rgb != (0, 0, 0)
-        led = _hex(self.rgb if lit else OFF_RGB)
-        text = Text("\n", justify="center")
-        for row in ("▄█████▄", "███████", "▀█████▀"):
-            text.append(row + "\n", style=led)
-        label = {
-            "off": "off",
-            "dim": "dim",
-            "full": "LIT",
-            "white": "WHITE",
-            "blink": "BLINK",
-            "tie": "TIE WIN",
-            "on": "on",
-        }.get(self.level, "?")
-        if self.pressed:
-            text.append("▼ %s ▼" % label, style="bold reverse " + player)
-        else:
-            text.append(label, style=("bold " + led) if lit else "#777777")
-        self.update(text)
-
-
-_BRAILLE_DOTS = ((0x01, 0x08), (0x02, 0x10), (0x04, 0x20), (0x40, 0x80))  # [row][column]
-
-
-def braille(pixel, width=128, height=64):
-    """A 1-bit picture as braille text, 2 x 4 pixels a character: `pixel(x, y)` is 1 when lit."""
-    rows = []
-    for y0 in range(0, height, 4):
-        row = []
-        for x0 in range(0, width, 2):
-            bits = 0
-            for dy in range(4):
-                for dx in range(2):
-                    if pixel(x0 + dx, y0 + dy):
-                        bits |= _BRAILLE_DOTS[dy][dx]
-            row.append(chr(0x2800 + bits))
-        rows.append("".join(row))
-    return "\n".join(rows)
-
-
-class OledView(Static):
-    """The optional SSD1306 display as the simulated panel shows it (tablebuzz.sim.oled): its
-    128 x 64 pixels in braille. Key o shows or hides it (shown at start on a wide terminal)."""
-
-    DEFAULT_CSS = """
-    OledView {
-        width: 68;
-        height: 18;
-        border: round #3a4450;
-        border-title-color: #8899aa;
-        background: #000000;
-        color: #8fd8ff;
-        padding: 0 1;
-    }
-    """
-
-    def __init__(self, panel, **kwargs):
-        super().__init__(**kwargs)
-        self.panel = panel
-        self.picture = ""  # the braille text shown
-        self._ram = None
-
-    def on_mount(self):
-        self.border_title = "display"
-        self.refresh_picture()
-
-    def refresh_picture(self):
-        ram = bytes(self.panel.ram)
-        key = (ram, self.panel.on, self.panel.inverted)
-        if key == self._ram or not self.is_mounted:
-            return
-        self._ram = key
-        self.picture = braille(self.panel.pixel)
-        self.update(Text(self.picture))
-
-
-class ControlButton(Static):
-    DEFAULT_CSS = """
-    ControlButton {
-        width: 1fr;
-        height: 3;
-        border: round #666666;
-        text-align: center;
-        color: #dddddd;
-    }
-    """
-
-    def __init__(self, key, name, label, **kwargs):
-        super().__init__(**kwargs)
-        self.key, self.control, self.label = key, name, label
-        self.pressed = False
-        self._shown = None
-
-    def on_mount(self):
-        self._paint()
-
-    def show(self, pressed):
-        self.pressed = pressed
-        self._paint()
-
-    def _paint(self):
-        if self._shown == self.pressed or not self.is_mounted:
-            return
-        self._shown = self.pressed
-        self.styles.border = ("heavy", "#ffd75f") if self.pressed else ("round", "#666666")
-        text = Text()
-        text.append(" %s " % self.key, style="bold black on #ffd75f")
-        text.append(" " + self.label, style="bold reverse" if self.pressed else "bold")
-        self.update(text)
-
-
-class MarkerBar(Static):
-    DEFAULT_CSS = """
-    MarkerBar {
-        width: 34;
-        height: 3;
-        border: round #555555;
-        border-title-color: #999999;
-        padding: 0 1;
-    }
-    """
-
-    def __init__(self, count, **kwargs):
-        super().__init__(**kwargs)
-        self.pixels = [(0, 0, 0)] * count
-        self._shown = None
-
-    def on_mount(self):
-        self.border_title = "marker bar"
-        self.show(self.pixels)
-
-    def show(self, pixels):
-        self.pixels = list(pixels)
-        if self.pixels == self._shown or not self.is_mounted:
-            return
-        self._shown = self.pixels
-        text = Text()
-        for i, rgb in enumerate(self.pixels):
-            text.append(
-                "██" if rgb != (0, 0, 0) else "▒▒",
-                style=_hex(rgb if rgb != (0, 0, 0) else OFF_RGB),
-            )
-            if i + 1 < len(self.pixels):
-                text.append(" ")
-        self.update(text)
-
-
-def screen_widgets(pinmap, stations):
-    """The widgets both screens share (the simulator's and a board's): title, one Buzzer per
-    station, the control buttons, scores, the event log, the key help."""
-    log = RichLog(id="log", max_lines=LOG_LINES, wrap=False, auto_scroll=True)
-    log.border_title = "events"
-    log.can_focus = False
-    return {
-        "title": Static(id="title"),
-        "buzzers": [
-            Buzzer(i, pinmap.PLAYER_COLOURS[i], id="buzzer%d" % (i + 1)) for i in range(stations)
-        ],
-        "controls": [ControlButton(*spec, id="control_" + spec[1]) for spec in CONTROL_KEYS],
-        "scores": Static(id="scores"),
-        "log": log,
-        "help": Static(id="help"),
-    }
-
-
 class SimulatorApp(App):
     """The firmware in the simulator, driven from the keyboard in real time."""
 
     TITLE = "tablebuzz simulator"
-    CSS = """
-    Screen { background: #101418; }
-    #title { height: 1; background: #1f3a5f; color: #ffffff; }
-    #buzzers { height: 7; }
-    #bottom { height: 3; }
-    #scores { height: 1; padding: 0 1; }
-    #log {
-        height: 1fr;
-        border: round #3a4450;
-        border-title-color: #8899aa;
-        background: #101418;
-        scrollbar-size-vertical: 1;
-    }
-    #help { height: 1; background: #26303a; color: #c0c8d0; }
-    #middle { height: 1fr; }
-    #helppanel {
-        height: auto;
-        border: round #ffd75f;
-        background: #1a2028;
-        color: #e0e6ec;
-        padding: 0 1;
-    }
-    """
+    CSS = SCREEN_CSS
 
     def __init__(
         self, header, clock=None, key_time=None, records=None, tick_s=TICK_S, save=None
@@ -463,7 +200,7 @@ class SimulatorApp(App):
             self.set_interval(1.0, self._check_terminal)
 
     def _check_terminal(self):
-        if _terminal_gone():
+        if terminal_gone():
             os._exit(129)  # as SIGHUP: nobody is watching, and no terminal to restore
 
     # ------------------------------------------------------------------ the clock
@@ -647,10 +384,10 @@ class SimulatorApp(App):
             text = Text()
             text.append(" RACE ", style="bold black on #ffd75f")
             body = line.split(": ", 1)[-1]
-            text.append(" %s " % body, style="bold black on " + _hex(colours[winner - 1]))
+            text.append(" %s " % body, style="bold black on " + hex_colour(colours[winner - 1]))
             return text
         if kind == "margin":
-            return Text(line, style="bold " + _hex(colours[(ev.get("winner") or 1) - 1]))
+            return Text(line, style="bold " + hex_colour(colours[(ev.get("winner") or 1) - 1]))
         styles = {
             "press": "#9aa5b1",
             "armed": "bold #ffffff",
@@ -834,7 +571,7 @@ class SimulatorApp(App):
             top = max(totals)
             for t, members in enumerate(quiz["teams"]):
                 name = quiz["team_names"][t] or "team %d" % (t + 1)
-                colour = _hex(colours[members[0]])
+                colour = hex_colour(colours[members[0]])
                 style = "bold black on " + colour if totals[t] == top else "bold"
                 text.append(" %s " % name, style="bold " + colour)
                 text.append("%d" % totals[t], style=style)
@@ -843,8 +580,8 @@ class SimulatorApp(App):
                 ))
         else:
             for i, points in enumerate(self.scores):
-                style = "bold black on " + _hex(colours[i]) if i + 1 in best else "bold"
-                colour = _hex(colours[i % len(colours)])
+                style = "bold black on " + hex_colour(colours[i]) if i + 1 in best else "bold"
+                colour = hex_colour(colours[i % len(colours)])
                 text.append(" %s " % self.who(i + 1), style="bold " + colour)
                 text.append("%d" % points, style=style)
                 text.append("  ")
@@ -931,147 +668,3 @@ class SimulatorApp(App):
             text.append(" %s " % key, style="bold black on #c0c8d0")
             text.append(" %s " % what)
         self._set_text("help", text)
-
-
-class BoardApp(App):
-    """The same screen for a real board (`tablebuzz tui --port DEV`), through the same connection
-    layer as the scoreboard: the players press the real buzzers; a/y/n/u send the box's ARM, YES,
-    NO, UNDO (the `control` command; capitals: UNDO held, back to the menu). A board does not
-    report its LEDs, so each station shows what the events say (the floor, a lockout, out), from
-    the host's one fold of the events (tablebuzz.views.table)."""
-
-    TITLE = "tablebuzz"
-    CSS = SimulatorApp.CSS
-
-    def __init__(self, link, poll_s=0.02):
-        super().__init__()
-        from refbox import pinmap
-
-        from tablebuzz.views.table import Table
-
-        self.pinmap = pinmap
-        self.link = link
-        self.table = Table(pinmap.PLAYER_COLOURS, source={"kind": "board", "label": link.label})
-        self.narrator = Narrator()
-        self.stations = pinmap.PLAYER_COUNT
-        self.log_lines = []
-        self._poll_s = poll_s
-        self._widgets = {}
-
-    def compose(self) -> ComposeResult:
-        w = self._widgets = screen_widgets(self.pinmap, self.stations)
-        yield w["title"]
-        with Horizontal(id="buzzers"):
-            yield from w["buzzers"]
-        with Horizontal(id="bottom"):
-            yield from w["controls"]
-        yield w["scores"]
-        yield w["log"]
-        yield w["help"]
-
-    def on_mount(self):
-        self.link.start()
-        help_text = Text(" ")
-        for key, what in [(k, n) for k, n, _ in CONTROL_KEYS] + [("U", "menu"), ("q", "quit")]:
-            help_text.append(" %s " % key, style="bold black on #c0c8d0")
-            help_text.append(" %s " % what)
-        help_text.append("  the players press the real buzzers")
-        self._widgets["help"].update(help_text)
-        self.pump()
-        if self._poll_s:
-            self.set_interval(self._poll_s, self.pump)
-        if getattr(self, "watch_terminal", False):  # set by run(): a screen on a real terminal
-            self.set_interval(1.0, self._check_terminal)
-
-    def _check_terminal(self):
-        if _terminal_gone():
-            os._exit(129)  # as SIGHUP: nobody is watching, and no terminal to restore
-
-    def pump(self):
-        for item in self.link.poll():
-            self.table.apply(item)
-            if item.kind == "event":
-                text = Text(self.narrator.line(item.event), style="#c0c8d0")
-            elif item.kind == "status":
-                text = Text("link: " + item.text, style="bold #87d7ff")
-            else:
-                text = Text("notice: " + item.text, style="italic #ff8700")
-            self.log_lines.append(text.plain)
-            if self._widgets:
-                self._widgets["log"].write(text)
-        if self._widgets:
-            self._paint()
-
-    def _paint(self):
-        g = self.table.game
-        view = self.table.view(desk=True)  # the operator's screen: the board's prompts too
-        src = view["source"]
-        title = Text(" tablebuzz ", style="bold black on #87d7ff")
-        title.append(" %s " % ("board connected" if src["connected"] else src["status"]),
-                     style="bold #5fd75f" if src["connected"] else "bold #ff5f5f")
-        if g is not None:
-            title.append(" %s · %d players · %s " % (g["title"], g["players"],
-                                                     g["phase"].replace("_", " ")), style="bold")
-        elif view["menu"]:
-            menu = view["menu"]
-            title.append(" MENU %s " % menu_text(menu), style="bold #ffd75f")
-        for control, meaning in view["prompts"]:  # the board's own prompts (`buttons`)
-            title.append(" %s %s " % (control, meaning), style="bold #ffd75f")
-        self._widgets["title"].update(title)
-        for i, buzzer in enumerate(self._widgets["buzzers"]):
-            p = i + 1
-            in_game = g is not None and p <= g["players"]
-            level = "off"
-            if in_game:
-                lock = g["locked"].get(str(p))
-                if g["answering"] == p:
-                    level = "full"
-                elif lock:
-                    level = "off" if lock["reason"] == "wrong" else "blink"
-                elif g["armed"] and p in g["eligible"]:
-                    level = "full"
-                else:
-                    level = "dim"
-            colour = self.pinmap.PLAYER_COLOURS[i]
-            rgb = {"full": colour, "blink": colour, "dim": tuple(c // 3 for c in colour)}.get(
-                level, (0, 0, 0))
-            buzzer.show(rgb, level, False, in_game)
-        scores = Text()
-        if g is not None:
-            scores.append(g["unit"].upper() + " ", style="bold #ffd75f")
-            for i, s in enumerate(g["scores"]):
-                colour = _hex(self.pinmap.PLAYER_COLOURS[i])
-                scores.append(" P%d " % (i + 1), style="bold " + colour)
-                scores.append("%d  " % s, style="bold")
-        self._widgets["scores"].update(scores)
-
-    def on_key(self, event: events.Key) -> None:
-        char = event.character or ""
-        if char == "q":
-            event.stop()
-            self.exit(0)
-            return
-        for letter, name, _ in CONTROL_KEYS:
-            if char in (letter, letter.upper()):
-                event.stop()
-                control = "undo:hold" if char == "U" else name
-                try:
-                    self.link.send({"cmd": "control", "name": control})
-                except LinkError as e:
-                    self.log_lines.append("not sent: %s" % e)
-                    self._widgets["log"].write(Text("not sent: %s" % e, style="bold #ff5f5f"))
-                return
-
-
-def run_board(port):
-    """`tablebuzz tui [--port DEV]`: the screen on a real board; exit status 0 on q."""
-    from tablebuzz.link.connection import BoardConnection
-
-    link = BoardConnection(port)
-    app = BoardApp(link)
-    _end_with_the_terminal(app)
-    try:
-        app.run()
-    finally:
-        link.close()
-    return app.return_code or 0
