@@ -207,7 +207,7 @@ def test_shifted_undo_is_held_and_returns_to_the_menu():
             assert not app.query_one("#control_undo").pressed
             shown = [line.split(" s ", 1)[1] for line in app.log_lines]
             assert any(line.startswith("game abandoned") for line in shown)
-            assert any("menu: game: quiz" in line for line in app.log_lines)
+            assert any("menu: game: Quiz" in line for line in app.log_lines)
             assert "MENU game: Quiz" in screen_text(app)
 
     run(scenario())
@@ -287,7 +287,7 @@ def test_quiz_teams_names_question_and_line_on_screen():
         async with app.run_test(size=(120, 24)) as pilot:
             await advance(pilot, clock, 0.5)
             text = screen_text(app)
-            assert "Q1 (20 pts)" in text and "P3 answers" in text and "next: P5" in text
+            assert "Q1 (20 pts)" in text and "P3 answers" in text and "buzzed after: P5" in text
             assert "answer 30 s left" in text
             assert "Owls 0" in text and "Ada (P5) 0" in text
             # one colour a team: P3 and P4 show team 2's colour, lit only for the floor holder
@@ -312,7 +312,9 @@ def test_the_header_says_which_key_does_what_in_every_phase():
             assert "[a] arm buzzers" in screen_text(app)
             await pilot.press("a")
             await advance(pilot, clock, 0.3)
-            assert "ARMED: buzz!  [1-6] answer" in screen_text(app)
+            # no prompts while the race is open: the board sends none then (the race line
+            # first), and the screen shows what the board said
+            assert "ARMED: buzz!" in screen_text(app) and "[y] right" not in screen_text(app)
             await pilot.press("4")
             await advance(pilot, clock, 0.3)
             assert "P4 answers  [y] right  [n] wrong" in screen_text(app)

@@ -51,12 +51,12 @@ PLACE_WORDS = {1: "1st", 2: "2nd", 3: "3rd"}
 
 def menu_text(ev):
     """A `menu` event's step and value for people, in the board's words (its `label` and
-    `text`): "time to buzz: no timer", "game: Déglingo", "false start: 250 ms"."""
+    `text`): "time to buzz: no timer", "game: Red or Black", "false start: 250 ms". Without a
+    text (an older board), a game is named by the host's own name for it."""
     step = str(ev.get("step"))
-    if step == "game":
-        value = game_name(ev.get("value"))
-    else:
-        value = ev.get("text") or ev.get("value")
+    value = ev.get("text")
+    if not value:
+        value = game_name(ev.get("value")) if step == "game" else ev.get("value")
     label = ev.get("label") or device_words.option_label(ev.get("game"), step)
     return "%s: %s" % (label, value)
 

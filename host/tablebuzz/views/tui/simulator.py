@@ -17,7 +17,11 @@ control presses). A key for a contact still held is ignored.
 The firmware's loop is stepped every simulated millisecond, as on the board (the batch runner
 steps only while the firmware reports a timer), so the LED patterns that run without a timer, such
 as the tie winner's colour/white alternation, show as they would on the table. The log is written
-by the host's one formatter (tablebuzz.views.eventlog).
+by the host's one formatter (tablebuzz.views.eventlog); the title, scores and prompts are drawn
+from the host's one fold of the events (tablebuzz.views.table), as on a board's screen
+(tablebuzz.views.tui.board) and the scoreboard: the simulator shows what a host sees. Only what
+the board shows people itself (its LEDs, its tone, its display) is read from the simulated
+hardware.
 
 Tests inject a clock (`SimulatorApp(header, clock=...)`): the simulation then moves only when the
 test moves that clock, and keys are stamped with its current time (or by `key_time(event)`).
@@ -34,6 +38,7 @@ from textual.widgets import Static
 
 from tablebuzz.link.connection import SimConnection
 from tablebuzz.views.eventlog import Narrator, game_name, menu_text
+from tablebuzz.views.table import Table
 from tablebuzz.views.tui.terminal import end_with_the_terminal, terminal_gone
 from tablebuzz.views.tui.widgets import (
     CONTROL_KEYS,
@@ -67,6 +72,11 @@ GAME_PAGES = {
     "diddly": "docs/games/diddly.md",
     "evidence": "docs/games/evidence.md",
 }
+
+def _rgb(text):
+    """"#rrggbb" (the view's colours) as (r, g, b) 0..255."""
+    return tuple(int(text[i : i + 2], 16) for i in (1, 3, 5))
+
 
 def run(header, records=None, save=None):
     """Open the interactive simulator; returns (exit status (0 on q), the path the session was
@@ -131,6 +141,12 @@ class SimulatorApp(App):
         self.sim = self.link.sim
         self.world = self.link.world
         self.narrator = Narrator()
+        # what the screen says about the game is the host's one fold of the device's events, as
+        # on a board's screen and the scoreboard (its timers on the simulated clock)
+        self._fold_ns = None  # the ns of the item being folded, for the table's clock
+        self.table = Table(pinmap.PLAYER_COLOURS, source={"kind": "simulator",
+                                                          "label": "simulator"},
+                           clock=self._sim_seconds)
         self.stations = pinmap.PLAYER_COUNT
         self.players = self.header.get("players") or self.stations
         self.game = self.header.get("game") or "?"
@@ -149,7 +165,8 @@ class SimulatorApp(App):
         self._help_panel_shown = None
         self.unit = "points"
         self.colours = list(pinmap.PLAYER_COLOURS)  # each station's colour (a team shares one)
-        self.quiz = None  # the quiz's own status (question, value, teams, names, line), if any
+        self.names = {}  # {"3": "Ann"}: the names the events gave
+        self.quiz = None  # the quiz's own status (question, value, teams, timer, line), if any
         self.log_lines = []  # plain text of every log line, oldest first (the screen shows them)
         self.late_keys = 0
         self._held_until = {}  # contact -> sim ns its current press ends
@@ -204,6 +221,12 @@ class SimulatorApp(App):
             os._exit(129)  # as SIGHUP: nobody is watching, and no terminal to restore
 
     # ------------------------------------------------------------------ the clock
+    def _sim_seconds(self):
+        """The table's clock: the simulated time, in seconds, of the item being folded (or of
+        now, when the view is drawn), so its countdowns run on the simulator's clock."""
+        ns = self._fold_ns if self._fold_ns is not None else self.world.now
+        return ns / 1e9
+
     def sim_ns(self, wall):
         """Simulated ns for a wall-clock time (seconds on the app's clock)."""
         return self.link.sim_ns(wall)
@@ -216,6 +239,9 @@ class SimulatorApp(App):
         changed = False
         for item in self.link.poll():
             changed = True
+            self._fold_ns = getattr(item, "ns", None)
+            self.table.apply(item)
+            self._fold_ns = None
             if item.kind == "event":
                 self.device_events.append((item.ns, item.event))
                 self._event(item.ns, item.event)
@@ -341,39 +367,14 @@ class SimulatorApp(App):
     # ------------------------------------------------------------------ device events
 
     def _event(self, ns, ev):
+        """One device event into the log (the screen's status is drawn from the table)."""
         kind = ev.get("ev")
         if kind == "game":
-            self.game = ev.get("game", self.game)
-            self.players = ev.get("players", self.players)
-            self.scores = [0] * self.players
-            self.phase, self.answering = "ready", None
             self._log(Text(self.narrator.line(ev), style="bold #87d7ff"), ns)
             return
         if kind == "hello":
             self._log(Text(self.narrator.line(ev), style="#8899aa"), ns)
             return
-        if kind == "armed":
-            self.phase, self.answering = "racing", None
-        elif kind == "race":
-            self.phase, self.answering = "answering", ev.get("winner")
-        elif kind == "judge":
-            self.answering = None
-            self.phase = "ready" if ev.get("correct") else "racing"
-        elif kind == "score" and isinstance(ev.get("scores"), list):
-            self.scores = list(ev["scores"])
-            self.unit = ev.get("unit", self.unit)
-        elif kind == "state":
-            self.phase = ev.get("phase", self.phase)
-            if isinstance(ev.get("scores"), list):
-                self.scores = list(ev["scores"])
-        elif kind == "game_over":
-            self.phase, self.answering = "over", None
-        elif kind == "menu":
-            self.phase = "menu"
-            self.menu = menu_text(ev)
-            self.players = ev.get("players", self.players)
-        elif kind == "undo":
-            self.phase = None  # unknown until the next event says
         line = self.narrator.line(ev)
         self._log(self._styled(kind, ev, line), ns, line)
 
@@ -502,7 +503,7 @@ class SimulatorApp(App):
         w["marker"].show(self.marker_pixels())
         for button in w["controls"]:
             button.show(self.sim.controls[button.control].closed)
-        self._read_device()
+        self._read_view()
         self._paint_scores()
         self._paint_title()
         self._paint_help()
@@ -510,54 +511,54 @@ class SimulatorApp(App):
         if "oled" in w and w["oled"].display:
             w["oled"].refresh_picture()
 
-    def _read_device(self):
-        """The game's status, read from the simulated device itself (as a debugger would): the
-        events only feed the log, so the screen is right for every game, after undo too."""
-        referee = self.sim.app.referee
-        if referee.menu is not None:
-            step, _, _ = referee.menu.position()
-            self.phase = "menu"
-            self.menu = "%s: %s" % (referee.menu.label(step), referee.menu.text())
-            self.buttons = referee.buttons()
-            self.players = referee.menu.players
-            self.leaders = []
-            self.quiz = None
+    def _read_view(self):
+        """The game's status from the host's one fold of the events (tablebuzz.views.table), as
+        a board's screen and the scoreboard draw it; the board's own prompts (`buttons`) say what
+        each control does. Only what the board shows people directly (its LEDs, the tone, the
+        display) is read from the simulated hardware."""
+        view = self.table.view(desk=True)
+        self.buttons = [tuple(pair) for pair in view["prompts"]]
+        g = view["game"]
+        if view["menu"] is not None or g is None:
+            menu = view["menu"] or {}
+            self.phase = "menu" if view["menu"] is not None else None
+            self.menu = menu_text(menu) if menu else ""
+            self.players = menu.get("players") or self.players
+            self.leaders, self.quiz, self.names = [], None, {}
             self.colours = list(self.pinmap.PLAYER_COLOURS)
             return
-        game = referee.game
-        self.game, self.players = game.name, referee.players
-        self.phase = game.phase
-        self.answering = None if game.answering is None else game.answering + 1
-        self.turn = None if game.turn is None else game.turn + 1
-        self.scores, self.unit = list(game.scores), game.unit
-        ranking = game.ranking()
-        self.leaders = [p for place, p, _ in ranking if place == 1] if any(self.scores) else []
-        self.buttons = referee.buttons()
-        self.colours = list(game.station_colours(list(self.pinmap.PLAYER_COLOURS)))
-        self.quiz = self._quiz_status(game, referee.now) if game.name == "quiz" else None
+        self.game, self.players = g["name"], g["players"]
+        self.phase, self.answering, self.turn = g["phase"], g["answering"], g["turn"]
+        self.scores, self.unit, self.names = list(g["scores"]), g["unit"], g["names"]
+        over = g["over"]
+        self.leaders = ([r["player"] for r in over["ranking"] if r["place"] == 1]
+                        if over and not over.get("abandoned") else [])
+        self.colours = [_rgb(c) for c in g["colours"]] + list(
+            self.pinmap.PLAYER_COLOURS[len(g["colours"]):])
+        self.quiz = self._quiz_view(g) if g["name"] == "quiz" else None
 
     @staticmethod
-    def _quiz_status(game, now):
-        """What the quiz screen shows beyond the scores, read from the game (`now`: the
-        device's µs tick, for the time left)."""
+    def _quiz_view(g):
+        """What the quiz screen shows beyond the scores, from the view: the question and its
+        value, the teams, the running timer, and who pressed after the answerer in the race's
+        order (those the board has not locked out: who may get the floor is the board's rule,
+        told by its `next_in_line`)."""
+        v, race = g["view"], g["race"] or {}
+        order = [row["player"] for row in race.get("order") or ()
+                 if str(row["player"]) not in g["locked"]]
         return {
-            "timer": game.timer_left(now),
-            "question": game.question,
-            "points": game.value,
-            "names": list(game.names),
-            "teams": [list(t) for t in game.teams] if game.teamed else None,
-            "team_scores": game.team_scores() if game.teamed else None,
-            "team_names": list(game.team_names),
-            "line": [p + 1 for _, p in game.in_line()],
-            "sudden": game.sudden is not None,
+            "timer": g["timers"][0] if g["timers"] else None,
+            "question": v.get("question") or 0,
+            "points": v.get("points"),
+            "teams": v.get("teams") or None,
+            "then": [p for p in order if p != g["answering"]] if race.get("winner") else [],
+            "sudden": v.get("sudden_death") is not None,
         }
 
     def who(self, player):
         """A 1-based player as people read it: their name if they have one, else P3."""
-        names = self.quiz["names"] if self.quiz else []
-        if 0 < player <= len(names) and names[player - 1]:
-            return "%s (P%d)" % (names[player - 1], player)
-        return "P%d" % player
+        name = self.names.get(str(player))
+        return "%s (P%d)" % (name, player) if name else "P%d" % player
 
     def _paint_scores(self):
         colours = self.pinmap.PLAYER_COLOURS
@@ -567,16 +568,15 @@ class SimulatorApp(App):
         colours = self.colours or colours
         quiz = self.quiz
         if quiz and quiz["teams"]:
-            totals = quiz["team_scores"]
-            top = max(totals)
-            for t, members in enumerate(quiz["teams"]):
-                name = quiz["team_names"][t] or "team %d" % (t + 1)
-                colour = hex_colour(colours[members[0]])
-                style = "bold black on " + colour if totals[t] == top else "bold"
+            top = max(team["score"] for team in quiz["teams"])
+            for team in quiz["teams"]:
+                name = team["name"] or "team %d" % team["team"]
+                colour = hex_colour(colours[team["players"][0] - 1])
+                style = "bold black on " + colour if team["score"] == top else "bold"
                 text.append(" %s " % name, style="bold " + colour)
-                text.append("%d" % totals[t], style=style)
+                text.append("%d" % team["score"], style=style)
                 text.append(" (%s)  " % " ".join(
-                    "%s %d" % (self.who(p + 1), self.scores[p]) for p in members
+                    "%s %d" % (self.who(p), self.scores[p - 1]) for p in team["players"]
                 ))
         else:
             for i, points in enumerate(self.scores):
@@ -599,20 +599,21 @@ class SimulatorApp(App):
         if phase == "menu":
             hint = "MENU " + self.menu
         else:
-            if quiz and phase != "over":
-                head = "Q%d (%d pts%s) · " % (
-                    quiz["question"], quiz["points"], ", sudden death" if quiz["sudden"] else ""
+            if quiz and phase != "over" and quiz["question"]:
+                head = "Q%d (%s pts%s) · " % (
+                    quiz["question"], "?" if quiz["points"] is None else quiz["points"],
+                    ", sudden death" if quiz["sudden"] else ""
                 )
-                timer, left = quiz["timer"]
+                timer = quiz["timer"]
                 if timer is not None:
-                    head += "%s %d s left · " % (timer, (left + 999) // 1000)
+                    head += "%s %d s left · " % (timer["label"],
+                                                 (timer["remaining_ms"] + 999) // 1000)
             if phase == "racing":
                 hint = "ARMED: buzz!"
             elif phase == "answering" and self.answering:
                 hint = "%s answers" % self.who(self.answering)
-                waiting = " ".join("P%d" % p for p in quiz["line"]) if quiz else ""
-                if waiting:
-                    hint += " · next: " + waiting
+                if quiz and quiz["then"]:
+                    hint += " · buzzed after: " + " ".join("P%d" % p for p in quiz["then"])
             elif phase == "over":
                 hint = "game over"
             else:
