@@ -30,6 +30,24 @@ DECIDED = const(3)  # a winner is known; waiting for the game
 
 _RACE_LONG = "race"
 
+# What press(), tick(), arm() and idle() append to `out`: tuples, the kind first, the rest read by
+# these names (const indices: a read costs what a number does, nothing is allocated):
+#   ("lockout", player, reason, ms)           ms None for a "race" lockout
+#   ("unlock", player)
+#   ("margin", winner, player, margin_ns)     the first later press after the decision
+#   ("race", winner, margin_ns, tied, first)  tied: [] or the drawn players; first: Stamp
+# Players are 0-based; margin_ns None while nobody else has pressed.
+OUT_KIND = const(0)
+OUT_PLAYER = const(1)  # lockout, unlock
+OUT_REASON = const(2)  # lockout
+OUT_MS = const(3)  # lockout
+OUT_WINNER = const(1)  # margin, race
+OUT_LATER = const(2)  # margin: the player who pressed later
+OUT_MARGIN = const(3)  # margin
+OUT_RACE_MARGIN = const(2)  # race
+OUT_TIED = const(3)  # race
+OUT_FIRST = const(4)  # race
+
 
 class Arbiter:
     settle_us = 2000

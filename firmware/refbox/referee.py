@@ -11,7 +11,22 @@ game sees the same value as `game.now` in every hook. Timers are not decided aga
 against the decision horizon given to `tick`.
 """
 
-from refbox.arbiter import ARMED, DECIDED, READY, Arbiter
+from refbox.arbiter import (
+    ARMED,
+    DECIDED,
+    OUT_FIRST,
+    OUT_KIND,
+    OUT_LATER,
+    OUT_MARGIN,
+    OUT_MS,
+    OUT_PLAYER,
+    OUT_RACE_MARGIN,
+    OUT_REASON,
+    OUT_TIED,
+    OUT_WINNER,
+    READY,
+    Arbiter,
+)
 from refbox.games import GAME_ORDER, game_class, is_game, release_others
 from refbox.games.base import Game, GameError, parse_options  # noqa: F401 (Game: type comment)
 from refbox.menu import Menu
@@ -208,23 +223,24 @@ class Referee:
 
     def arbiter_events(self, out):
         for item in out:
-            kind = item[0]
+            kind = item[OUT_KIND]
             if kind == "lockout":
-                self.emit(
-                    "lockout", (("player", item[1] + 1), ("reason", item[2]), ("ms", item[3]))
-                )
+                fields = (("player", item[OUT_PLAYER] + 1), ("reason", item[OUT_REASON]),
+                          ("ms", item[OUT_MS]))
+                self.emit("lockout", fields)
                 self.tone(220, 200)
             elif kind == "unlock":
-                self.emit("unlock", (("player", item[1] + 1),))
+                self.emit("unlock", (("player", item[OUT_PLAYER] + 1),))
             elif kind == "margin":
-                winner, player, margin = item[1], item[2], item[3]
+                winner, player, margin = item[OUT_WINNER], item[OUT_LATER], item[OUT_MARGIN]
                 fields = (("winner", winner + 1), ("player", player + 1), ("margin_ns", margin))
                 self.emit("margin", fields)
                 race = self.last_race
                 if race is not None and race[0] == winner and race[1] is None:
                     self.last_race = (winner, margin, race[2])
             elif kind == "race":
-                _, winner, margin, tied, first = item
+                winner, margin = item[OUT_WINNER], item[OUT_RACE_MARGIN]
+                tied, first = item[OUT_TIED], item[OUT_FIRST]
                 self.tie_shown = bool(tied)
                 self.last_race = (winner, margin, list(tied))
                 self.emit(

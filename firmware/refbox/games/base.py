@@ -7,7 +7,14 @@ draw (a tie-break) is logged with its result, so a replay never draws again.
 Source: tablebuzz design notes, principle 2 "Event-sourced".
 """
 
+from refbox.compat import const
 from refbox.prng import Prng
+
+# A log entry's kind is its first slot (every game's entries: see each game's own list); the
+# other slots are read by name, each game naming its own (const: nothing kept at run time)
+ENTRY_KIND = const(0)
+_WIN_PLAYER = const(1)  # ("win", player)
+_JUDGE_CORRECT = const(1)  # ("judge", correct)
 
 
 class GameError(Exception):
@@ -476,12 +483,13 @@ class RaceGame(Game):
         return ("judge", correct)
 
     def step(self, entry):
-        kind = entry[0]
+        # RaceGame's own entries: ("arm",), ("win", player), ("judge", correct), ("end",)
+        kind = entry[ENTRY_KIND]
         if kind == "arm":
             self.phase = "racing"
             return []
         if kind == "win":
-            self.answering = entry[1]
+            self.answering = entry[_WIN_PLAYER]
             self.phase = "answering"
             return []
         if kind == "end":
@@ -491,7 +499,7 @@ class RaceGame(Game):
         if player is None:
             raise ValueError("a decision with nobody answering")
         if kind == "judge":
-            return self.judged(player, entry[1])
+            return self.judged(player, entry[_JUDGE_CORRECT])
         return self.decide(player, entry)
 
     def judged(self, player, correct):
@@ -500,4 +508,4 @@ class RaceGame(Game):
 
     def decide(self, player, entry):
         """Fold a game-specific entry made while 0-based `player` has the floor."""
-        raise ValueError("unknown entry %s" % entry[0])
+        raise ValueError("unknown entry %s" % entry[ENTRY_KIND])

@@ -29,7 +29,9 @@ section "deglingo" (house reading). Table use: docs/games/deglingo.md.
   reveals it.
 """
 
+from refbox.compat import const
 from refbox.games.base import (
+    ENTRY_KIND,
     Game,
     GameError,
     false_start_option,
@@ -38,6 +40,23 @@ from refbox.games.base import (
     rank_highest_first,
 )
 from refbox.ticks import Stamp, ticks_add, ticks_diff
+
+# Déglingo's log entries, the kind first (ENTRY_KIND), the other slots read by these names
+# (const: nothing kept at run time); players 0-based, µs/ns a Stamp's two halves:
+#   ("call", replaced, µs, ns)  ("relock", player, µs, ns)   ("unlock", µs, ns)
+#   ("win", player, µs)         ("judge", correct, µs)       ("false_start", player)
+#   ("stop",)  ("timeout", deadline)  ("untimed",)  ("end",)
+_CALL_REPLACED = const(1)
+_CALL_US = const(2)
+_CALL_NS = const(3)
+_PLAYER = const(1)  # relock, win, false_start
+_RELOCK_US = const(2)
+_RELOCK_NS = const(3)
+_UNLOCK_US = const(1)
+_UNLOCK_NS = const(2)
+_WIN_US = const(2)
+_JUDGE_CORRECT = const(1)
+_JUDGE_US = const(2)
 
 EYES_CLOSED = "eyes_closed"  # the active player changes the picture; nobody is armed
 RACING = "racing"  # observers armed
@@ -119,7 +138,7 @@ class Deglingo(Game):
 
     def is_scoring(self, entry):
         """UNDO takes back judgements, stops, time-outs and the Déglingo call."""
-        return entry[0] in ("call", "judge", "stop", "timeout")
+        return entry[ENTRY_KIND] in ("call", "judge", "stop", "timeout")
 
     def is_busy(self):
         """True while the timer runs (or waits, paused) or a timed false-start lockout runs."""
@@ -300,28 +319,28 @@ class Deglingo(Game):
 
     # ------------------------------------------------------------------ fold
     def step(self, entry):
-        kind = entry[0]
+        kind = entry[ENTRY_KIND]
         if kind == "end":
             self.phase = OVER
             self.turn = None
             return []
         if kind == "false_start":
-            self.early.append(entry[1])
+            self.early.append(entry[_PLAYER])
             return []
         if kind == "call":
-            return self._called(entry[1], entry[2], entry[3])
+            return self._called(entry[_CALL_REPLACED], entry[_CALL_US], entry[_CALL_NS])
         if kind == "relock":
-            return self._lock(entry[1], Stamp(entry[2], entry[3]))
+            return self._lock(entry[_PLAYER], Stamp(entry[_RELOCK_US], entry[_RELOCK_NS]))
         if kind == "unlock":
-            return self._unlock(Stamp(entry[1], entry[2]))
+            return self._unlock(Stamp(entry[_UNLOCK_US], entry[_UNLOCK_NS]))
         if kind == "untimed":
             self.deadline = None
             self.left_us = None
             return []
         if kind == "win":
-            return self._won(entry[1], entry[2])
+            return self._won(entry[_PLAYER], entry[_WIN_US])
         if kind == "judge":
-            return self._judged(entry[1], entry[2])
+            return self._judged(entry[_JUDGE_CORRECT], entry[_JUDGE_US])
         if kind == "stop":
             return self._end_round("stop" if self.two_players() else "gave_up")
         if kind == "timeout":

@@ -24,7 +24,9 @@ keep them; an undo never takes a name back.
 Source: issue "Quiz mode to tournament grade"; README.md "Quiz"; rules/README.md "Common".
 """
 
+from refbox.compat import const
 from refbox.games.base import (
+    ENTRY_KIND,
     GameError,
     RaceGame,
     false_start_option,
@@ -35,6 +37,41 @@ from refbox.games.base import (
     rank_highest_first,
 )
 from refbox.ticks import Stamp, ticks_add, ticks_diff
+
+# The quiz's log entries (the journal keeps them; undo and resume fold them again), each a tuple
+# whose first slot is its kind, the others read by these names (const: no allocation, nothing
+# kept at run time). µs/ns: a Stamp's two halves; players and teams 0-based, -1 for none.
+#   ("arm", points, µs, compute)         ("read", µs)            ("part_read", µs)
+#   ("win", player, µs, ns)              ("buzz", player, µs, ns)
+#   ("judge", correct, next, µs, ns[, points])   next: the player the floor passes to, or -1
+#   ("expired", µs, ns, judged, next)    judged: the answer timed out as wrong
+#   ("dead", reason[, µs, ns])           ("part_up", µs, ns)     ("warn", µs, ns)
+#   ("part", team, points)               ("bonus", team, team, points, team, points...)
+#   ("adjust", player, points)           ("name", "team" | "player", who, text)
+_AT_US = const(1)  # read, part_read
+_ARM_POINTS = const(1)
+_ARM_US = const(2)
+_ARM_COMPUTE = const(3)  # absent in entries from before `compute` (3 long)
+_PLAYER = const(1)  # win, buzz, adjust
+_PLAYER_US = const(2)  # win, buzz
+_PLAYER_NS = const(3)  # win, buzz
+_JUDGE_CORRECT = const(1)
+_JUDGE_NEXT = const(2)
+_JUDGE_US = const(3)
+_JUDGE_NS = const(4)
+_JUDGE_POINTS = const(5)  # the judge command's own points (a power), when given
+_EXPIRED_US = const(1)
+_EXPIRED_NS = const(2)
+_EXPIRED_JUDGED = const(3)
+_EXPIRED_NEXT = const(4)
+_DEAD_REASON = const(1)
+_PART_TEAM = const(1)
+_PART_POINTS = const(2)
+_BONUS_PAIRS = const(2)  # where the (team, points) pairs start
+_ADJUST_POINTS = const(2)
+_NAME_WHOSE = const(1)
+_NAME_WHO = const(2)
+_NAME_TEXT = const(3)
 
 READY = "ready"  # question being read; buzzers not armed
 BONUS = "bonus"  # quizbowl: the team that answered the tossup plays its bonus
@@ -289,9 +326,9 @@ class Quiz(RaceGame):
         return totals
 
     def is_scoring(self, entry):
-        kind = entry[0]
+        kind = entry[ENTRY_KIND]
         return kind in ("judge", "dead", "adjust", "bonus", "part") or (
-            kind == "expired" and entry[3]
+            kind == "expired" and entry[_EXPIRED_JUDGED]
         )
 
     def score_event(self):
@@ -527,7 +564,7 @@ class Quiz(RaceGame):
         """The `arm` command: `points` (optional, 1..1000) is this tossup's value; `compute`
         (optional bool) marks a computation tossup (its buzz window is compute_s)."""
         entry = self.arm_entry()
-        value = entry[1]
+        value = entry[_ARM_POINTS]
         if "points" in args:
             value = _int_value(args["points"], 1, MAX_POINTS, "points")
         return ("arm", value, self.now, args.get("compute") is True)
@@ -681,19 +718,19 @@ class Quiz(RaceGame):
 
     # ------------------------------------------------------------------ fold
     def step(self, entry):
-        kind = entry[0]
+        kind = entry[ENTRY_KIND]
         if kind == "arm":
             self.phase = RACING
-            self.value = entry[1]
-            self.compute = len(entry) > 3 and entry[3]  # entries from before `compute`: 3 long
+            self.value = entry[_ARM_POINTS]
+            self.compute = len(entry) > _ARM_COMPUTE and entry[_ARM_COMPUTE]
             self.queue = []
             self.read = None
             events = [("question", self._question_fields())]  # type: list
             if not self.interrupts():
-                self._open_race(Stamp(entry[2]), events)
+                self._open_race(Stamp(entry[_ARM_US]), events)
             return events
         if kind == "part_read":
-            self.part_at = Stamp(entry[1])
+            self.part_at = Stamp(entry[_AT_US])
             self.part_up = False
             fields = self._timer_fields("bonus", self.options["bonus_s"] * 1000)
             return [("timer", fields)]
@@ -701,23 +738,23 @@ class Quiz(RaceGame):
             self.part_up = True
             return [("time_up", (("timer", "bonus"), ("player", None)))]
         if kind == "part":
-            self.parts.append((entry[1], entry[2]))
+            self.parts.append((entry[_PART_TEAM], entry[_PART_POINTS]))
             if len(self.parts) < self.options["parts"]:
                 self.part_at = None
                 return [self._part_event(len(self.parts) - 1)]
             return self._bonus_done(self.parts)
         if kind == "bonus":
-            pairs = [(entry[i], entry[i + 1]) for i in range(2, len(entry), 2)]
+            pairs = [(entry[i], entry[i + 1]) for i in range(_BONUS_PAIRS, len(entry), 2)]
             return self._bonus_done(pairs)
         if kind == "read":
-            self.read = Stamp(entry[1])
+            self.read = Stamp(entry[_AT_US])
             events = [("read", (("question", self.question),))]
             self._open_race(self.read, events)
             return events
         if kind == "win":
-            self.answering = entry[1]
+            self.answering = entry[_PLAYER]
             self.phase = ANSWERING
-            self.buzzed = Stamp(entry[2], entry[3])
+            self.buzzed = Stamp(entry[_PLAYER_US], entry[_PLAYER_NS])
             events = []
             self._give_floor(self.buzzed, events)
             return events
@@ -727,8 +764,9 @@ class Quiz(RaceGame):
         if kind == "expired":
             self.expired = True
             events = [("time_up", (("timer", "answer"), ("player", _wire(self.answering))))]
-            if entry[3]:
-                events += self._judged(("judge", False, entry[4], entry[1], entry[2]))
+            if entry[_EXPIRED_JUDGED]:  # judged wrong at the deadline: a judge entry's fold
+                events += self._judged(("judge", False, entry[_EXPIRED_NEXT],
+                                        entry[_EXPIRED_US], entry[_EXPIRED_NS]))
             return events
         if kind == "untimed":
             self.opened = None
@@ -736,18 +774,18 @@ class Quiz(RaceGame):
             self.part_at = None
             return []
         if kind == "buzz":
-            self.queue.append((Stamp(entry[2], entry[3]), entry[1]))
+            self.queue.append((Stamp(entry[_PLAYER_US], entry[_PLAYER_NS]), entry[_PLAYER]))
             return []
         if kind == "dead":
-            if entry[1] == "time":
+            if entry[_DEAD_REASON] == "time":
                 self.opened = None
-            return self._dead(entry[1])
+            return self._dead(entry[_DEAD_REASON])
         if kind == "adjust":
-            return self._adjust(entry[1], entry[2])
+            return self._adjust(entry[_PLAYER], entry[_ADJUST_POINTS])
         if kind == "name":
-            names = self.team_names if entry[1] == "team" else self.names
-            names[entry[2]] = entry[3] or None  # "" in the log: no name
-            return [self._name_event(entry[1], entry[2])]
+            names = self.team_names if entry[_NAME_WHOSE] == "team" else self.names
+            names[entry[_NAME_WHO]] = entry[_NAME_TEXT] or None  # "" in the log: no name
+            return [self._name_event(entry[_NAME_WHOSE], entry[_NAME_WHO])]
         if kind == "judge":
             if self.answering is None:
                 raise ValueError("a judgement with nobody answering")
@@ -755,7 +793,7 @@ class Quiz(RaceGame):
         return RaceGame.step(self, entry)
 
     def decide(self, player, entry):
-        raise ValueError("unknown quiz entry %s" % entry[0])
+        raise ValueError("unknown quiz entry %s" % entry[ENTRY_KIND])
 
     def judged(self, player, correct):
         """RaceGame's judgement hook (the quiz's step folds the whole entry: _judged)."""
@@ -765,14 +803,14 @@ class Quiz(RaceGame):
         player = self.answering
         if player is None:
             raise ValueError("a judgement with nobody answering")
-        correct = entry[1]
+        correct = entry[_JUDGE_CORRECT]
         team = self.team_of[player]
         buzzed = self.buzzed
         interrupt = (not correct) and self.interrupts() and (
             self.read is None or buzzed is None or buzzed.diff_ns(self.read) < 0
         )
-        if len(entry) > 5:  # the judge command's own points (a power)
-            delta = entry[5]
+        if len(entry) > _JUDGE_POINTS:  # the judge command's own points (a power)
+            delta = entry[_JUDGE_POINTS]
         elif correct:
             delta = self.value
         else:
@@ -797,8 +835,8 @@ class Quiz(RaceGame):
         self.out.append(team)
         for p in self.teams[team]:
             events.append(("lockout", (("player", p + 1), ("reason", "wrong"), ("ms", None))))
-        passed = entry[2]
-        moment = Stamp(entry[3], entry[4])
+        passed = entry[_JUDGE_NEXT]
+        moment = Stamp(entry[_JUDGE_US], entry[_JUDGE_NS])
         self.answering = None
         if passed >= 0:
             events.append(self._pass_floor(passed))
