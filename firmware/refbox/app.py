@@ -8,7 +8,7 @@ Interrupts record, the loop decides: the board's handlers only fill the capture 
 
 from refbox import FIRMWARE_VERSION, PROTOCOL_VERSION
 from refbox.arbiter import ARMED, READY
-from refbox.capture import EdgeDecoder
+from refbox.capture import open_reader
 from refbox.controls import ControlButtons
 from refbox.debounce import Debouncer
 from refbox.games import GAME_ORDER
@@ -42,9 +42,9 @@ class App:
         self.clock = clock
         self.pinmap = pinmap
         self.stations = pinmap.PLAYER_COUNT
-        self.decoder = EdgeDecoder(self.stations, 7000, board.pio_mhz)
-        self.decoder.start(board.capture_start_tick, board.capture_start_ns)
         self.debouncers = [Debouncer(i) for i in range(self.stations)]
+        self._reader = open_reader(board, self.clock, pinmap.PLAYER_BASE_GPIO, self.stations,
+                                   self.capture_lag_us, self.debouncers)
         started = Stamp(board.capture_start_tick).after_ns(board.capture_start_ns)
         for deb in self.debouncers:
             deb.settle_from(started)  # a contact bouncing at power-up is no press
@@ -256,7 +256,7 @@ class App:
             self._work(now, n, data)
         elif now - self._kept > 1000000 or now < self._kept:  # raw ticks: a wrap also counts
             self._kept = now
-            self.decoder.keepalive(now)
+            self._reader.keepalive(now)
         if self._tone_until is not None and ticks_diff(now, self._tone_until) >= 0:
             board.tone(0)
             self._tone_until = None
@@ -353,7 +353,7 @@ class App:
             self._waiting = [deb for deb in self._waiting if deb.is_waiting()]
         self._busy = bool(self._waiting) or not self._controls_idle or referee.is_busy()
         self._kept = now
-        self.decoder.keepalive(now)
+        self._reader.keepalive(now)
 
     def _take_controls(self, edges, now):
         """The control edges the handlers stamped since the last pass, then what time alone did
@@ -464,101 +464,16 @@ class App:
 
     # ------------------------------------------------------------------ capture
     def _read_capture(self, n, happenings):
-        """Decode what the capture holds (`n`: its `pending()`) into debouncer edges."""
-        capture = self._capture
-        if capture.mode == "pio":
-            stalled = capture.stalled()
-            if not (n or stalled):
-                return  # nothing came: nothing allocated
-            edges = []
-            self._take_words(capture, n, stalled, edges)
-        else:
-            edges = []
-            ring = self.board.ring
-            base = self.pinmap.PLAYER_BASE_GPIO
-            lasts = [deb.since for deb in self.debouncers]  # each station's latest edge stamp
-            while ring.pending():
-                value, tick = ring.pop()
-                start = len(edges)
-                self.decoder.snapshot(value >> base, tick, edges)
-                self._unproven(ring.info, tick, start, edges, lasts, base)
-            if ring.lost:
-                self._capture_lost(ring.lost, edges)
-                ring.lost = 0
+        """Decode what the capture holds (`n`: its `pending()`) into debouncer edges
+        (refbox.capture: either path, one interface)."""
+        reader = self._reader
+        edges = reader.read(n)
+        if edges is None:
+            return  # nothing came: nothing allocated
+        if reader.lost:
+            self._capture_lost(reader.lost, edges)
         for station, closed, stamp in edges:
             self.debouncers[station].edge(closed, stamp, happenings)
-
-    def _unproven(self, info, tick, start, edges, lasts, base):
-        """Pin-IRQ snapshots prove less than their tick says when the firmware's own calls
-        masked interrupts (docs/architecture.md "Capture on the IRQ path"): a handler whose edge
-        came inside such a window (`board.masks`) ran only at its end. For a snapshot taken
-        then, an opening is stamped at the earliest it can have happened (the window's start
-        less the capture lag, or the station's previous edge), so that no closure is judged
-        longer than it is proven, and a closure keeps the handler's tick, the latest it can
-        have begun. A pin whose handler served both edges at once (`info`: both edge flags)
-        and reads closed as before went open and closed again inside the window: that hidden
-        opening is put in, as long as it can have been. A closure the flags hide (open before
-        and after) is no press. Outside a window the tick stands (the handler's latency, tens of
-        µs: a pair of edges one call serves there is bounce). Rewrites `edges[start:]` and
-        appends to it; `lasts`: each station's latest edge stamp, kept up to date."""
-        began = None
-        masks = self.board.masks
-        if masks.count:
-            began = masks.covering(tick, self.capture_lag_us)
-        if began is None:  # served in time: the tick is the edge's, to the handler's latency
-            for i in range(start, len(edges)):
-                lasts[edges[i][0]] = edges[i][2]
-            return
-        floor = Stamp(ticks_add(began, -self.capture_lag_us))
-        station = (info >> 4) - base
-        seen = False
-        for i in range(start, len(edges)):
-            st, closed, stamp = edges[i]
-            if st == station:
-                seen = True
-            if not closed:
-                stamp = self._earliest(floor, lasts[st], stamp)
-                edges[i] = (st, closed, stamp)
-            lasts[st] = stamp
-        if info & 12 == 12 and not seen and 0 <= station < self.stations:
-            if not (self.decoder.levels >> station) & 1:  # closed, and closed before: it opened
-                opened = self._earliest(floor, lasts[station], Stamp(tick))
-                edges.append((station, False, opened))
-                edges.append((station, True, Stamp(tick)))
-                lasts[station] = Stamp(tick)
-
-    @staticmethod
-    def _earliest(floor, last, latest):
-        """The earliest of `latest`'s possible times: not before `floor` (None: no bound), nor
-        before the station's `last` edge (None: none yet)."""
-        stamp = floor if floor is not None else (last if last is not None else latest)
-        if last is not None and stamp.diff_ns(last) < 0:
-            stamp = last
-        if latest.diff_ns(stamp) < 0:
-            stamp = latest
-        return stamp
-
-    def _take_words(self, capture, n, stalled, edges):
-        """Decode the `n` words the DMA wrote since the last pass. Words lost to a lapped ring (the
-        oldest) or a full RX FIFO (the newest, `stalled`) break the chain: the levels are re-read
-        and the race's order is no longer proven (Arbiter.capture_lost)."""
-        lost = 0
-        if n > capture.ring_words:
-            lost = n - capture.ring_words
-            capture.taken(lost)  # overwritten: go on from the oldest word still in the ring
-            n = capture.ring_words
-        words = capture.words
-        mask = capture.mask
-        index = capture.index
-        decoder = self.decoder
-        read_by = self.clock.ticks_us()  # every one of the n words was in the ring before this
-        for i in range(n):  # a word's time needs only the one before: lost words cost levels
-            decoder.word(words[(index + i) & mask], read_by, edges)
-        capture.taken(n)
-        if not lost and capture.pending() + n > capture.ring_words:
-            lost = 1  # the DMA lapped the words while they were read
-        if lost or stalled:
-            self._capture_lost(lost or 1, edges)
 
     def _capture_lost(self, count, edges):
         """Capture words or records were lost: say so, re-read the levels, and make the open race
@@ -566,7 +481,7 @@ class App:
         self._error("capture_overflow", "%d capture words lost; levels re-read" % count)
         tick = self.clock.ticks_us()
         levels = self.board.player_levels()
-        self.decoder.snapshot(levels, tick, edges)
+        self._reader.resync(levels, tick, edges)
         closed = []
         for station in range(self.stations):
             if not (levels >> station) & 1:

@@ -1,4 +1,5 @@
-"""Decode what the interrupt handler stored into per-station edges with nanosecond stamps.
+"""Decode what the capture stored into per-station edges with nanosecond stamps; the loop reads
+either path through one reader (`open_reader`: `read`, `resync`, `keepalive`).
 
 Two capture paths feed the same ring (see refbox.board):
 - PIO words: `(counter << n_pins) | levels`, pushed by the edge timestamper whenever a player pin
@@ -14,7 +15,7 @@ Two capture paths feed the same ring (see refbox.board):
 Levels are raw pin levels: buttons are active low, so a 0 bit is a closed contact.
 """
 
-from refbox.ticks import Stamp, ticks_diff
+from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 
 class EdgeDecoder:
@@ -117,3 +118,155 @@ class EdgeDecoder:
                 out.append((station, not (levels >> station) & 1, stamp))
             changed >>= 1
             station += 1
+
+
+def open_reader(board, clock, base, stations, lag_us, debouncers):
+    """The loop's reader of `board.capture`, whichever path it is (`mode` "pio" or "irq"), with
+    its decoder anchored at the capture's start. One interface for both:
+    - `read(n)`: the edges [(station, closed, Stamp)] of what came (`n`: the capture's
+      `pending()`), or None when nothing came (nothing is allocated then); `lost` then holds how
+      many words or records were lost (0: none), for the loop to say so and re-read the levels;
+    - `resync(levels, tick, edges)`: the levels re-read at µs `tick` as edges (after a loss);
+    - `keepalive(tick)`: keeps the PIO chain's wrap count when no word came for a while.
+    `base`: the first player GPIO; `lag_us`: how long after an edge it is surely in the ring;
+    `debouncers`: each station's debouncer (its `since`, the latest edge stamp: the pin-IRQ
+    path bounds what a masked window hides by it)."""
+    decoder = EdgeDecoder(stations, 7000, board.pio_mhz)
+    decoder.start(board.capture_start_tick, board.capture_start_ns)
+    capture = board.capture
+    if capture.mode == "pio":
+        return PioWords(capture, decoder, clock.ticks_us)
+    return IrqSnapshots(capture.ring, decoder, board.masks, base, stations, lag_us, debouncers)
+
+
+class _Reader:
+    def __init__(self, decoder):
+        self.decoder = decoder
+        self.lost = 0
+
+    def resync(self, levels, tick, edges):
+        self.decoder.snapshot(levels, tick, edges)
+
+    def keepalive(self, tick):
+        self.decoder.keepalive(tick)
+
+
+class PioWords(_Reader):
+    """The PIO path: the words the DMA wrote into its RAM ring (refbox.board.PioEdgeCapture:
+    `words`, `mask`, `index`, `taken(n)`, `stalled()`, `ring_words`)."""
+
+    def __init__(self, capture, decoder, ticks_us):
+        _Reader.__init__(self, decoder)
+        self.capture = capture
+        self._ticks_us = ticks_us
+
+    def read(self, n):
+        """Decode the `n` words the DMA wrote since the last read. Words lost to a lapped ring
+        (the oldest) or a full RX FIFO (the newest, `stalled`) break the chain: `lost` says so,
+        and the race's order is no longer proven (Arbiter.capture_lost)."""
+        capture = self.capture
+        stalled = capture.stalled()
+        self.lost = 0
+        if not (n or stalled):
+            return None
+        edges = []  # type: list
+        lost = 0
+        if n > capture.ring_words:
+            lost = n - capture.ring_words
+            capture.taken(lost)  # overwritten: go on from the oldest word still in the ring
+            n = capture.ring_words
+        words = capture.words
+        mask = capture.mask
+        index = capture.index
+        decoder = self.decoder
+        read_by = self._ticks_us()  # every one of the n words was in the ring before this
+        for i in range(n):  # a word's time needs only the one before: lost words cost levels
+            decoder.word(words[(index + i) & mask], read_by, edges)
+        capture.taken(n)
+        if not lost and capture.pending() + n > capture.ring_words:
+            lost = 1  # the DMA lapped the words while they were read
+        if lost or stalled:
+            self.lost = lost or 1
+        return edges
+
+
+class IrqSnapshots(_Reader):
+    """The pin-IRQ path: the snapshots the handlers stored in the capture ring (a GPIO_IN read,
+    the µs tick, the pin and its served edges: refbox.board.PinIrqCapture), with the windows in
+    which the firmware's own calls masked interrupts (`masks`: refbox.board.MaskLog)."""
+
+    def __init__(self, ring, decoder, masks, base, stations, lag_us, debouncers):
+        _Reader.__init__(self, decoder)
+        self.ring = ring
+        self.masks = masks
+        self.base = base
+        self.stations = stations
+        self.lag_us = lag_us
+        self.debouncers = debouncers
+
+    def read(self, n):
+        """Decode every snapshot waiting; `lost`: records the ring dropped (0: none)."""
+        ring = self.ring
+        self.lost = 0
+        edges = []  # type: list
+        base = self.base
+        lasts = [deb.since for deb in self.debouncers]  # each station's latest edge stamp
+        while ring.pending():
+            value, tick = ring.pop()
+            start = len(edges)
+            self.decoder.snapshot(value >> base, tick, edges)
+            self._unproven(ring.info, tick, start, edges, lasts, base)
+        if ring.lost:
+            self.lost = ring.lost
+            ring.lost = 0
+        return edges
+
+    def _unproven(self, info, tick, start, edges, lasts, base):
+        """Pin-IRQ snapshots prove less than their tick says when the firmware's own calls
+        masked interrupts (docs/architecture.md "Capture on the IRQ path"): a handler whose edge
+        came inside such a window (`board.masks`) ran only at its end. For a snapshot taken
+        then, an opening is stamped at the earliest it can have happened (the window's start
+        less the capture lag, or the station's previous edge), so that no closure is judged
+        longer than it is proven, and a closure keeps the handler's tick, the latest it can
+        have begun. A pin whose handler served both edges at once (`info`: both edge flags)
+        and reads closed as before went open and closed again inside the window: that hidden
+        opening is put in, as long as it can have been. A closure the flags hide (open before
+        and after) is no press. Outside a window the tick stands (the handler's latency, tens of
+        µs: a pair of edges one call serves there is bounce). Rewrites `edges[start:]` and
+        appends to it; `lasts`: each station's latest edge stamp, kept up to date."""
+        began = None
+        masks = self.masks
+        if masks.count:
+            began = masks.covering(tick, self.lag_us)
+        if began is None:  # served in time: the tick is the edge's, to the handler's latency
+            for i in range(start, len(edges)):
+                lasts[edges[i][0]] = edges[i][2]
+            return
+        floor = Stamp(ticks_add(began, -self.lag_us))
+        station = (info >> 4) - base
+        seen = False
+        for i in range(start, len(edges)):
+            st, closed, stamp = edges[i]
+            if st == station:
+                seen = True
+            if not closed:
+                stamp = self._earliest(floor, lasts[st], stamp)
+                edges[i] = (st, closed, stamp)
+            lasts[st] = stamp
+        if info & 12 == 12 and not seen and 0 <= station < self.stations:
+            if not (self.decoder.levels >> station) & 1:  # closed, and closed before: it opened
+                opened = self._earliest(floor, lasts[station], Stamp(tick))
+                edges.append((station, False, opened))
+                edges.append((station, True, Stamp(tick)))
+                lasts[station] = Stamp(tick)
+
+    @staticmethod
+    def _earliest(floor, last, latest):
+        """The earliest of `latest`'s possible times: not before `floor` (None: no bound), nor
+        before the station's `last` edge (None: none yet)."""
+        stamp = floor if floor is not None else (last if last is not None else latest)
+        if last is not None and stamp.diff_ns(last) < 0:
+            stamp = last
+        if latest.diff_ns(stamp) < 0:
+            stamp = latest
+        return stamp
