@@ -7,8 +7,8 @@ handler's edge came, so it does not claim it: a handler served inside or just af
 which the firmware's own calls masked interrupts (refbox.board.MaskLog; a timeline mask stands
 for one of those calls) has its opening stamped at the earliest it can have happened, and a pin
 whose handler served both edges at once (`pin.irq().flags()`) hides a closure of unknown length,
-which is no press (refbox.capture.IrqSnapshots._unproven). The PIO path needs none of this: the state machine
-stamps each edge as it happens.
+which is no press (refbox.capture.IrqSnapshots._unproven). The PIO path needs none of this: the
+state machine stamps each edge as it happens.
 """
 
 import pytest
