@@ -200,3 +200,35 @@ def test_deglingo_nobody_stays_out_into_the_next_round():
             assert g["view"]["active"] not in out
             checked += 1
     assert checked > 5
+
+
+def test_deglingo_after_an_undo_the_state_says_what_the_room_sees():
+    """The board's `state` after an undo carries Déglingo's round, active player, observers out
+    and timer; the view folds them, and they are what it showed before the decision taken back
+    (the moment each undo returns to: before the judgement, the call or the round's end)."""
+    events = events_of("deglingo_4p.jsonl")
+    table = Table(COLOURS, clock=lambda: 0.0)
+    saved = []  # the view before each decision an undo can take back
+    undone = None
+    checked = 0
+    last = None
+    for ev in events:
+        g = table.game
+        if g is not None and ev["ev"] in ("judge", "deglingo", "round_over") and not (
+                ev["ev"] == "round_over" and last in ("judge", "score")):
+            v = g["view"]
+            saved.append((v["round"], v["active"], sorted(v["out"])))
+        if ev["ev"] == "undo":
+            undone = saved.pop()
+        table.apply(Item("event", json.dumps(ev), ev))
+        if ev["ev"] == "state" and undone is not None:
+            v = table.game["view"]
+            assert (ev["round"], ev["active"], sorted(ev["out"])) == undone
+            assert (v["round"], v["active"], sorted(v["out"])) == undone
+            wrong = sorted(int(p) for p, lk in table.game["locked"].items()
+                           if lk["reason"] == "wrong")
+            assert wrong == undone[2]
+            undone = None
+            checked += 1
+        last = ev["ev"]
+    assert checked == 2  # the script's two undos

@@ -136,6 +136,24 @@ class Deglingo(Game):
         """0-based observers in a false-start lockout now (`state.locked`)."""
         return [p for p in range(self.players) if self.locks[p] is not None and p not in self.out]
 
+    def state_fields(self):
+        """Déglingo's own `state` fields (docs/protocol.md): the round, the active player, the
+        observers out this round (judged wrong), and the round timer: `left_ms` (ms left, or None
+        without a timer or between rounds) and `timer_running` (False while an observer has the
+        floor). After an undo they say what the room sees, so a host keeps no model of its own."""
+        left = None
+        if self.deadline is not None:
+            left = max(0, ticks_diff(self.deadline, self.now)) // 1000
+        elif self.left_us is not None:
+            left = self.left_us // 1000
+        return (
+            ("round", self.round),
+            ("active", self.active + 1),
+            ("out", [p + 1 for p in self.out]),
+            ("left_ms", left),
+            ("timer_running", self.deadline is not None),
+        )
+
     def is_scoring(self, entry):
         """UNDO takes back judgements, stops, time-outs and the Déglingo call."""
         return entry[ENTRY_KIND] in ("call", "judge", "stop", "timeout")

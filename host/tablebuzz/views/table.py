@@ -8,8 +8,9 @@ the seed to check), and the last lines of the readable log (tablebuzz.views.even
 
 The device is the source of truth: every field comes from an event (docs/protocol.md,
 docs/games/*.md). An undo is followed by `score`, `state` and the game's prompt events, which set
-what they carry; what they do not carry (Red or Black's penalty table and hands, Déglingo's out
-observers) is restored from a snapshot taken before the decision the undo takes back. Nothing is
+what they carry (Déglingo's `state` also its round, its observers out and its timer); what they
+do not carry yet (Red or Black's penalty table and hands) is restored from a snapshot taken before
+the decision the undo takes back, and Diddly's and Evidence's last round are dropped. Nothing is
 guessed: a view never shows a card before the event that turns it, and Evidence's count is not
 shown before it is confirmed (the desk shows the number being entered; the room does not).
 """
@@ -29,7 +30,6 @@ TICKS_PERIOD_US = 1 << 30  # the device's µs ticks wrap here (docs/protocol.md)
 # is saved before each, and an `undo` event restores the last save.
 DECISION_HEADS = {
     "redblack": ("guess", "pick", "unpick", "given", "column"),
-    "deglingo": ("judge", "deglingo", "round_over"),
 }
 
 
@@ -408,8 +408,8 @@ class Table:
             locked[str(p)] = g["locked"].get(str(p)) or {"reason": "false start",
                                                          "until": None, "since": now}
         g["locked"] = locked
-        if g["name"] == "deglingo" and ev.get("turn"):
-            g["view"]["active"] = ev["turn"]
+        if g["name"] == "deglingo":
+            self._deglingo_state(g, ev)
         if g["name"] == "quiz":
             v = g["view"]
             v["question"] = ev.get("question", v["question"])
@@ -679,6 +679,26 @@ class Table:
         if v.get("timer_s"):
             g["timers"] = [{"label": "round timer", "remaining_ms": v["timer_s"] * 1000,
                             "running": True, "at": self.clock()}]
+
+    def _deglingo_state(self, g, ev):
+        """Déglingo's own `state` fields (the round, the active player, the observers out, the
+        round timer): after an undo they are what the room sees."""
+        v = g["view"]
+        if "round" not in ev:  # a board from before these fields: the turn at least
+            if ev.get("turn"):
+                v["active"] = ev["turn"]
+            return
+        v["round"], v["active"], v["out"] = ev["round"], ev["active"], list(ev["out"])
+        now = self.clock()
+        for p in v["out"]:  # judged wrong: out of this round, as a `lockout` "wrong" says
+            g["locked"][str(p)] = {"reason": "wrong", "until": None, "since": now}
+        last = v.get("last_round")
+        if last is not None and last.get("round") is not None and last["round"] >= ev["round"]:
+            v["last_round"] = None  # the round it told of is being played again
+        g["timers"] = []
+        if ev.get("left_ms") is not None:
+            g["timers"] = [{"label": "round timer", "remaining_ms": ev["left_ms"],
+                            "running": bool(ev.get("timer_running")), "at": now}]
 
     def _deglingo_race(self, g, ev):
         for t in g["timers"]:  # paused while an observer has the floor
