@@ -82,6 +82,12 @@ class Diddly(Game):
                 return p
         return None
 
+    def state_fields(self):
+        """Diddly's own `state` field (docs/protocol.md): `rounds`, every player's round scores
+        entered so far (P1 first, rounds in order). After an undo it is the score sheet the room
+        sees, so a host keeps no model of its own."""
+        return (("rounds", self.rounds()),)
+
     def is_scoring(self, entry):
         return entry[0] == "score" or entry[0] == "board"
 

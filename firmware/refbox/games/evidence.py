@@ -156,6 +156,12 @@ class Evidence(Game):
     def _free(self):
         return [p for p in self.claimants if self.marker_of[p] is None and p not in self.sat_out]
 
+    def state_fields(self):
+        """Evidence's own `state` field (docs/protocol.md): `tally`, every player's tokens
+        [green, yellow, red], P1 first. After an undo it is what the room sees, so a host keeps
+        no model of its own."""
+        return (("tally", [list(t) for t in self.tally]),)
+
     def is_scoring(self, entry):
         return entry[0] == "count"
 

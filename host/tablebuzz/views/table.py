@@ -8,9 +8,9 @@ the seed to check), and the last lines of the readable log (tablebuzz.views.even
 
 The device is the source of truth: every field comes from an event (docs/protocol.md,
 docs/games/*.md). An undo is followed by `score`, `state` and the game's prompt events, which set
-what they carry (Déglingo's `state` also its round, its observers out and its timer); what they
-do not carry yet (Red or Black's penalty table and hands) is restored from a snapshot taken before
-the decision the undo takes back, and Diddly's and Evidence's last round are dropped. Nothing is
+what they carry (each game's own `state` fields too: Déglingo's round, observers out and timer,
+Diddly's score sheet, Evidence's tokens); what they do not carry yet (Red or Black's penalty table
+and hands) is restored from a snapshot taken before the decision the undo takes back. Nothing is
 guessed: a view never shows a card before the event that turns it, and Evidence's count is not
 shown before it is confirmed (the desk shows the number being entered; the room does not).
 """
@@ -410,6 +410,11 @@ class Table:
         g["locked"] = locked
         if g["name"] == "deglingo":
             self._deglingo_state(g, ev)
+        if g["name"] == "diddly" and ev.get("rounds") is not None:
+            for p, rounds in enumerate(ev["rounds"]):  # the board's score sheet
+                g["view"]["rounds"][p] = (list(rounds) + [None] * 5)[:5]
+        if g["name"] == "evidence" and ev.get("tally") is not None:
+            g["view"]["tally"] = [list(t) for t in ev["tally"]]
         if g["name"] == "quiz":
             v = g["view"]
             v["question"] = ev.get("question", v["question"])
@@ -430,15 +435,8 @@ class Table:
         g["race"] = None
         g["over"] = None
         g["closed"] = False
-        name = g["name"]
-        v = g["view"]
-        if name == "diddly":
-            self._diddly_drop_last(v)
-        elif name == "evidence" and v.get("history"):
-            v["history"].pop()
-            v["tally"] = copy.deepcopy(v["history"][-1]) if v["history"] else [
-                [0, 0, 0] for _ in range(g["players"])]
-            v["last_tokens"] = None
+        if g["name"] == "evidence":
+            g["view"]["last_tokens"] = None  # the count they came from is taken back
 
     # ---------------------------------------------------------------- common events
     def _ev_score(self, g, ev):
@@ -820,7 +818,6 @@ class Table:
     def _diddly_round_score(self, g, ev):
         v = g["view"]
         v["rounds"][ev["player"] - 1][ev["round"] - 1] = ev["value"]
-        v.setdefault("order", []).append((ev["player"], ev["round"]))
         v["entering"] = None
 
     def _diddly_enter(self, g, ev):
@@ -836,13 +833,6 @@ class Table:
         for p, rounds in enumerate(ev["rounds"]):
             v["rounds"][p] = (list(rounds) + [None] * 5)[:5]
         g["scores"] = list(ev["scores"])
-
-    @staticmethod
-    def _diddly_drop_last(v):
-        order = v.get("order") or []
-        if order:
-            player, rnd = order.pop()
-            v["rounds"][player - 1][rnd - 1] = None
 
     # ---------------------------------------------------------------- Evidence
     def _evidence_round(self, g, ev):
@@ -883,7 +873,6 @@ class Table:
     def _evidence_tokens(self, g, ev):
         v = g["view"]
         v["tally"] = [list(t) for t in ev["tally"]]
-        v.setdefault("history", []).append(copy.deepcopy(v["tally"]))
         v["last_tokens"] = {k: ev[k] for k in ("round", "differences", "green", "yellow",
                                                "red")}
         v["counting"] = False
@@ -919,9 +908,6 @@ class Table:
                 game["race"].pop("presses", None)
                 if game["race"].get("winner") is not None:
                     game["race"].pop("previous", None)
-            v = game["view"]
-            v.pop("history", None)
-            v.pop("order", None)
         if game is None or game["name"] != "evidence" or not game["view"].get("counting"):
             self.desk_only.pop("dial", None)
         out = {
