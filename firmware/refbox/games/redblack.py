@@ -176,6 +176,21 @@ class RedBlack(Game):
             turn = self.giver
         self.turn = turn
 
+    def state_fields(self):
+        """Red or Black's own `state` fields (docs/protocol.md): the penalty table (`given`,
+        `received`), the columns of Part 2 turned so far (`column`), and a giving under way:
+        `giver` (or None), `to_give` (the penalties handed out), `picks` ([[receiver, count]] not
+        yet confirmed). After an undo they are what the room sees, so a host keeps no model of its
+        own; the hands come with the `ask` prompt."""
+        return (
+            ("given", list(self.given)),
+            ("received", list(self.received)),
+            ("column", self.column),
+            ("giver", None if self.giver < 0 else self.giver + 1),
+            ("to_give", self.to_give if self.giver >= 0 else 0),
+            ("picks", [[r + 1, c] for r, c in self.picks]),
+        )
+
     def is_scoring(self, entry):
         """UNDO takes back an answer, a pick, a take-back, a confirmation or a turned column (the
         card stays the same: the deck is fixed by the seed). Moving the suit cursor is not a

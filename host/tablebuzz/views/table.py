@@ -8,9 +8,9 @@ the seed to check), and the last lines of the readable log (tablebuzz.views.even
 
 The device is the source of truth: every field comes from an event (docs/protocol.md,
 docs/games/*.md). An undo is followed by `score`, `state` and the game's prompt events, which set
-what they carry (each game's own `state` fields too: Déglingo's round, observers out and timer,
-Diddly's score sheet, Evidence's tokens); what they do not carry yet (Red or Black's penalty table
-and hands) is restored from a snapshot taken before the decision the undo takes back. Nothing is
+what they carry, each game's own `state` fields included (Déglingo's round, observers out and
+timer, Diddly's score sheet, Evidence's tokens, Red or Black's penalty table, columns turned and
+giving): the host keeps no model of a game's undo. Nothing is
 guessed: a view never shows a card before the event that turns it, and Evidence's count is not
 shown before it is confirmed (the desk shows the number being entered; the room does not).
 """
@@ -26,11 +26,6 @@ LOG_LINES = 10
 NOT_FOR_THE_ROOM = ("dial",)
 TICKS_PERIOD_US = 1 << 30  # the device's µs ticks wrap here (docs/protocol.md)
 
-# Events that begin a decision UNDO can take back, per game (docs/games/*.md "Undo"): the view
-# is saved before each, and an `undo` event restores the last save.
-DECISION_HEADS = {
-    "redblack": ("guess", "pick", "unpick", "given", "column"),
-}
 
 
 def options_summary(game, options):
@@ -86,8 +81,6 @@ class Table:
         self.notices = []
         self.desk_only = {}  # what the host's desk sees and the room does not (see view())
         self.version = 0
-        self._undo_stack = []
-        self._last_kind = None
 
     # ---------------------------------------------------------------- input
     def apply(self, item):
@@ -122,7 +115,6 @@ class Table:
             self._log(self.narrator.line(ev))
         else:
             self.desk_only[kind] = {"value": ev.get("value"), "text": self.narrator.line(ev)}
-        self._last_kind = kind
         return True
 
     def set_names(self, names, next_game=False):
@@ -186,9 +178,6 @@ class Table:
         g = self.game
         if g is None:
             return  # events of a game we never saw start: the resync's `state` brings it
-        heads = DECISION_HEADS.get(g["name"], ())
-        if kind in heads and not (kind == "round_over" and self._last_kind in ("judge", "score")):
-            self._undo_stack.append(copy.deepcopy(g))
         if kind == "undo":
             self._undo(g)
             return
@@ -371,7 +360,6 @@ class Table:
                 names[i + 1] = name
         self.narrator.names = dict(names)
         self.narrator.learnt = {}  # the host sets the names of this game
-        self._undo_stack = []
         self.game = self._blank_game(ev["game"], ev["players"], ev.get("options") or {},
                                      ev.get("commit"), names)
         if ev["game"] == "deglingo":
@@ -390,7 +378,6 @@ class Table:
 
     def _join(self, ev):
         """The host met a game already under way (started before it connected)."""
-        self._undo_stack = []
         self.game = self._blank_game(ev["game"], ev["players"], {}, None, self.pending_names)
 
     def _state(self, ev):
@@ -415,6 +402,8 @@ class Table:
                 g["view"]["rounds"][p] = (list(rounds) + [None] * 5)[:5]
         if g["name"] == "evidence" and ev.get("tally") is not None:
             g["view"]["tally"] = [list(t) for t in ev["tally"]]
+        if g["name"] == "redblack" and ev.get("given") is not None:
+            self._redblack_state(g, ev)
         if g["name"] == "quiz":
             v = g["view"]
             v["question"] = ev.get("question", v["question"])
@@ -428,10 +417,8 @@ class Table:
                                                       ev["left_ms"])]
 
     def _undo(self, g):
-        if self._undo_stack:
-            saved = self._undo_stack.pop()
-            for key in ("view", "locked", "timers"):
-                g[key] = saved[key]
+        """An undo: what it took back is no longer shown (the race, the game's end, Evidence's
+        last tokens); the `score`, `state` and prompts that follow say what stands now."""
         g["race"] = None
         g["over"] = None
         g["closed"] = False
@@ -735,6 +722,9 @@ class Table:
         # the cards this player holds, as the device says; nobody after them in play order
         # can hold a card of this round or later (an undo went back)
         hand = list(ev.get("hand") or [])
+        last = v.get("last_guess")
+        if last is not None and (last["round"], last["player"]) >= (rnd, player):
+            v["last_guess"] = None  # that answer was taken back: it is being asked again
         v["hands"][player - 1] = (hand + [None] * 4)[:4]
         for p in range(g["players"]):
             for r in range(4):
@@ -742,6 +732,25 @@ class Table:
                     v["hands"][p][r] = None
         for r, c in enumerate(hand):
             v["hands"][player - 1][r] = c
+
+    def _redblack_state(self, g, ev):
+        """Red or Black's own `state` fields: the penalty table, the columns turned, a giving
+        under way. After an undo they are what the room sees."""
+        v = g["view"]
+        v["given"], v["received"] = list(ev["given"]), list(ev["received"])
+        v["handing_out"] = None
+        if ev.get("giver"):
+            picks = {str(r): c for r, c in ev.get("picks") or []}
+            v["handing_out"] = {"player": ev["giver"], "penalties": ev["to_give"],
+                                "left": ev["to_give"] - sum(picks.values()), "picks": picks}
+            g["turn"] = ev["giver"]
+        if v["lines"] is not None:  # the columns after `column` are not turned (any more)
+            for line in v["lines"].values():
+                for i in range(ev["column"], len(line)):
+                    line[i] = None
+            v["column"] = ev["column"]
+        if ev["phase"] != "over":
+            v["table"] = None
 
     def _redblack_guess(self, g, ev):
         v = g["view"]
