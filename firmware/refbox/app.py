@@ -211,8 +211,23 @@ class App:
         return (7000 + mhz - 1) // mhz
 
     # ------------------------------------------------------------------ the loop
+    def wake_in_us(self, now):
+        """µs the loop may sleep after a pass at tick `now`: the loop period, or less when a
+        closure being judged becomes a press sooner (its confirmation, `Debouncer.press_due`,
+        plus the capture lag): the pass that accepts it, and so decides its race, comes then
+        instead of up to a period later. Allocates only while a debouncer waits."""
+        wait = self.loop_ms * 1000
+        for deb in self._waiting:
+            due = deb.press_due()
+            if due is not None:
+                left = ticks_diff(due.us, now) + self.capture_lag_us + 1
+                if left < wait:
+                    wait = left if left > 0 else 0
+        return wait
+
     def run(self):  # pragma: no cover - the board's forever loop
         sleep_ms = self.clock.sleep_ms
+        sleep_us = getattr(self.clock, "sleep_us", None)  # (CircuitPython's time has none)
         ticks_us = self.clock.ticks_us
         reported = None  # tick of the last `internal` error sent
         hidden = 0
@@ -234,7 +249,10 @@ class App:
             except KeyboardInterrupt:  # Ctrl-C: what fits goes out, then the REPL
                 self.board.flush()
                 raise
-            sleep_ms(self.loop_ms)
+            if sleep_us is None or not self._waiting:
+                sleep_ms(self.loop_ms)
+            else:
+                sleep_us(self.wake_in_us(ticks_us()))  # a press being confirmed: wake for it
 
     def step(self):
         """One pass of the loop at the clock's current tick.
