@@ -18,6 +18,10 @@ Environment:
   RP2EMU=DIR   rp2emu with `npm install` done (default: ../shared/rp2emu next to the repository)
   UF2=FILE     MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
   RACES=N      races of each kind (default 3); VERBOSE=1 also prints each race
+  SAVE=DIR     also keep the run for the simulator's CPU model (bench/bench_cpu_model.py):
+               DIR/NAME.sim.jsonl (the timeline with its set-up line), NAME.meta.json (each
+               race: kind, presses [station, µs]), NAME.chip.jsonl (each line the chip wrote, with
+               its emulated µs); NAME is SAVE_NAME (default "latency_a")
 Without them it says what is missing and exits 0 (so `make bench` still runs). Emulation costs
 5-10 wall seconds per emulated second: the default timeline is ~5.6 emulated s (about a minute).
 It is a benchmark, never run by `make test`. Exit 1 only when the emulated run failed.
@@ -152,6 +156,23 @@ def measure(rows, races):
     return out
 
 
+def save(folder, name, lines, races, rows):
+    """Keep a run as bench/bench_cpu_model.py reads it (see SAVE in the module docstring)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    setup = {"setup": {"game": "menu", "seed": "1"}}
+    with open(folder / (name + ".sim.jsonl"), "w") as f:
+        for d in [setup] + lines:
+            f.write(json.dumps(d, separators=(",", ":")) + "\n")
+    meta = {"races": [{"kind": r["kind"], "presses": [list(p) for p in r["presses"]]}
+                      for r in races]}
+    (folder / (name + ".meta.json")).write_text(json.dumps(meta, indent=1) + "\n")
+    with open(folder / (name + ".chip.jsonl"), "w") as f:
+        for r in rows:
+            if "line" in r:
+                rec = {"at_us": r["at_us"], "line": r["line"]}
+                f.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
 def _spread(values):
     values = [v for v in values if v is not None]
     if not values:
@@ -194,6 +215,8 @@ def main():
             print("emulated run failed:\n" + proc.stderr[-3000:])
             return 1
     rows = [json.loads(text) for text in proc.stdout.splitlines() if text.strip()]
+    if os.environ.get("SAVE"):
+        save(Path(os.environ["SAVE"]), os.environ.get("SAVE_NAME", "latency_a"), lines, races, rows)
     results = measure(rows, races)
     summary = proc.stderr.strip().splitlines()[-1:] or [""]
     print("First press -> winner's LED / -> race line on the emulated RP2040 (rp2emu, MicroPython")

@@ -99,6 +99,7 @@ class App:
                     self.referee.error(e.code, e.detail)
                     self.referee.open_menu()
         self.referee.save = self._before_race
+        self.referee.decided = self._race_decided
         if journal is not None:
             self._hold = True
         self.referee.prompts()  # what the controls do at power-up (a `buttons` event)
@@ -417,6 +418,12 @@ class App:
             if deb.is_waiting():
                 return True
         return self.referee.is_busy()
+
+    def _race_decided(self):
+        """A race's `race` line is out and its win recorded: light the winner's LED now, before
+        the game's timers, the prompts and the held lines (docs/protocol.md "Order of lines
+        around a race"); the pass's own render later writes only a frame that changed."""
+        self._show(self.now)
 
     def _before_race(self):
         """A decision opens a race: the last safe moment before it. Save the journal (if any),

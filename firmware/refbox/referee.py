@@ -57,6 +57,7 @@ class Referee:
         self.abandoned = False  # the game over was an abandon (the display says so)
         self.holding = []  # 0-based players holding their buzzer now, earliest first
         self.save = None  # called just before a race opens: the App saves the journal then
+        self.decided = None  # called once a race's win is recorded: the App lights the LEDs then
         self._buttons_sent = None  # the prompts last sent in a `buttons` event
 
     def error(self, code, detail, cid=None):
@@ -273,6 +274,8 @@ class Referee:
                 )
                 self.tone(1760, 150)
                 self._record(self.game.win_entry(winner, first))
+                if self.decided is not None:
+                    self.decided()  # the winner's LED before the rest of the pass
 
     def buttons(self):
         """What each control does now, for people: [(control, meaning)] (Game.buttons; the menu's;
