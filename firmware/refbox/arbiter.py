@@ -102,7 +102,8 @@ class Arbiter:
         self._suspects = []
 
     def is_busy(self):
-        """True while a race awaits its decision or a timed lockout runs (the loop must keep ticking)."""
+        """True while a race awaits its decision or a timed lockout runs (the loop must keep
+        ticking)."""
         if self._entries:
             return True
         for player in self.locked:  # not .values(): that view would be allocated every pass
