@@ -312,7 +312,7 @@ def test_a_race_after_twenty_quiet_minutes_is_stamped_exactly():
         bounce="none",
     )
     (race,) = events(result, "race")
-    (margin,) = events(result, "margin")  # P1 came after the settle window
+    (margin,) = events(result, "margin")  # P1 pressed after the decision
     assert race["winner"] == 2 and abs(margin["margin_ns"] - 5000000) < 112
     presses = events(result, "press")
     assert abs(presses[0]["t_us"] - (quiet + 500000) % (1 << 30)) <= 2

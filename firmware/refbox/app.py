@@ -444,8 +444,8 @@ class App:
         self.referee.now = self.clock.ticks_us()
 
     def can_block(self):
-        """True at a safe moment: no race open (the arbiter is not ARMED, so no settle window
-        runs), no debouncer waiting to accept or release a press, no capture word unread. Flash
+        """True at a safe moment: no race open (the arbiter is not ARMED, so no decision is
+        awaited), no debouncer waiting to accept or release a press, no capture word unread. Flash
         writes, gc.collect() and big redraws happen only then (docs/architecture.md "Safe
         moments")."""
         if self.referee.arbiter.phase == ARMED:
