@@ -74,7 +74,7 @@ def decide_many(presses, count):
         cue = ticks_add(t, 150000)  # presses come 150 ms after the cue
         for player, ns in presses:
             arbiter.press(player, Stamp(ticks_add(cue, ns // 1000), ns % 1000), out)
-        arbiter.tick(Stamp(ticks_add(cue, arbiter.settle_us + 1000)), out)
+        arbiter.tick(Stamp(ticks_add(cue, 3000)), out)  # past every press: decided
         for item in out:
             if item[0] == "race":
                 races += 1

@@ -3,8 +3,8 @@
 The firmware as `make flash` deploys it (`tablebuzz.link.flash.build`: .mpy files and main.py) runs
 on the real MicroPython v1.28.0 RPI_PICO firmware inside rp2emu (rp2040js; see its README): it is
 deployed once (`board_run.ts --save-flash`), then booted from that image (`--load-flash`, t0 =
-power-on, so the board's ticks_us is the emulated µs) to play one timeline: a 6-player quiz,
-races of 1, 2, 4 and 6 presses (each presser 1-30 µs after the one before) and lone presses
+power-on, so the board's ticks_us is the emulated µs) to play one timeline: an 8-player quiz,
+races of 1, 2, 4, 6 and 8 presses (each presser 1-30 µs after the one before) and lone presses
 inside noise bursts (64-edge bursts, 2 µs closures every 5 µs, on two other stations around the
 press), each race armed, pressed, released and judged right. Per race it reads, from the board's
 USB lines and the NeoPixel pin's edges (GPIO 16, decoded as WS2812 frames):
@@ -12,12 +12,15 @@ USB lines and the NeoPixel pin's edges (GPIO 16, decoded as WS2812 frames):
 - first press -> LED: the end of the first frame with the winner's station lit and every other
   station dark;
 and checks the winner against the first driven press. It prints min / median / max per kind.
-8 presses are not measured: the pin map has 6 stations (GPIO 2-7; an 8-station board is issue 22).
 
 Environment:
   RP2EMU=DIR   rp2emu with `npm install` done (default: ../shared/rp2emu next to the repository)
   UF2=FILE     MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
   RACES=N      races of each kind (default 3); VERBOSE=1 also prints each race
+  SAVE=DIR     also keep the run for the simulator's CPU model (bench/bench_cpu_model.py):
+               DIR/NAME.sim.jsonl (the timeline with its set-up line), NAME.meta.json (each
+               race: kind, presses [station, µs]), NAME.chip.jsonl (each line the chip wrote, with
+               its emulated µs); NAME is SAVE_NAME (default "latency_a")
 Without them it says what is missing and exits 0 (so `make bench` still runs). Emulation costs
 5-10 wall seconds per emulated second: the default timeline is ~5.6 emulated s (about a minute).
 It is a benchmark, never run by `make test`. Exit 1 only when the emulated run failed.
@@ -39,8 +42,9 @@ sys.path.insert(0, str(REPO / "host"))
 START_US = 1_000_000  # the firmware's menu is up ~0.5 s after power-on (.mpy deploy)
 PERIOD_US = 350_000  # one race: arm, presses 80 ms later, releases, judge
 PIXEL_GPIO = 16  # refbox.pinmap.NEOPIXEL_GPIO
-STATIONS = 6  # refbox.pinmap.PLAYER_COUNT
-KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "noise bursts")
+STATIONS = 8  # refbox.pinmap.PLAYER_COUNT
+PLAYER_GPIOS = "2,3,4,5,6,7,8,9"  # refbox.pinmap.PLAYER_BASE_GPIO on: player 1 first
+KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "8 presses", "noise bursts")
 
 
 def _environment():
@@ -71,7 +75,8 @@ def timeline(races_per_kind, seed=20):
         stations = rng.sample(range(1, STATIONS + 1), STATIONS)
         stations.remove(1 + k % STATIONS)
         stations.insert(0, 1 + k % STATIONS)  # this race's first presser
-        count = {"1 press": 1, "2 presses": 2, "4 presses": 4, "6 presses": 6}.get(kind, 1)
+        count = {"1 press": 1, "2 presses": 2, "4 presses": 4, "6 presses": 6, "8 presses": 8}
+        count = count.get(kind, 1)
         presses, at = [], p0
         for i in range(count):
             if i:
@@ -152,6 +157,23 @@ def measure(rows, races):
     return out
 
 
+def save(folder, name, lines, races, rows):
+    """Keep a run as bench/bench_cpu_model.py reads it (see SAVE in the module docstring)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    setup = {"setup": {"game": "menu", "seed": "1", "players": STATIONS}}
+    with open(folder / (name + ".sim.jsonl"), "w") as f:
+        for d in [setup] + lines:
+            f.write(json.dumps(d, separators=(",", ":")) + "\n")
+    meta = {"races": [{"kind": r["kind"], "presses": [list(p) for p in r["presses"]]}
+                      for r in races]}
+    (folder / (name + ".meta.json")).write_text(json.dumps(meta, indent=1) + "\n")
+    with open(folder / (name + ".chip.jsonl"), "w") as f:
+        for r in rows:
+            if "line" in r:
+                rec = {"at_us": r["at_us"], "line": r["line"]}
+                f.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
+
+
 def _spread(values):
     values = [v for v in values if v is not None]
     if not values:
@@ -188,12 +210,15 @@ def main():
             print("deploy failed:\n" + proc.stderr[-3000:])
             return 1
         play = npx + ["--load-flash", str(image), "--timeline", str(tl), "--ms", "300"]
-        play += ["--watch-pins", str(PIXEL_GPIO), "--quiet"]
+        play += ["--watch-pins", str(PIXEL_GPIO), "--quiet", "--pins", PLAYER_GPIOS]
         proc = subprocess.run(play, cwd=emu, env=run_env, capture_output=True, text=True)
         if proc.returncode != 0:
             print("emulated run failed:\n" + proc.stderr[-3000:])
             return 1
     rows = [json.loads(text) for text in proc.stdout.splitlines() if text.strip()]
+    if os.environ.get("SAVE"):
+        name = os.environ.get("SAVE_NAME", "latency_a")
+        save(Path(os.environ["SAVE"]), name, lines, races, rows)
     results = measure(rows, races)
     summary = proc.stderr.strip().splitlines()[-1:] or [""]
     print("First press -> winner's LED / -> race line on the emulated RP2040 (rp2emu, MicroPython")
@@ -215,7 +240,6 @@ def main():
     if os.environ.get("VERBOSE"):
         for i, (kind, led, line, ok) in enumerate(results):
             print("  race %2d  %-14s LED %s  race line %s  %s" % (i, kind, led, line, ok))
-    print("  8 presses: not measured (6 stations in the pin map, GPIO 2-7; issue 22)")
     print("  " + summary[0])
     return 0
 

@@ -2,13 +2,13 @@
 
 The emulated RP2040 (rp2emu, the real MicroPython v1.28.0 firmware) played the timelines under
 bench/data/cpu/ (NAME.sim.jsonl: the timeline with its set-up line; NAME.meta.json: what each race
-drove; NAME.chip.jsonl: each line the chip wrote with its emulated µs, from board_run.ts). This
+drove; NAME.chip.jsonl: each line the chip wrote with its emulated µs, from board_run.ts; written
+by `SAVE=bench/data/cpu bench/bench_chip_latency.py`). This
 bench plays the same timelines in the simulator (tablebuzz.sim.cost's table, the flash's write
 times off as the emulator has none) and prints, per figure, the chip's and the simulator's
 min / median / max in ms and the ratio of the medians, flagged when outside ±30%:
-- first press -> `race` line and -> the first `press` line, by race kind (1 press, 2-way tie, 3-4
-  presses, 6-way crowd, noise bursts on 2 stations, a 64-edge bounce on the winner, spikes in the
-  settle window);
+- first press -> `race` line and -> the first `press` line, by race kind (1, 2, 4, 6 and 8
+  presses 1-30 µs apart, a lone press in 64-edge noise bursts on 2 other stations);
 - a command -> each line it gives (`new_game`, `arm`, `judge`).
 The lines must be the same events in the same order (the decisions never depend on the model).
 tests/test_cpu_model.py checks the same figures.
@@ -28,7 +28,7 @@ from tablebuzz.sim import simulate  # noqa: E402
 from tablebuzz.sim.timeline import parse, read_setup  # noqa: E402
 
 DATA = ROOT / "bench" / "data" / "cpu"
-RUNS = ("quiz_a", "storm_a")
+RUNS = ("latency_a",)
 TOLERANCE = 0.30
 CONTROLS = ["arm", "yes", "no", "undo"]
 

@@ -45,6 +45,20 @@ def events(result, kind):
     return [ev for _, ev in result if ev["ev"] == kind]
 
 
+def races(result):
+    """Each race's `race` event, its `margin_ns` taken from the `margin` event that follows it
+    when the runner-up pressed after the decision (docs/protocol.md: the race line's margin is
+    null then)."""
+    out = []
+    for _, ev in result:
+        if ev["ev"] == "race":
+            out.append(dict(ev))
+        elif ev["ev"] == "margin" and out and out[-1]["margin_ns"] is None:
+            if ev["winner"] == out[-1]["winner"]:
+                out[-1]["margin_ns"] = ev["margin_ns"]
+    return out
+
+
 class TimedScript:
     """A timeline written as a table plays: wait, then act. `records` are timeline dicts."""
 

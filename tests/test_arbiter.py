@@ -32,16 +32,42 @@ def test_equal_stamps_are_a_tie_broken_by_the_prng():
     assert kind == "race" and tied == [0, 5] and winner in (0, 5) and margin == 0
 
 
-def test_no_decision_before_the_settle_window_has_passed():
+def test_decided_once_the_press_horizon_has_passed_the_first_press():
     arb = _arbiter()
     out = []
     arb.arm(Stamp(0), range(6))
     arb.press(3, Stamp(100), out)
-    arb.tick(Stamp(100 + Arbiter.settle_us - 1), out)
+    arb.tick(Stamp(99), out)  # an earlier press may still come: a closure judged from 99 µs on
     assert out == [] and arb.phase == ARMED
-    arb.press(2, Stamp(99), out)  # accepted late, closed earlier: still counts
-    arb.tick(Stamp(100 + Arbiter.settle_us), out)
-    assert out[0][:2] == ("race", 2) and arb.phase == DECIDED
+    arb.press(2, Stamp(99, 500), out)  # accepted late, closed earlier: it wins
+    arb.tick(Stamp(99, 500), out)  # a press stamped with it may still come: a tie
+    assert out == [] and arb.phase == ARMED
+    arb.tick(Stamp(99, 501), out)  # 1 ns later: nothing can come at or before it
+    assert out == [("race", 2, 500, [], Stamp(99, 500))] and arb.phase == DECIDED
+
+
+def test_a_press_after_the_decision_gives_the_margin():
+    arb = _arbiter()
+    out = []
+    arb.arm(Stamp(0), range(6))
+    arb.press(4, Stamp(100), out)
+    arb.tick(Stamp(100, 1), out)
+    assert out == [("race", 4, None, [], Stamp(100))]
+    arb.press(1, Stamp(100, 56), out)  # the runner-up, handed over after the decision
+    arb.press(2, Stamp(103), out)  # the margin is announced once
+    assert out[1:] == [("margin", 4, 1, 56)]
+
+
+def test_tied_presses_are_all_known_before_the_decision():
+    arb = _arbiter()
+    out = []
+    arb.arm(Stamp(0), range(6))
+    arb.press(5, Stamp(200, 112), out)
+    arb.tick(Stamp(200, 112), out)  # the horizon at the stamp: a tied press may still come
+    arb.press(0, Stamp(200, 112), out)
+    arb.tick(Stamp(200, 113), out)
+    kind, winner, margin, tied, _ = out[0]
+    assert kind == "race" and tied == [0, 5] and winner in (0, 5) and margin == 0
 
 
 def test_false_start_locks_out_and_each_early_press_restarts_it():

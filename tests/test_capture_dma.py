@@ -12,7 +12,7 @@ Figures and rules: docs/architecture.md "Capturing presses", "Lost capture words
 """
 
 import pytest
-from helpers import CONTROLS, events, timeline
+from helpers import CONTROLS, events, races, timeline
 from refbox import board
 from tablebuzz.sim import runner, world
 from tablebuzz.sim.timeline import parse
@@ -108,7 +108,7 @@ def test_a_lapped_ring_declares_a_tie(monkeypatch):
 def test_the_same_crowd_with_the_full_ring_is_exact():
     lines, _ = _run(_crowd_in_a_stalled_loop(), bounce="worn")
     assert not events(lines, "error")
-    (race,) = events(lines, "race")
+    (race,) = races(lines)
     assert race["winner"] == 2 and not race["tie"]
     assert abs(race["margin_ns"] - 30000) < 2 * PERIOD_NS
 
@@ -146,6 +146,6 @@ def test_rearming_keeps_every_word(monkeypatch):
     restarts = sim.board.capture.restarts
     assert restarts >= 3, restarts
     assert not events(lines, "error")
-    got = [(r["winner"], r["margin_ns"]) for r in events(lines, "race")]
+    got = [(r["winner"], r["margin_ns"]) for r in races(lines)]
     assert [w for w, _ in got] == [w for w, _ in expected]
     assert all(abs(m - e) < 2 * PERIOD_NS for (_, m), (_, e) in zip(got, expected, strict=True))

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import CONTROLS, example_run
+from helpers import CONTROLS, example_run, races
 from tablebuzz.sim import simulate
 from tablebuzz.sim.timeline import parse
 
@@ -111,7 +111,7 @@ def test_a_close_race_has_the_same_margin_and_winner():
     mp = simulate.run(head, records)
     cp = simulate.run(dict(head, board="circuitpython"), records)
     same_but_anchor(mp, cp)
-    race = [json.loads(t) for _, t in cp if json.loads(t)["ev"] == "race"]
+    race = races([(ns, json.loads(t)) for ns, t in cp])
     assert race and race[0]["winner"] == 4 and abs(race[0]["margin_ns"] - 3000) <= 56
 
 

@@ -14,7 +14,7 @@ from refbox.protocol import encode_event
 from refbox.referee import Referee
 from refbox.ticks import Stamp
 
-SETTLE_US = 4000  # past the arbiter's settle window
+SETTLE_US = 4000  # past the decision of a race (confirmation, capture lag, a pass)
 
 
 class Table:

@@ -67,7 +67,7 @@ class App:
         self._controls_idle = False
         self._kept = 0  # tick of the last keepalive
         self._tone_until = None
-        self._gc_due = False  # a decision was announced: collect at the next safe moment
+        self._gc_due = False  # a collection is due at the next safe moment (see _before_race)
         self.display = getattr(board, "display", None)  # refbox.oled.Oled, if one answered
         if self.display is not None:
             from refbox.screen import picture  # only with a display: no RAM for it otherwise
@@ -98,8 +98,9 @@ class App:
                 except GameError as e:
                     self.referee.error(e.code, e.detail)
                     self.referee.open_menu()
+        self.referee.save = self._before_race
+        self.referee.decided = self._race_decided
         if journal is not None:
-            self.referee.save = self._save_before_race
             self._hold = True
         self.referee.prompts()  # what the controls do at power-up (a `buttons` event)
         board.flush()
@@ -138,7 +139,6 @@ class App:
         self._save_due = True
         self._stale = True  # and may change the display
         if name == "race":
-            self._gc_due = True
             self._racing = True  # the rest of this pass waits for the LEDs
         elif (
             self._held
@@ -212,8 +212,23 @@ class App:
         return (7000 + mhz - 1) // mhz
 
     # ------------------------------------------------------------------ the loop
+    def wake_in_us(self, now):
+        """µs the loop may sleep after a pass at tick `now`: the loop period, or less when a
+        closure being judged becomes a press sooner (its confirmation, `Debouncer.press_due`,
+        plus the capture lag): the pass that accepts it, and so decides its race, comes then
+        instead of up to a period later. Allocates only while a debouncer waits."""
+        wait = self.loop_ms * 1000
+        for deb in self._waiting:
+            due = deb.press_due()
+            if due is not None:
+                left = ticks_diff(due.us, now) + self.capture_lag_us + 1
+                if left < wait:
+                    wait = left if left > 0 else 0
+        return wait
+
     def run(self):  # pragma: no cover - the board's forever loop
         sleep_ms = self.clock.sleep_ms
+        sleep_us = getattr(self.clock, "sleep_us", None)  # (CircuitPython's time has none)
         ticks_us = self.clock.ticks_us
         reported = None  # tick of the last `internal` error sent
         hidden = 0
@@ -235,7 +250,10 @@ class App:
             except KeyboardInterrupt:  # Ctrl-C: what fits goes out, then the REPL
                 self.board.flush()
                 raise
-            sleep_ms(self.loop_ms)
+            if sleep_us is None or not self._waiting:
+                sleep_ms(self.loop_ms)
+            else:
+                sleep_us(self.wake_in_us(ticks_us()))  # a press being confirmed: wake for it
 
     def step(self):
         """One pass of the loop at the clock's current tick.
@@ -401,18 +419,33 @@ class App:
                 return True
         return self.referee.is_busy()
 
-    def _save_before_race(self):
-        """A decision opens a race: save it now, the last safe moment before the race. The race
-        then opens at the tick after the write, so the time the write took is no part of it."""
-        if self.can_block():
-            if self._sync_journal(self.referee.now):
-                self.referee.now = self.clock.ticks_us()
-            if self._unsaved:
-                self._release_saved()  # what was decided before the race is in the journal
+    def _race_decided(self):
+        """A race's `race` line is out and its win recorded: light the winner's LED now, before
+        the game's timers, the prompts and the held lines (docs/protocol.md "Order of lines
+        around a race"); the pass's own render later writes only a frame that changed."""
+        self._show(self.now)
+
+    def _before_race(self):
+        """A decision opens a race: the last safe moment before it. Save the journal (if any),
+        then collect the garbage, so that MicroPython's automatic collection (after
+        `gc_threshold` bytes) cannot fall inside the race: the race path allocates far less than
+        that (bench/README.md). The race then opens at the tick after them, so the time they
+        took is no part of it. Not at a safe moment (a press being judged), the collection waits
+        for the next one (`_gc_due`)."""
+        if not self.can_block():
+            self._gc_due = True
+            return
+        if self.journal is not None and self._sync_journal(self.referee.now):
+            self.referee.now = self.clock.ticks_us()
+        if self._unsaved:
+            self._release_saved()  # what was decided before the race is in the journal
+        self._gc_due = False
+        self.board.collect()
+        self.referee.now = self.clock.ticks_us()
 
     def can_block(self):
-        """True at a safe moment: no race open (the arbiter is not ARMED, so no settle window
-        runs), no debouncer waiting to accept or release a press, no capture word unread. Flash
+        """True at a safe moment: no race open (the arbiter is not ARMED, so no decision is
+        awaited), no debouncer waiting to accept or release a press, no capture word unread. Flash
         writes, gc.collect() and big redraws happen only then (docs/architecture.md "Safe
         moments")."""
         if self.referee.arbiter.phase == ARMED:
@@ -424,7 +457,7 @@ class App:
 
     def _maintain(self):
         """What may block the loop, at a safe moment: re-arm the capture DMA before it runs
-        out; gc.collect() after a decision was announced."""
+        out; a gc.collect() that could not run before a race (`_before_race`)."""
         capture = self._capture
         if capture.count < capture.rearm_below:
             happenings = []

@@ -8,14 +8,18 @@ game's cue (`arm`). It never reads a clock: `tick(now)` tells it what time it is
   may also be "race" (out until the next question: the next arm() for another `question` than the
   one the false start was made in, so also out of the race reopened after a wrong answer) or "off".
   A press that began before the cue counts as early even if it is accepted after it.
-- Once armed, the first accepted press opens a settle window of `settle_us`; when it has passed
-  (allowing for presses still in the capture pipeline), every eligible press whose contact closed
-  in it is ranked by its stamp. Equal stamps (one PIO sample, or one GPIO snapshot) are a tie,
-  broken by a draw from the firmware PRNG, never by GPIO order, and announced as a tie.
-- After the decision, the first later press of another eligible player gives the margin if nobody
-  else pressed inside the window.
+- Once armed, the earliest accepted press wins as soon as that is proven: once the press horizon
+  (`tick(now)`: every press stamped at or before `now` has been given to press(), so no closure
+  still being debounced began at or before it) has passed its stamp. No fixed window is waited
+  for: a press that could still come is one stamped after the horizon, so after the winner.
+  Equal stamps (one PIO sample, or one GPIO snapshot) are a tie, broken by a draw from the
+  firmware PRNG, never by GPIO order, and announced as a tie; the horizon must have passed the
+  stamp, so every tied press is known.
+- After the decision, the first later press of another eligible player gives the margin (a
+  `margin` event). Presses given before the decision (only possible when a caller hands several
+  over before ticking) are ranked with the winner, the runner-up's gap in the race's margin.
 - When capture words were lost while the race was open (`capture_lost`), its order is not proven:
-  every player who pressed in the window or whose contact read closed at the resync shares a
+  every player who pressed before the decision or whose contact read closed at the resync shares a
   declared tie (drawn), never a win by margin (docs/architecture.md "Lost capture words").
 Rules: rules/README.md "First press", "Ties", "Armed / not armed"; design notes "Timing facts".
 """
@@ -50,7 +54,6 @@ OUT_FIRST = const(4)  # race
 
 
 class Arbiter:
-    settle_us = 2000
     false_start = 250  # ms, or "race", or "off"
 
     def __init__(self, prng):
@@ -61,7 +64,7 @@ class Arbiter:
         self.locked = {}  # player -> Stamp until which they are out, or "race"
         self.question = 0  # the question being asked or raced (the referee keeps it up to date)
         self._race_question = {}  # player -> the question of their "race" lockout
-        self._entries = []  # (Stamp, player) inside the settle window
+        self._entries = []  # (Stamp, player) of the race being decided
         self._first = None  # the earliest Stamp in _entries (kept as they come: no scan a pass)
         self.winner = None
         self._winner_stamp = None
@@ -117,7 +120,8 @@ class Arbiter:
         self._suspects = []
 
     def is_busy(self):
-        """True while a window is open or a timed lockout runs (the loop must keep ticking)."""
+        """True while a race awaits its decision or a timed lockout runs (the loop must keep
+        ticking)."""
         if self._entries:
             return True
         for player in self.locked:  # not .values(): that view would be allocated every pass
@@ -126,13 +130,13 @@ class Arbiter:
         return False
 
     def is_deciding(self):
-        """True while a race has presses in its settle window (its decision is still to come).
+        """True while a race has an accepted press not yet decided (its decision is to come).
         Allocates nothing."""
         return bool(self._entries)
 
     def deciding(self):
-        """Stamp of the first press of the race being decided (its settle window is open), else
-        None. The referee holds the game's timers before it, so the race is decided first."""
+        """Stamp of the first press of the race being decided (the horizon has not passed it yet),
+        else None. The referee holds the game's timers before it, so the race is decided first."""
         if self.phase != ARMED:
             return None
         return self._first
@@ -199,7 +203,8 @@ class Arbiter:
 
     def tick(self, now, out):
         """Advance to Stamp `now`, the press horizon: every press stamped at or before it has been
-        given to press() (refbox.app.App.horizons)."""
+        given to press() (refbox.app.App.horizons). The race is decided once `now` is past its
+        first press: nothing stamped at or before that press can still come, ties included."""
         if self.locked:
             for player in sorted(self.locked):  # sorted: dict order differs between interpreters
                 until = self.locked[player]
@@ -207,7 +212,7 @@ class Arbiter:
                     del self.locked[player]
                     out.append(("unlock", player))
         first = self.deciding()
-        if first is not None and now.diff_ns(first) >= self.settle_us * 1000:
+        if first is not None and now.diff_ns(first) > 0:
             self._decide(first, out)
 
     # ---------------------------------------------------------------- internals

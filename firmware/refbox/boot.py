@@ -26,6 +26,8 @@ class ShiftedClock:
         self._ticks_us = clock.ticks_us
         self.offset = offset
         self.sleep_ms = clock.sleep_ms
+        if hasattr(clock, "sleep_us"):
+            self.sleep_us = clock.sleep_us
 
     def ticks_us(self):
         return (self._ticks_us() + self.offset) & TICKS_MAX

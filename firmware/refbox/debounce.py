@@ -77,6 +77,17 @@ class Debouncer:
         No press of this station stamped before it can still be reported."""
         return self.first if self.state == _CANDIDATE else None
 
+    def press_due(self):
+        """Stamp at which the candidate being judged becomes a press if its contact stays closed
+        (the rule of `_judge`), else None: the loop wakes for it (App.wake_in_us)."""
+        since = self.since
+        if self.state != _CANDIDATE or not self.closed or since is None:
+            return None
+        need = self.press_us * 1000
+        if need < self.open_ns:
+            need = self.open_ns
+        return since.after_ns(need - self.closed_ns)
+
     def pending(self):
         """Stamp of the earliest edge whose meaning is still open (a candidate's first edge, or
         the opening edge of a press that may be ending), else None."""

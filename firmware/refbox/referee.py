@@ -60,6 +60,9 @@ class Referee:
         self._switches = []  # (Stamp, pressed, station) accepted, waiting for the horizon
         self._asked = 0  # times the game entered its ready phase (see _question)
         self._horizons = (Stamp(0), Stamp(0))  # (horizon, press_horizon) of the last tick
+        # (horizon, press_horizon) of a pass that stopped at a race's decision, its queued
+        # switches and timers still to hand over (tick), or None
+        self._stopped = None  # type: tuple | None
         # (game, its log revision, horizon) of the last timers asked with none due (_timers)
         self._timers_asked = (None, 0, Stamp(0))  # type: tuple
         # (game, players, options) of the last game started: the menu opens on it and YES at
@@ -69,6 +72,7 @@ class Referee:
         self.abandoned = False  # the game over was an abandon (the display says so)
         self.holding = []  # 0-based players holding their buzzer now, earliest first
         self.save = None  # called just before a race opens: the App saves the journal then
+        self.decided = None  # called once a race's win is recorded: the App lights the LEDs then
         self._buttons_sent = None  # the prompts last sent in a `buttons` event
 
     def error(self, code, detail, cid=None):
@@ -170,30 +174,60 @@ class Referee:
         the timers due at its stamp; then the timers run up to the horizons. The arbiter decides
         races and lockout ends against the press horizon; the game's timers get `horizon`, held
         just before the first press of a race still being decided. So a press stamped before a
-        deadline always beats it, and one stamped at or after it never does."""
+        deadline always beats it, and one stamped at or after it never does.
+
+        A race decided while handing over ends the pass's referee work there (the switches after
+        it and the timers wait for the next pass, `_stopped`), so the loop sends the `race` line
+        and lights the winner's LED before the other presses' work (docs/protocol.md "Order of
+        lines around a race"). What is handed over, and in which order, stays the same."""
         self.now = now
         self._horizons = (horizon, press_horizon)
         if self.game is not None:
             self.game.now = now
-        self._hand_over(horizon, press_horizon)
+        if self._finish_stopped(True):
+            return  # (another race decided: the rest again next pass)
+        if self._hand_over(horizon, press_horizon, True):
+            self._stopped = (horizon, press_horizon)
+            return
         self._timers(horizon, press_horizon)
         self.prompts()
 
-    def _hand_over(self, horizon, press_horizon):
+    def _finish_stopped(self, stop):
+        """The rest of a pass that stopped at a race's decision: its switches, then its timers.
+        True if it stopped again (`stop`: at the next race decided)."""
+        stopped = self._stopped
+        if stopped is None:
+            return False
+        self._stopped = None
+        if self._hand_over(stopped[0], stopped[1], stop):
+            self._stopped = stopped
+            return True
+        self._timers(stopped[0], stopped[1])
+        return False
+
+    def _hand_over(self, horizon, press_horizon, stop=False):
         """Deliver the queued switches stamped at or before `press_horizon`, in stamp order, each
         after the timers due at its stamp. Later ones wait: a closure still being judged may
-        turn out to be an earlier press, or a timer may fall due before them."""
+        turn out to be an earlier press, or a timer may fall due before them. With `stop`, the
+        switches after a race decided here stay queued: True then."""
         queue = self._switches
         while queue and press_horizon.diff_ns(queue[0][0]) >= 0:
-            stamp, pressed, station = queue.pop(0)
+            stamp, pressed, station = queue[0]
+            deciding = stop and self.arbiter.is_deciding()
             self._timers(stamp if horizon.diff_ns(stamp) >= 0 else horizon, stamp)
+            if deciding and not self.arbiter.is_deciding():
+                return True  # decided before this switch: the race line and LED go first
+            queue.pop(0)
             self._deliver(stamp, pressed, station)
+        return False
 
     def _flush(self):
         """Before a control or command: hand over what the loop's horizons allow, exactly as the
-        pass's own tick would (docs/architecture.md "Deadlines"). Switches beyond the press
-        horizon stay queued, so a line, valid or refused, read-only or not, changes neither
-        the order of the presses nor a race, a lockout or a deadline: only its own answer."""
+        pass's own tick would (docs/architecture.md "Deadlines"): first what a pass stopped at a
+        race's decision left. Switches beyond the press horizon stay queued, so a line, valid or
+        refused, read-only or not, changes neither the order of the presses nor a race, a
+        lockout or a deadline: only its own answer."""
+        self._finish_stopped(False)
         horizon, press_horizon = self._horizons
         self._hand_over(horizon, press_horizon)
 
@@ -256,6 +290,8 @@ class Referee:
                 )
                 self.tone(1760, 150)
                 self._record(self.game.win_entry(winner, first))
+                if self.decided is not None:
+                    self.decided()  # the winner's LED before the rest of the pass
 
     def buttons(self):
         """What each control does now, for people: [(control, meaning)] (Game.buttons; the menu's;

@@ -1,7 +1,7 @@
 """What the firmware's Python costs on the chip: the simulator's CPU model, and its one table.
 
 The simulator runs the firmware at the speed of the host, so by itself it would say a `race` line
-leaves 2-3 ms after the press while the chip takes tens of ms. `CpuModel` charges every loop pass
+leaves ~2 ms after the press while the chip takes ~8 ms (a lone press) to ~19 ms (8 presses). `CpuModel` charges every loop pass
 the CPU time the chip would spend on it, from counts the simulator can see (so CPython and the
 MicroPython unix port, which see the same counts, give the same bytes):
 
@@ -34,11 +34,13 @@ CALIBRATION = {
     "date": "2026-12-01",
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
     "deploy": ".mpy (tablebuzz.link.flash.build), booted from a saved flash image",
-    "firmware": "main bf03d75 (the race line before the press lines, faster encoding, persist "
-    "before emit, buttons prompts on the wire)",
-    "runs": "rp2emu latency/gen.py 1000000: quiz_a (20 races: 1, 2, 3-4 and 6 presses, each "
-    "judged) and storm_races(storm_a, 5: burst64, bounce64, spike_window); board_run.ts "
-    "--load-flash --controls arm=10,yes=11,no=12,undo=13 --watch-pins 16",
+    "firmware": "branch speed (issue 20): the race decided as soon as proven, the deciding pass "
+    "stopped at the decision, the winner's LED lit at once, gc before each race, the loop woken "
+    "for a press being confirmed",
+    "runs": "SAVE=bench/data/cpu bench/bench_chip_latency.py: latency_a (an 8-player quiz, 18 "
+    "races: 1, 2, 4, 6 and 8 presses 1-30 µs apart and lone presses in 64-edge noise bursts on "
+    "two other stations, 3 of each, each armed and judged); board_run.ts --load-flash "
+    "--watch-pins 16 --pins 2,3,4,5,6,7,8,9",
 }
 
 TABLE = {
@@ -48,24 +50,26 @@ TABLE = {
     "input_line": 2000000,  # a command line parsed (JSON, the command's checks)
     "input_byte": 20000,
     "words": 3000000,  # a pass that decodes capture words: the debouncers, the horizons
-    "word": 550000,  # each capture word decoded into the debouncers
-    "accept": 1400000,  # a press accepted: the debouncer, the referee's queue, the arbiter
+    "word": 690000,  # each capture word decoded into the debouncers
+    "accept": 610000,  # a press accepted: the debouncer, the referee's queue
     "line": 2400000,  # an event encoded and queued, besides its bytes
-    "line_byte": 60000,  # protocol._encode_str walks characters
+    "line_byte": 10000,  # the shapes are cached: only strings are walked
     "frame": 1500000,  # an LED frame rendered and handed to the PIO
     "fs_op": 1000000,  # open, write, close, rename, remove
     "fs_byte": 50000,  # a journal byte written: encode_value, SHA-256, the littlefs copy
     "fs_read_byte": 10000,  # a journal byte read at boot: the checks, json.loads, the fold
     "gc": 17000000,  # gc.collect() with a game's heap, and an automatic one
-    "auto_gc_after": 116000000,  # Python CPU ns between automatic collections (see _auto_gc)
+    # Python CPU ns between automatic collections (see _auto_gc): the loop collects before
+    # every race (App._before_race), so a race and its judgement fit between two collections
+    "auto_gc_after": 250000000,
     "boot": 386000000,  # power-up: main.py imports the firmware (.mpy), until the App starts
     # the decision's own work before its event goes out, by event name
     "event": {
-        "game": 130000000,
+        "game": 163000000,
         "resume": 150000000,
-        "judge": 11000000,
-        "question": 7000000,
-        "race": 1500000,
+        "judge": 33000000,
+        "question": 9500000,
+        "race": 0,
         "press": 0,
     },
 }

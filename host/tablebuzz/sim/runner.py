@@ -505,7 +505,9 @@ class Simulation:
 
         world.request_irq = request_irq
 
-    def _request_step(self):
+    def _request_step(self, wake_us=None):
+        """The next pass: on the loop's 1 ms grid, or `wake_us` after the pass ended when the
+        firmware wakes sooner for a press being confirmed (App.wake_in_us, as App.run sleeps)."""
         now = self.world.now
         t = (now // LOOP_NS + 1) * LOOP_NS
         if t <= self._last_step:
@@ -513,6 +515,10 @@ class Simulation:
         busy_until = self.world.loop_free_at()
         while t < busy_until:
             t += LOOP_NS
+        if wake_us is not None and wake_us * 1000 < LOOP_NS:
+            woken = max(now, busy_until) + wake_us * 1000
+            if self._last_step < woken < t:
+                t = woken
         if self._step_at is not None and self._step_at <= t:
             return
         self._step_at = t
@@ -563,7 +569,7 @@ class Simulation:
         output = self.board.outbox.pending() and self.console.writable()
         due = output or self.app.maintenance_due()  # the board's next pass would do it
         if self._every_ms or self.app.is_busy() or self.console.pending() or due:
-            self._request_step()
+            self._request_step(self.app.wake_in_us(self.app.clock.ticks_us()))
         elif self._heartbeat_at is None:
             # the board's loop never sleeps for long: a pass at least every HEARTBEAT_NS keeps
             # what the loop does with time alone (the capture chain's keepalive) as on the board

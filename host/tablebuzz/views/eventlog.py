@@ -239,7 +239,7 @@ class Narrator:
             tied = _and([self.p(p) for p in ev["tied"]])
             return "race: tie %s, the draw gives the floor to %s" % (tied, self.p(ev["winner"]))
         if ev.get("margin_ns") is None:
-            return "race: %s first (nobody else pressed within 2 ms)" % self.p(ev["winner"])
+            return "race: %s first (nobody else had pressed)" % self.p(ev["winner"])
         return "race: %s by %s" % (self.p(ev["winner"]), duration(ev["margin_ns"]))
 
     def _ev_margin(self, ev):
