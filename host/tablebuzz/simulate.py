@@ -20,7 +20,10 @@ INTERPRETERS = ("cpython", "micropython", "circuitpython")
 BOARDS = ("micropython", "circuitpython")
 MICROPYTHON_HEAP = "8M"
 # the Adafruit libraries the CircuitPython board module imports, as circup puts them in lib/
-CP_LIBRARIES = ("neopixel", "adafruit_pixelbuf", "adafruit_pioasm")
+CP_LIBRARIES = (
+    "neopixel", "adafruit_pixelbuf", "adafruit_pioasm",
+    "adafruit_ssd1306", "adafruit_framebuf", "adafruit_bus_device",  # the display (refbox.oled_cp)
+)  # fmt: skip
 # module names both fake sets define differently: dropped from sys.modules when the lane changes
 _LANE_MODULES = ("neopixel",)  # MicroPython's driver (fakes/) or the Adafruit library
 
@@ -95,7 +98,9 @@ def cp_library_dir():
         site = Path(sysconfig.get_paths()["purelib"])
         folder = Path(tempfile.mkdtemp(prefix="tablebuzz-cplib-"))
         for name in CP_LIBRARIES:
-            source = site / (name + ".py")
+            source = site / name  # a package (adafruit_bus_device), else a module
+            if not source.is_dir():
+                source = site / (name + ".py")
             if not source.exists():
                 raise SimError(
                     "the Adafruit library %s is missing (pip install -e '.[test]')" % name
