@@ -246,10 +246,9 @@ def font_bytes():
                 out += line
             _font = bytes(out)
         else:
-            from tablebuzz.sim.font8x8 import glyphs
+            from tablebuzz.sim.font8x8 import font_file
 
-            table = glyphs()
-            _font = b"".join([table[code] for code in range(32, 128)])
+            _font = font_file()
     return _font
 
 
