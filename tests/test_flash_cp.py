@@ -46,7 +46,8 @@ def test_a_fresh_drive_gets_the_firmware_and_the_pinned_libraries(tmp_path):
         assert flash_cp.library_version(flash_cp._versioned(drive / "lib", module)) == version
     assert sorted(libs) == sorted(flash_cp.LIBRARIES)
     bus = drive / "lib" / "adafruit_bus_device"  # a package: every module of it
-    assert sorted(p.name for p in bus.iterdir()) == ["__init__.py", "i2c_device.py", "spi_device.py"]
+    names = sorted(p.name for p in bus.iterdir())
+    assert names == ["__init__.py", "i2c_device.py", "spi_device.py"]
     # the display's glyphs: the bytes refbox.oled_cp reads, MicroPython framebuf's 8x8 font
     from refbox.oled_cp import FONT_BYTES, FONT_FILE
     from tablebuzz.sim.font8x8 import glyphs

@@ -116,7 +116,8 @@ def local_files(firmware=FIRMWARE, font=None):
 def font_file(folder, log=print):
     """The display's glyphs written to `folder`/font8x8.bin (its path), or None with a note
     when the MicroPython unix port that draws them is not installed."""
-    from tablebuzz.sim.font8x8 import FontUnavailableError, font_file as glyphs
+    from tablebuzz.sim.font8x8 import FontUnavailableError
+    from tablebuzz.sim.font8x8 import font_file as glyphs
 
     try:
         data = glyphs()

@@ -142,6 +142,13 @@ def run(header, records, interpreter="cpython"):
         raise SimError(
             "unknown interpreter %r (choose from: %s)" % (interpreter, ", ".join(INTERPRETERS))
         )
+    if board == "circuitpython" and header.get("display") and "font" not in header:
+        # CircuitPython has no framebuf to draw the glyphs with, nor a subprocess to read them
+        # from the MicroPython port: the panel's font goes in with the header, as flash puts it
+        # on the drive (refbox.oled_cp.FONT_FILE)
+        from tablebuzz.sim.runner import font_bytes
+
+        header = dict(header, font=font_bytes().hex())
     feed = [json.dumps(header)] + [json.dumps(r, ensure_ascii=False) for r in records]
     cmd = micropython_command(
         "from tablebuzz.sim.runner import main; main()", interpreter=interpreter, board=board

@@ -271,6 +271,7 @@ class Simulation:
         for name, gpio in pinmap.CONTROLS:
             self.controls[name] = Contact(world, gpio, bounce)
         self.console = FakeConsole(world, sink)
+        self._font = header.get("font")  # the panel's glyphs as hex (simulate.run gives them)
         self.panel = None  # the simulated SSD1306, if the header asks for one
         if header.get("display"):
             from tablebuzz.sim.oled import Ssd1306Panel
@@ -367,7 +368,10 @@ class Simulation:
         from refbox.board_cp import Board
 
         usb_cdc._simulated_boot()
-        font = font_bytes() if self.panel is not None else None
+        font = None
+        if self.panel is not None:  # the glyphs flash puts on the drive (refbox.oled_cp)
+            given = self._font
+            font = bytes.fromhex(given) if given else font_bytes()
         self.board = Board(pinmap, clock, entropy=self._entropy, collect=self._collect, font=font)
         return self.board
 
