@@ -10,6 +10,9 @@
 (c) CPU on the MicroPython unix port: Oled.draw (planning what changed), rendering one line
     (Oled.work, big text included) and sending one chunk's Python side; on the chip a Python
     pass costs about 50-120x (BRIEF; bench/README.md has figures from the emulated RP2040).
+    The same on CircuitPython 10.2.1's unix port (`make circuitpython`) for refbox.oled_cp over
+    the real adafruit_ssd1306 (text from the font bytes, the chunk through I2CDevice), when
+    that port is built.
 Run: .venv/bin/python bench/bench_display.py   (figures: bench/README.md)
 """
 
@@ -94,15 +97,51 @@ def main():
                 "  %-18s (b) %d races, same decisions: %s; first press -> race line at most %.2f "
                 "ms (without the display %.2f ms)" % ("", len(a), same, worst_a, worst_b)
             )
-    print("(c) CPU on the unix port")
-    code = """
-import time, framebuf
+    print("(c) CPU on the unix ports")
+    status = cpu_figures("MicroPython, refbox.oled", MICROPYTHON_OLED, "micropython")
+    try:
+        simulate.circuitpython_binary()
+    except simulate.SimError as e:
+        print("  CircuitPython: not measured (%s)" % e)
+        return status
+    font = runner.font_bytes().hex()
+    status = status or cpu_figures(
+        "CircuitPython, refbox.oled_cp", CIRCUITPYTHON_OLED % font, "circuitpython"
+    )
+    # the same code on MicroPython's interpreter: what is the module, what the interpreter
+    return status or cpu_figures(
+        "MicroPython, refbox.oled_cp", CIRCUITPYTHON_OLED % font, "micropython", "circuitpython"
+    )
+
+
+MICROPYTHON_OLED = """
 import ssd1306
 from refbox.oled import Oled
 class Bus:
     def writeto(self, addr, buf, stop=True): return len(buf)
     def writevto(self, addr, v, stop=True): return 1
 oled = Oled(ssd1306.SSD1306_I2C(128, 64, Bus(), 0x3C))
+"""
+CIRCUITPYTHON_OLED = """
+import adafruit_ssd1306
+from refbox.oled_cp import OledCP
+class Bus:  # busio.I2C's interface, nothing on the wire
+    def try_lock(self): return True
+    def unlock(self): pass
+    def writeto(self, addr, buf, *, start=0, end=None): pass
+oled = OledCP(adafruit_ssd1306.SSD1306_I2C(128, 64, Bus(), addr=0x3C), bytes.fromhex("%s"))
+"""
+
+
+def cpu_figures(title, setup, interpreter, board=None):
+    code = setup + """
+import time
+try:
+    now_us = time.ticks_us
+    def diff(a, b): return time.ticks_diff(a, b)
+except AttributeError:  # CircuitPython: no ticks_us
+    def now_us(): return time.monotonic_ns() // 1000
+    def diff(a, b): return a - b
 pictures = [
     ((1, "Red or Black  R2"), (3, "10H"), (1, "P1 10 of hearts"), (1, "P2 answers"),
      (1, "YES  higher"), (1, "NO   lower")),
@@ -116,16 +155,16 @@ for pic in pictures:
     plan = render = renders = send = chunks = 0
     for i in range(n):
         for shown in (other, pic):
-            t = time.ticks_us()
+            t = now_us()
             oled.draw(shown)
-            took = time.ticks_diff(time.ticks_us(), t)
+            took = diff(now_us(), t)
             lines = len(oled._todo)
             count = len(oled._dirty)
-            t = time.ticks_us()
+            t = now_us()
             while oled._todo:
                 oled.work()
-            rendered = time.ticks_diff(time.ticks_us(), t)
-            t = time.ticks_us()
+            rendered = diff(now_us(), t)
+            t = now_us()
             while oled.pending():
                 oled.work()
             if shown is pic:
@@ -133,13 +172,16 @@ for pic in pictures:
                 render += rendered
                 renders += lines
                 chunks += count
-                send += time.ticks_diff(time.ticks_us(), t)
+                send += diff(now_us(), t)
     print("#bench %.1f %.1f %d %.1f" % (plan / n, render / renders, chunks // n, send / chunks))
 """
-    proc = subprocess.run(simulate.micropython_command(code), capture_output=True, text=True)
+    cmd = simulate.micropython_command(code, interpreter=interpreter, board=board or interpreter)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:
-        print("  unix port failed: " + proc.stderr.strip().splitlines()[-1])
+        said = (proc.stderr or proc.stdout).strip().splitlines() or ["(nothing said)"]
+        print("  %s: the unix port failed: %s" % (title, said[-1]))
         return 1
+    print("  " + title)
     for line, what in zip(
         [x for x in proc.stdout.splitlines() if x.startswith("#bench")],
         ("a card picture (scale 3)", "a race picture (scale 2)"),
