@@ -209,3 +209,75 @@ def test_circuitpythons_interpreter_draws_the_same_frames():
     assert out[0] == "OledCP"
     _, cpython = frames(path, "circuitpython")
     assert out[1:] == [ram.hex() for _, ram in cpython]
+
+
+def test_the_same_pictures_give_the_same_glass_and_the_same_bus_bytes():
+    """refbox.oled over micropython-lib's driver (the simulator's) against refbox.oled_cp over
+    the real adafruit_ssd1306, picture after picture (big text, characters past ASCII, a line
+    cut at the edge): the same panel RAM after each, and the same chunk transfers."""
+    from test_display import PICTURES
+
+    pictures = list(PICTURES) + [
+        ((1, "x" * 20), (3, "Wide!"), (2, "\u00e9t\u00e9 \u00e0 2")),
+        ((1, ""), (1, "\x01\x7f tab\tend")),
+    ]
+    simulate._ensure_paths("micropython")
+    import ssd1306
+    from refbox.oled import Oled
+    from tablebuzz.sim.oled import Ssd1306Panel
+
+    def run(make):
+        panel = Ssd1306Panel()
+        sent = []
+
+        def write(data):
+            sent.append(bytes(data))
+            panel.write(bytes(data))
+
+        oled = make(write)
+        sent.clear()  # the drivers' set-up sequences differ; the pictures' bytes must not
+        out = []
+        for picture in pictures:
+            oled.draw(picture)
+            while oled.pending():
+                oled.work()
+            out.append(bytes(panel.ram))
+        return out, sent
+
+    class MicroPythonBus:
+        def __init__(self, write):
+            self.write = write
+
+        def writeto(self, addr, buf, stop=True):
+            self.write(buf)
+
+        def writevto(self, addr, vector, stop=True):
+            self.write(b"".join(bytes(v) for v in vector))
+
+    micropython = run(lambda w: Oled(ssd1306.SSD1306_I2C(128, 64, MicroPythonBus(w), 0x3C)))
+    simulate._ensure_paths("circuitpython")
+    import adafruit_ssd1306
+    from refbox.oled_cp import OledCP
+
+    class CircuitPythonBus:  # busio.I2C's interface
+        def __init__(self, write):
+            self.write = write
+
+        def try_lock(self):
+            return True
+
+        def unlock(self):
+            pass
+
+        def writeto(self, addr, buf, *, start=0, end=None):
+            if end != start:  # I2CDevice's probe is a zero-length write
+                self.write(memoryview(buf)[start:end])
+
+    circuitpython = run(
+        lambda w: OledCP(
+            adafruit_ssd1306.SSD1306_I2C(128, 64, CircuitPythonBus(w), addr=0x3C),
+            runner.font_bytes(),
+        )
+    )
+    assert circuitpython[0] == micropython[0]
+    assert circuitpython[1] == micropython[1]
