@@ -12,7 +12,9 @@
     pass costs about 50-120x (BRIEF; bench/README.md has figures from the emulated RP2040).
     The same on CircuitPython 10.2.1's unix port (`make circuitpython`) for refbox.oled_cp over
     the real adafruit_ssd1306 (text from the font bytes, the chunk through I2CDevice), when
-    that port is built.
+    that port is built, and that code on MicroPython's port. Each figure is the median of 100;
+    each lane also prints the heap its driver, libraries and drawing module take (the unix
+    ports are 64-bit: about twice a 32-bit chip's).
 Run: .venv/bin/python bench/bench_display.py   (figures: bench/README.md)
 """
 
@@ -134,7 +136,10 @@ oled = OledCP(adafruit_ssd1306.SSD1306_I2C(128, 64, Bus(), addr=0x3C), bytes.fro
 
 
 def cpu_figures(title, setup, interpreter, board=None):
-    code = setup + """
+    # the heap the driver, its libraries, the drawing module and their objects take
+    code = "import gc\ngc.collect()\nfree = gc.mem_free()\n" + setup + """
+gc.collect()
+print("#heap", free - gc.mem_free())
 import time
 try:
     now_us = time.ticks_us
@@ -150,9 +155,15 @@ pictures = [
 ]
 other = ((1, "Diddly        R3"), (2, "P4 = 17"), (1, "dealer P2"), (1, "P4 total 40"),
          (1, "ARM  +1"), (1, "NO   -1"), (1, "YES  P4 = 17"))
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
 for pic in pictures:
     n = 100
-    plan = render = renders = send = chunks = 0
+    plans = []
+    renders = []
+    sends = []
+    chunks = 0
     for i in range(n):
         for shown in (other, pic):
             t = now_us()
@@ -168,12 +179,11 @@ for pic in pictures:
             while oled.pending():
                 oled.work()
             if shown is pic:
-                plan += took
-                render += rendered
-                renders += lines
-                chunks += count
-                send += diff(now_us(), t)
-    print("#bench %.1f %.1f %d %.1f" % (plan / n, render / renders, chunks // n, send / chunks))
+                plans.append(took)
+                renders.append(rendered / lines)
+                sends.append(diff(now_us(), t) / count)
+                chunks = count
+    print("#bench %.1f %.1f %d %.1f" % (median(plans), median(renders), chunks, median(sends)))
 """
     cmd = simulate.micropython_command(code, interpreter=interpreter, board=board or interpreter)
     proc = subprocess.run(cmd, capture_output=True, text=True)
@@ -181,7 +191,9 @@ for pic in pictures:
         said = (proc.stderr or proc.stdout).strip().splitlines() or ["(nothing said)"]
         print("  %s: the unix port failed: %s" % (title, said[-1]))
         return 1
-    print("  " + title)
+    heap = [x for x in proc.stdout.splitlines() if x.startswith("#heap")][0].split()[1]
+    print("  %s: the driver, the drawing module and their objects take %s bytes of heap" % (
+        title, heap))
     for line, what in zip(
         [x for x in proc.stdout.splitlines() if x.startswith("#bench")],
         ("a card picture (scale 3)", "a race picture (scale 2)"),
