@@ -10,6 +10,11 @@
 (c) CPU on the MicroPython unix port: Oled.draw (planning what changed), rendering one line
     (Oled.work, big text included) and sending one chunk's Python side; on the chip a Python
     pass costs about 50-120x (BRIEF; bench/README.md has figures from the emulated RP2040).
+    The same on CircuitPython 10.2.1's unix port (`make circuitpython`) for refbox.oled_cp over
+    the real adafruit_ssd1306 (text from the font bytes, the chunk through I2CDevice), when
+    that port is built, and that code on MicroPython's port. Each figure is the median of 100;
+    each lane also prints the heap its driver, libraries and drawing module take (the unix
+    ports are 64-bit: about twice a 32-bit chip's).
 Run: .venv/bin/python bench/bench_display.py   (figures: bench/README.md)
 """
 
@@ -94,15 +99,54 @@ def main():
                 "  %-18s (b) %d races, same decisions: %s; first press -> race line at most %.2f "
                 "ms (without the display %.2f ms)" % ("", len(a), same, worst_a, worst_b)
             )
-    print("(c) CPU on the unix port")
-    code = """
-import time, framebuf
+    print("(c) CPU on the unix ports")
+    status = cpu_figures("MicroPython, refbox.oled", MICROPYTHON_OLED, "micropython")
+    try:
+        simulate.circuitpython_binary()
+    except simulate.SimError as e:
+        print("  CircuitPython: not measured (%s)" % e)
+        return status
+    font = runner.font_bytes().hex()
+    status = status or cpu_figures(
+        "CircuitPython, refbox.oled_cp", CIRCUITPYTHON_OLED % font, "circuitpython"
+    )
+    # the same code on MicroPython's interpreter: what is the module, what the interpreter
+    return status or cpu_figures(
+        "MicroPython, refbox.oled_cp", CIRCUITPYTHON_OLED % font, "micropython", "circuitpython"
+    )
+
+
+MICROPYTHON_OLED = """
 import ssd1306
 from refbox.oled import Oled
 class Bus:
     def writeto(self, addr, buf, stop=True): return len(buf)
     def writevto(self, addr, v, stop=True): return 1
 oled = Oled(ssd1306.SSD1306_I2C(128, 64, Bus(), 0x3C))
+"""
+CIRCUITPYTHON_OLED = """
+import adafruit_ssd1306
+from refbox.oled_cp import OledCP
+class Bus:  # busio.I2C's interface, nothing on the wire
+    def try_lock(self): return True
+    def unlock(self): pass
+    def writeto(self, addr, buf, *, start=0, end=None): pass
+oled = OledCP(adafruit_ssd1306.SSD1306_I2C(128, 64, Bus(), addr=0x3C), bytes.fromhex("%s"))
+"""
+
+
+def cpu_figures(title, setup, interpreter, board=None):
+    # the heap the driver, its libraries, the drawing module and their objects take
+    code = "import gc\ngc.collect()\nfree = gc.mem_free()\n" + setup + """
+gc.collect()
+print("#heap", free - gc.mem_free())
+import time
+try:
+    now_us = time.ticks_us
+    def diff(a, b): return time.ticks_diff(a, b)
+except AttributeError:  # CircuitPython: no ticks_us
+    def now_us(): return time.monotonic_ns() // 1000
+    def diff(a, b): return a - b
 pictures = [
     ((1, "Red or Black  R2"), (3, "10H"), (1, "P1 10 of hearts"), (1, "P2 answers"),
      (1, "YES  higher"), (1, "NO   lower")),
@@ -111,35 +155,45 @@ pictures = [
 ]
 other = ((1, "Diddly        R3"), (2, "P4 = 17"), (1, "dealer P2"), (1, "P4 total 40"),
          (1, "ARM  +1"), (1, "NO   -1"), (1, "YES  P4 = 17"))
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2]
 for pic in pictures:
     n = 100
-    plan = render = renders = send = chunks = 0
+    plans = []
+    renders = []
+    sends = []
+    chunks = 0
     for i in range(n):
         for shown in (other, pic):
-            t = time.ticks_us()
+            t = now_us()
             oled.draw(shown)
-            took = time.ticks_diff(time.ticks_us(), t)
+            took = diff(now_us(), t)
             lines = len(oled._todo)
             count = len(oled._dirty)
-            t = time.ticks_us()
+            t = now_us()
             while oled._todo:
                 oled.work()
-            rendered = time.ticks_diff(time.ticks_us(), t)
-            t = time.ticks_us()
+            rendered = diff(now_us(), t)
+            t = now_us()
             while oled.pending():
                 oled.work()
             if shown is pic:
-                plan += took
-                render += rendered
-                renders += lines
-                chunks += count
-                send += time.ticks_diff(time.ticks_us(), t)
-    print("#bench %.1f %.1f %d %.1f" % (plan / n, render / renders, chunks // n, send / chunks))
+                plans.append(took)
+                renders.append(rendered / lines)
+                sends.append(diff(now_us(), t) / count)
+                chunks = count
+    print("#bench %.1f %.1f %d %.1f" % (median(plans), median(renders), chunks, median(sends)))
 """
-    proc = subprocess.run(simulate.micropython_command(code), capture_output=True, text=True)
+    cmd = simulate.micropython_command(code, interpreter=interpreter, board=board or interpreter)
+    proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:
-        print("  unix port failed: " + proc.stderr.strip().splitlines()[-1])
+        said = (proc.stderr or proc.stdout).strip().splitlines() or ["(nothing said)"]
+        print("  %s: the unix port failed: %s" % (title, said[-1]))
         return 1
+    heap = [x for x in proc.stdout.splitlines() if x.startswith("#heap")][0].split()[1]
+    print("  %s: the driver, the drawing module and their objects take %s bytes of heap" % (
+        title, heap))
     for line, what in zip(
         [x for x in proc.stdout.splitlines() if x.startswith("#bench")],
         ("a card picture (scale 3)", "a race picture (scale 2)"),

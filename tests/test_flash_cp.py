@@ -43,8 +43,18 @@ def test_a_fresh_drive_gets_the_firmware_and_the_pinned_libraries(tmp_path):
         else:
             assert (drive / rel).read_bytes() == src.read_bytes()
     for module, (_, version) in flash_cp.LIBRARIES.items():
-        assert flash_cp.library_version(drive / "lib" / (module + ".py")) == version
+        assert flash_cp.library_version(flash_cp._versioned(drive / "lib", module)) == version
     assert sorted(libs) == sorted(flash_cp.LIBRARIES)
+    bus = drive / "lib" / "adafruit_bus_device"  # a package: every module of it
+    names = sorted(p.name for p in bus.iterdir())
+    assert names == ["__init__.py", "i2c_device.py", "spi_device.py"]
+    # the display's glyphs: the bytes refbox.oled_cp reads, MicroPython framebuf's 8x8 font
+    from refbox.oled_cp import FONT_BYTES, FONT_FILE
+    from tablebuzz.sim.font8x8 import glyphs
+
+    font = (drive / FONT_FILE.lstrip("/")).read_bytes()
+    assert len(font) == FONT_BYTES and font[(ord("A") - 32) * 8 :][:8] == glyphs()[ord("A")]
+    assert "refbox/font8x8.bin" in copied
     assert any("circup could not install" in line and "offline" in line for line in said)
     assert (drive / "journal.tbj").read_text() == "kept\n"
     assert not removed and "code.py" in copied
@@ -75,12 +85,47 @@ def test_circup_results_are_checked_against_the_pins(tmp_path):
         (lib / "neopixel.py").write_text('__version__ = "6.4.2"\n')
         (lib / "adafruit_pixelbuf.py").write_text('__version__ = "9.9.9"\n')
         (lib / "adafruit_pioasm.mpy").write_bytes(b"C\x06")
+        (lib / "adafruit_ssd1306.py").write_text('__version__ = "2.12.24"\n')
+        (lib / "adafruit_framebuf.py").write_text('__version__ = "1.6.12"\n')
+        (lib / "adafruit_bus_device").mkdir()
+        (lib / "adafruit_bus_device" / "i2c_device.py").write_text('__version__ = "5.2.17"\n')
         return subprocess.CompletedProcess(cmd, 0, "", "")
 
     _, _, libs = flash_cp.flash(drive, log=lambda s: None, runner=circup)
     assert libs == ["adafruit_pioasm", "adafruit_pixelbuf"]
     assert (lib / "neopixel.py").read_text() == '__version__ = "6.4.2"\n'
     assert not (lib / "adafruit_pioasm.mpy").exists()
+
+
+def test_a_bus_device_package_at_another_version_or_compiled_is_replaced(tmp_path):
+    drive = _drive(tmp_path)
+    bus = drive / "lib" / "adafruit_bus_device"
+    bus.mkdir()
+    (bus / "__init__.py").write_text("")
+    (bus / "i2c_device.mpy").write_bytes(b"C\x06")
+
+    def circup(cmd, **kw):
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    _, _, libs = flash_cp.flash(drive, log=lambda s: None, runner=circup)
+    assert "adafruit_bus_device" in libs and not (bus / "i2c_device.mpy").exists()
+    assert flash_cp.library_version(bus / "i2c_device.py") == "5.2.17"
+    _, _, again = flash_cp.flash(drive, log=lambda s: None, runner=circup)
+    assert again == []
+
+
+def test_without_the_micropython_port_the_font_is_left_out_with_a_note(tmp_path, monkeypatch):
+    from tablebuzz.sim import font8x8
+
+    def missing():
+        raise font8x8.FontUnavailableError("the MicroPython unix port is not installed")
+
+    monkeypatch.setattr(font8x8, "glyphs", missing)
+    drive = _drive(tmp_path)
+    said = []
+    copied, _, _ = flash_cp.flash(drive, log=said.append, use_circup=False)
+    assert "refbox/font8x8.bin" not in copied and not (drive / "refbox" / "font8x8.bin").exists()
+    assert any("font is left out" in line for line in said)
 
 
 def test_a_too_old_circuitpython_or_a_plain_folder_is_refused(tmp_path, capsys):

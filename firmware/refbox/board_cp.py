@@ -33,8 +33,10 @@ machine, interrupts left enabled, the CPU waiting ~30 µs a pixel). Piezo: `pwmi
 Serial: the protocol on `usb_cdc.data` (enabled by the CircuitPython boot.py); the REPL keeps
 `usb_cdc.console`. Writes never wait: `write_timeout = 0`, and `writable` needs room for a whole
 Outbox chunk in the 256-byte TX FIFO (CFG_TUD_CDC_TX_BUFSIZE).
-Display: not driven yet on CircuitPython (refbox.oled draws through MicroPython's framebuf, which
-CircuitPython lacks); a panel is reported in `display_note`.
+Display: the optional SSD1306 on the I2C pins of the pin map, through `adafruit_ssd1306` on a
+`busio.I2C` at 400 kHz, drawn by refbox.oled_cp (the MicroPython build's pictures and pieces:
+one chunk a pass, only at a safe moment). A panel that answers but cannot be used (no driver in
+lib/, no font file) is reported in `display_note`.
 """
 
 import array
@@ -66,6 +68,8 @@ _TX_FIFO = const(256)  # CFG_TUD_CDC_TX_BUFSIZE (ports/raspberrypi/Makefile)
 _KEY_SCAN_S = 0.005  # keypad scan interval: a press of 30 ms or more is never missed
 _KEY_DEBOUNCE = const(2)  # scans a change must persist (keypad debounce_threshold)
 _PIXEL_GAP_US = const(2000)  # neopixel_write waits 2 supervisor ticks after the last write
+OLED_ADDRESS = const(0x3C)  # as refbox.board
+_I2C_HZ = 400000
 
 
 def pin(gpio):
@@ -411,7 +415,9 @@ class Board:
     capture_mode = "pio"
     pixels_mask_irqs = False
 
-    def __init__(self, pinmap, clock, console=None, entropy=None, collect=None, **_ignored):
+    def __init__(
+        self, pinmap, clock, console=None, entropy=None, collect=None, font=None, **_ignored
+    ):
         self.base = pinmap.PLAYER_BASE_GPIO
         self.level_mask = (1 << pinmap.PLAYER_COUNT) - 1
         gpios = [gpio for _, gpio in pinmap.CONTROLS]
@@ -436,11 +442,56 @@ class Board:
         self._entropy = entropy
         self._collect = collect
         self.collections = 0
-        self.display_note = None
-        self.display = None
+        self.display_note = None  # why a display that answered is not used, for the App to say
+        self.display = self._find_display(pinmap, font)
         import memorymap
 
         self._gpio_in = memorymap.AddressRange(start=_GPIO_IN, length=4)
+
+    def _find_display(self, pinmap, font):
+        """The optional SSD1306 128x64 (hardware/wiring.md): a refbox.oled_cp.OledCP if one
+        answers at OLED_ADDRESS, else None. busio.I2C itself raises RuntimeError when the lines
+        have no pull-ups (nothing wired: a panel module carries them) and the probe is one
+        zero-length write to that address only (the port bit-bangs it). `font`: the glyphs'
+        bytes (the simulator gives them), else refbox.oled_cp.FONT_FILE is read."""
+        import busio
+
+        try:
+            i2c = busio.I2C(
+                pin(pinmap.I2C_SCL_GPIO), pin(pinmap.I2C_SDA_GPIO), frequency=_I2C_HZ
+            )
+        except (RuntimeError, ValueError):
+            return None  # no pull-ups, or the pins are taken: no display
+        while not i2c.try_lock():
+            pass
+        try:
+            there = i2c.probe(OLED_ADDRESS)
+        except OSError:
+            there = False
+        i2c.unlock()
+        if not there:
+            i2c.deinit()
+            return None
+        try:
+            import adafruit_ssd1306
+        except ImportError:
+            i2c.deinit()
+            self.display_note = (
+                "a display answers at 0x3C but its driver adafruit_ssd1306 is not in lib/: "
+                "tablebuzz flash --circuitpython installs it; going on without the display"
+            )
+            return None
+        from refbox.oled_cp import FontError, OledCP, read_font
+
+        try:
+            glyphs = read_font() if font is None else font
+            return OledCP(adafruit_ssd1306.SSD1306_I2C(128, 64, i2c, addr=OLED_ADDRESS), glyphs)
+        except FontError as e:
+            self.display_note = "%s; going on without the display" % e
+        except (OSError, ValueError) as e:
+            self.display_note = "the display at 0x3C did not take its set-up (%s)" % e
+        i2c.deinit()
+        return None
 
     def collect(self):
         """gc.collect() now (the loop calls it only at a safe moment: App.can_block)."""

@@ -10,9 +10,12 @@ rendered, one a call, before their pages' chunks go out: the App calls `work` on
 moment (App.can_block: no race open) and at most once a loop pass. Big text (scale 2 or
 3) is the font's glyphs magnified by writing the buffer's bytes directly (a byte of the font
 column becomes `scale` bytes, one per page), so it costs a few table look-ups per column.
-"""
 
-import framebuf
+Oled is the whole of it on MicroPython; three methods touch the driver (`_text`: a scale-1 line
+into the frame, `_scratch_text`: a line into the 128-byte scratch for magnifying, `_send`: one
+chunk on the bus), and refbox.oled_cp overrides just those for CircuitPython's Adafruit driver,
+which has no MicroPython framebuf: the frames and the chunks are the same bytes on both.
+"""
 
 from refbox.compat import const
 
@@ -37,11 +40,13 @@ class Oled:
     """A 128 x 64 SSD1306 behind `driver` (ssd1306.SSD1306_I2C, already initialised: its
     init_display() cleared the panel)."""
 
-    def __init__(self, driver):
+    def __init__(self, driver, frame=None):
         self.driver = driver
         self.pages = driver.height // 8
+        # the frame: a byte per column per page, page 0 first (the driver's framebuffer)
+        self.frame = driver.buffer if frame is None else frame
         self.picture = None  # the picture last drawn into the buffer
-        self._buffer = memoryview(driver.buffer)
+        self._buffer = memoryview(self.frame)
         self._lines = []  # the layout drawn last, [(first page, scale, text)]: the panel was
         # cleared by the driver's init_display()
         # control byte 0x00 (a stream of commands), then: column range, page range
@@ -50,9 +55,24 @@ class Oled:
         self._dirty = []  # buffer offsets of the chunks still to send, in order
         self._blank = bytes(_WIDTH)  # one blank page
         self._line = bytearray(_WIDTH)  # scratch: one 8-pixel text line for magnifying
-        self._scratch = framebuf.FrameBuffer(self._line, _WIDTH, 8, framebuf.MONO_VLSB)
+        self._scratch = self._make_scratch()
         self._tables = {}  # scale -> _spread_table(scale)
         self.transfers = 0  # chunks sent so far
+
+    def _make_scratch(self):
+        import framebuf  # MicroPython's (refbox.oled_cp needs none)
+
+        return framebuf.FrameBuffer(self._line, _WIDTH, 8, framebuf.MONO_VLSB)
+
+    def _text(self, text, row):
+        """`text` at scale 1 into the frame's page `row` (cleared before), from column 0."""
+        self.driver.text(text, 0, row * 8, 1)
+
+    def _scratch_text(self, text):
+        """`text` at scale 1 into the 128-byte scratch line `_line`, cleared first."""
+        scratch = self._scratch
+        scratch.fill(0)
+        scratch.text(text, 0, 0, 1)
 
     def pending(self):
         """True while part of the picture drawn is not on the panel yet (work() has more to do)."""
@@ -87,7 +107,7 @@ class Oled:
         changed = [page for page in range(self.pages) if owner[page] != before[page]]
         self.picture = picture
         self._lines = lines
-        buffer = self.driver.buffer
+        buffer = self.frame
         blank = self._blank
         for page in changed:  # a slice copy: framebuf's fill_rect goes pixel by pixel
             buffer[page * _WIDTH : (page + 1) * _WIDTH] = blank
@@ -105,11 +125,9 @@ class Oled:
         table = self._tables.get(scale)
         if table is None:
             table = self._tables[scale] = _spread_table(scale)
-        scratch = self._scratch
-        scratch.fill(0)
-        scratch.text(text, 0, 0, 1)
+        self._scratch_text(text)
         line = self._line
-        buffer = self.driver.buffer
+        buffer = self.frame
         columns = min(len(text) * 8, _WIDTH // scale)
         top = row * _WIDTH
         # unrolled by scale: this runs for every column of every big line drawn
@@ -139,7 +157,7 @@ class Oled:
         if self._todo:
             row, scale, text = self._todo.pop(0)
             if scale == 1:
-                self.driver.text(text, 0, row * 8, 1)
+                self._text(text, row)
             else:
                 self._big(text, row, min(scale, 3))
             return
@@ -156,7 +174,12 @@ class Oled:
         window[3] = column + CHUNK - 1
         window[5] = page
         window[6] = page
+        self._send(window, start)
+        self.transfers += 1
+
+    def _send(self, window, start):
+        """The command write `window` (column and page range), then the chunk at frame offset
+        `start` as display data (micropython-lib's write_data: control byte 0x40 first)."""
         driver = self.driver
         driver.i2c.writeto(driver.addr, window)
         driver.write_data(self._buffer[start : start + CHUNK])
-        self.transfers += 1

@@ -1,5 +1,5 @@
 """Type-check firmware/ against the MicroPython rp2 stubs (micropython-rp2-rpi-pico-stubs) with
-mypy, and refbox.board_cp (the CircuitPython board module) against circuitpython-stubs.
+mypy, and refbox.board_cp and refbox.oled_cp (CircuitPython's) against circuitpython-stubs.
 
 The stubs replace CPython's typeshed (`--custom-typeshed-dir`: MicroPython's own stdlib) and
 provide `machine`, `rp2`, `neopixel`, `micropython`. Their top-level .pyi files sit loose in
@@ -102,6 +102,7 @@ def circuitpython_check():
             "--cache-dir",
             str(Path(stubs) / ".cache"),
             str(FIRMWARE / "refbox" / "board_cp.py"),
+            str(FIRMWARE / "refbox" / "oled_cp.py"),
             str(FIRMWARE / "circuitpython" / "boot.py"),
         ]
         import os

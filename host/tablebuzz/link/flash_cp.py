@@ -8,6 +8,9 @@ What goes where on the drive (docs/flashing.md, "CircuitPython"):
   given to the code for the journal unless UNDO is held at power-up);
 - refbox/*.py <- firmware/refbox, as source (CircuitPython compiles on import; MicroPython's .mpy
   files are another format), without refbox/board.py, which is MicroPython's;
+- refbox/font8x8.bin <- the display's glyphs (refbox.oled_cp.FONT_FILE): MicroPython framebuf's
+  8x8 font, read from the MicroPython unix port (tablebuzz.sim.font8x8); without that port it is
+  left out and the board says its display has no font;
 - lib/        <- the Adafruit libraries refbox.board_cp imports (LIBRARIES), installed with
   `circup` and then checked against the versions this project pins and tests (pyproject.toml):
   a library circup could not install (offline: it downloads the Adafruit bundle) or installed in
@@ -26,6 +29,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from pathlib import Path
 
 from tablebuzz.paths import FIRMWARE
@@ -37,7 +41,14 @@ LIBRARIES = {
     "neopixel": ("adafruit-circuitpython-neopixel", "6.4.2"),
     "adafruit_pixelbuf": ("adafruit-circuitpython-pixelbuf", "2.1.0"),
     "adafruit_pioasm": ("adafruit-circuitpython-pioasm", "1.3.8"),
+    # the display (refbox.oled_cp): adafruit_ssd1306 over adafruit_framebuf and the bus device
+    # package (a folder: its version is in i2c_device.py)
+    "adafruit_ssd1306": ("adafruit-circuitpython-ssd1306", "2.12.24"),
+    "adafruit_framebuf": ("adafruit-circuitpython-framebuf", "1.6.12"),
+    "adafruit_bus_device": ("adafruit-circuitpython-busdevice", "5.2.17"),
 }
+PACKAGES = {"adafruit_bus_device": "i2c_device.py"}  # library folders -> their versioned file
+FONT = "refbox/font8x8.bin"
 MICROPYTHON_ONLY = ("board.py",)  # refbox modules CircuitPython never imports
 DRIVE_NAMES = ("CIRCUITPY",)
 
@@ -88,15 +99,34 @@ def drive_version(drive):
     return tuple(int(x) for x in m.groups())
 
 
-def local_files(firmware=FIRMWARE):
-    """{path on the drive: local source path} for the firmware (not the libraries)."""
+def local_files(firmware=FIRMWARE, font=None):
+    """{path on the drive: local source path} for the firmware (not the libraries); `font` a
+    file holding the display's glyphs (font_file()), or None to leave them out."""
     files = {"code.py": firmware / "main.py", "boot.py": firmware / "circuitpython" / "boot.py"}
     for src in sorted((firmware / "refbox").rglob("*.py")):
         rel = src.relative_to(firmware).as_posix()
         if src.name in MICROPYTHON_ONLY and src.parent.name == "refbox":
             continue
         files[rel] = src
+    if font is not None:
+        files[FONT] = Path(font)
     return files
+
+
+def font_file(folder, log=print):
+    """The display's glyphs written to `folder`/font8x8.bin (its path), or None with a note
+    when the MicroPython unix port that draws them is not installed."""
+    from tablebuzz.sim.font8x8 import FontUnavailableError
+    from tablebuzz.sim.font8x8 import font_file as glyphs
+
+    try:
+        data = glyphs()
+    except FontUnavailableError as e:
+        log("note: %s, so the display's font is left out (the board runs without it)" % e)
+        return None
+    path = Path(folder) / "font8x8.bin"
+    path.write_bytes(data)
+    return path
 
 
 def plan(drive, files):
@@ -152,16 +182,24 @@ def library_version(path):
     return m.group(1) if m else None
 
 
+def _versioned(path, module):
+    """The file of library `module` at `path` (lib/NAME.py, or a package's versioned file)."""
+    if module in PACKAGES:
+        return Path(path) / module / PACKAGES[module]
+    return Path(path) / (module + ".py")
+
+
 def pinned_library(module):
-    """This Python's copy of `module` (site-packages), checked to be the pinned version."""
-    source = Path(sysconfig.get_paths()["purelib"]) / (module + ".py")
+    """This Python's copy of `module` (site-packages: a .py, or a package folder), checked to be
+    the pinned version."""
+    site = Path(sysconfig.get_paths()["purelib"])
     want = LIBRARIES[module][1]
-    if library_version(source) != want:
+    if library_version(_versioned(site, module)) != want:
         raise FlashError(
             "%s %s is not installed here (pip install -e '.[test]'), so it cannot be put on "
             "the board" % (LIBRARIES[module][0], want)
         )
-    return source
+    return site / module if module in PACKAGES else site / (module + ".py")
 
 
 def run_circup(drive, modules, log=print, runner=subprocess.run):
@@ -194,6 +232,15 @@ def install_libraries(drive, use_circup=True, log=print, runner=subprocess.run):
     replaced = []
     for module in sorted(LIBRARIES):
         want = LIBRARIES[module][1]
+        if module in PACKAGES:
+            if _package_is(lib / module, want, PACKAGES[module]):
+                continue
+            source = pinned_library(module)
+            for src in sorted(source.glob("*.py")):
+                (lib / module / (src.stem + ".mpy")).unlink(missing_ok=True)
+                copy_verified(src, lib / module / src.name)
+            replaced.append(module)
+            continue
         target = lib / (module + ".py")
         compiled = lib / (module + ".mpy")
         if library_version(target) == want and not compiled.exists():
@@ -207,6 +254,12 @@ def install_libraries(drive, use_circup=True, log=print, runner=subprocess.run):
             % ", ".join("%s %s" % (m, LIBRARIES[m][1]) for m in replaced)
         )
     return replaced
+
+
+def _package_is(folder, want, versioned):
+    """True if library folder `folder` is at version `want` as .py files only (circup --py
+    gives those; an .mpy beside a .py would be imported instead)."""
+    return library_version(folder / versioned) == want and not list(folder.glob("*.mpy"))
 
 
 def flash(drive=None, dry_run=False, use_circup=True, log=print, runner=subprocess.run):
@@ -223,7 +276,12 @@ def flash(drive=None, dry_run=False, use_circup=True, log=print, runner=subproce
         )
     if shown != TESTED:
         log("note: the board runs CircuitPython %s; tablebuzz is tested on %s" % (shown, TESTED))
-    files = local_files()
+    with tempfile.TemporaryDirectory(prefix="tablebuzz-font-") as folder:
+        files = local_files(font=font_file(folder, log))
+        return _flash(drive, files, dry_run, use_circup, log, runner)
+
+
+def _flash(drive, files, dry_run, use_circup, log, runner):
     copy, remove = plan(drive, files)
     if dry_run:
         for rel in copy:

@@ -48,6 +48,14 @@ def glyphs():
     return _glyphs
 
 
+def font_file():
+    """The glyphs as refbox.oled_cp reads them (its FONT_FILE, which `tablebuzz flash
+    --circuitpython` writes): codes FIRST..LAST in order, 8 column bytes each. Raises
+    FontUnavailableError."""
+    table = glyphs()
+    return b"".join([table[code] for code in range(FIRST, LAST + 1)])
+
+
 def read_text(pixel, width=128, height=64):
     """The text on a picture, top down: [(row, scale, text)] for every 8-pixel row band that holds
     text, `pixel(x, y)` giving 1 for a lit pixel. Text is read as the firmware draws it (refbox.

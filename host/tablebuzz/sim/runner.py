@@ -222,6 +222,36 @@ def _main_py():
         return f.read()
 
 
+_font = None
+
+
+def font_bytes():
+    """MicroPython framebuf's 8x8 glyphs for codes 32..127, 8 column bytes each: the bytes
+    `tablebuzz flash --circuitpython` puts on the drive for refbox.oled_cp. Drawn with the
+    interpreter's own framebuf where it has one (the unix ports), else read from the MicroPython
+    unix port (tablebuzz.sim.font8x8, CPython). Raises FontUnavailableError there without it."""
+    global _font
+    if _font is None:
+        try:
+            import framebuf
+        except ImportError:
+            framebuf = None
+        if framebuf is not None and hasattr(framebuf, "MONO_VLSB"):
+            line = bytearray(8)
+            fb = framebuf.FrameBuffer(line, 8, 8, framebuf.MONO_VLSB)
+            out = bytearray()
+            for code in range(32, 128):
+                fb.fill(0)
+                fb.text(chr(code), 0, 0, 1)
+                out += line
+            _font = bytes(out)
+        else:
+            from tablebuzz.sim.font8x8 import font_file
+
+            _font = font_file()
+    return _font
+
+
 class Simulation:
     def __init__(self, header, sink, fs=None):
         """`fs`: a filesystem to boot with (tests: a FlashFS as a power cut left it), instead of
@@ -241,6 +271,7 @@ class Simulation:
         for name, gpio in pinmap.CONTROLS:
             self.controls[name] = Contact(world, gpio, bounce)
         self.console = FakeConsole(world, sink)
+        self._font = header.get("font")  # the panel's glyphs as hex (simulate.run gives them)
         self.panel = None  # the simulated SSD1306, if the header asks for one
         if header.get("display"):
             from tablebuzz.sim.oled import Ssd1306Panel
@@ -337,7 +368,11 @@ class Simulation:
         from refbox.board_cp import Board
 
         usb_cdc._simulated_boot()
-        self.board = Board(pinmap, clock, entropy=self._entropy, collect=self._collect)
+        font = None
+        if self.panel is not None:  # the glyphs flash puts on the drive (refbox.oled_cp)
+            given = self._font
+            font = bytes.fromhex(given) if given else font_bytes()
+        self.board = Board(pinmap, clock, entropy=self._entropy, collect=self._collect, font=font)
         return self.board
 
     def _charge(self, board, cpu):

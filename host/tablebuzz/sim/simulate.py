@@ -20,7 +20,10 @@ INTERPRETERS = ("cpython", "micropython", "circuitpython")
 BOARDS = ("micropython", "circuitpython")
 MICROPYTHON_HEAP = "8M"
 # the Adafruit libraries the CircuitPython board module imports, as circup puts them in lib/
-CP_LIBRARIES = ("neopixel", "adafruit_pixelbuf", "adafruit_pioasm")
+CP_LIBRARIES = (
+    "neopixel", "adafruit_pixelbuf", "adafruit_pioasm",
+    "adafruit_ssd1306", "adafruit_framebuf", "adafruit_bus_device",  # the display (refbox.oled_cp)
+)  # fmt: skip
 # module names both fake sets define differently: dropped from sys.modules when the lane changes
 _LANE_MODULES = ("neopixel",)  # MicroPython's driver (fakes/) or the Adafruit library
 
@@ -94,7 +97,9 @@ def cp_library_dir():
         site = Path(sysconfig.get_paths()["purelib"])
         folder = Path(tempfile.mkdtemp(prefix="tablebuzz-cplib-"))
         for name in CP_LIBRARIES:
-            source = site / (name + ".py")
+            source = site / name  # a package (adafruit_bus_device), else a module
+            if not source.is_dir():
+                source = site / (name + ".py")
             if not source.exists():
                 raise SimError(
                     "the Adafruit library %s is missing (pip install -e '.[test]')" % name
@@ -151,6 +156,13 @@ def run(header, records, interpreter="cpython"):
         raise SimError(
             "unknown interpreter %r (choose from: %s)" % (interpreter, ", ".join(INTERPRETERS))
         )
+    if board == "circuitpython" and header.get("display") and "font" not in header:
+        # CircuitPython has no framebuf to draw the glyphs with, nor a subprocess to read them
+        # from the MicroPython port: the panel's font goes in with the header, as flash puts it
+        # on the drive (refbox.oled_cp.FONT_FILE)
+        from tablebuzz.sim.runner import font_bytes
+
+        header = dict(header, font=font_bytes().hex())
     feed = [json.dumps(header)] + [json.dumps(r, ensure_ascii=False) for r in records]
     cmd = micropython_command(
         "from tablebuzz.sim.runner import main; main()", interpreter=interpreter, board=board
