@@ -89,6 +89,10 @@ class App:
         note = getattr(board, "display_note", None)
         if note:
             self._error("display", note)
+        self.keyboard = getattr(board, "keyboard", None)  # refbox.keys.Typist: USB keyboard mode
+        note = getattr(board, "keyboard_note", None)
+        if note:
+            self._error("usb_keyboard", note)
         if journal is None or not self._resume(journal):
             if boot_game is None:
                 self.referee.open_menu()
@@ -140,6 +144,10 @@ class App:
         if name == "race":
             self._gc_due = True
             self._racing = True  # the rest of this pass waits for the LEDs
+            if self.keyboard is not None:
+                for key, value in fields:
+                    if key == "winner":
+                        self.keyboard.race(value)  # typed after the line and the LED (step)
         elif (
             self._held
             or self._racing
@@ -264,6 +272,9 @@ class App:
             self._show(now)
         if (self._held or self._racing) and not self.referee.arbiter.is_deciding():
             self._release()  # after the race line and the winner's LED
+        keyboard = self.keyboard
+        if keyboard is not None and keyboard.pending and not self._racing:
+            keyboard.service()  # the winner's key: after the race line, the LED, the held lines
         outbox = self._outbox
         wrote = 0
         if outbox.size or outbox.dropped:
@@ -460,6 +471,8 @@ class App:
         False."""
         if self._tone_until is not None or not self.controls.is_idle():
             return True
+        if self.keyboard is not None and self.keyboard.pending:
+            return True  # a key report waits for the host's next poll
         return self._timed() or self._display_due()  # the picture is not all out yet
 
     # ------------------------------------------------------------------ capture

@@ -461,6 +461,50 @@ def stop_watchdog():
     machine.mem32[_WATCHDOG_CTRL[chip] + _ATOMIC_CLEAR] = _WATCHDOG_ENABLE
 
 
+KEYBOARD_FILE = "usb_keyboard.json"  # on the board's flash: the USB keyboard mode is on
+_keyboard = None  # (Typist or None, note or None) once start_usb_keyboard ran
+
+
+def start_usb_keyboard(stations, path=KEYBOARD_FILE, config=None):
+    """USB keyboard mode (docs/usb-keyboard.md), from boot.py: before the USB subsystem starts,
+    so the box enumerates once with the console (the built-in CDC, kept by builtin_driver=True)
+    and a HID boot keyboard (micropython-lib's usb-device-keyboard) side by side. Off (None)
+    when `path` is absent. `config`: the file's object, instead of reading `path`. Returns
+    (refbox.keys.Typist or None, note or None); the note (why the mode is off although asked
+    for) is said by the App at boot as an `error` line. Never raises."""
+    global _keyboard
+    from refbox.keys import KeyConfigError, Typist, parse_keys
+
+    note = None
+    typist = None
+    try:
+        if config is None:
+            import json
+
+            with open(path) as f:
+                config = json.load(f)
+        keys = parse_keys(config, stations)
+        # micropython-lib's (tablebuzz flash --usb-keyboard installs them), not in the stubs
+        import usb.device  # type: ignore[import-untyped]
+        from usb.device.keyboard import KeyboardInterface  # type: ignore[import-untyped]
+
+        keyboard = KeyboardInterface()
+        usb.device.get().init(keyboard, builtin_driver=True)
+        typist = Typist(keys, keyboard)
+    except OSError as e:
+        if config is not None:  # the file was there: the USB stack refused
+            note = "USB keyboard mode is off: the USB device refused it (%s)" % e
+    except KeyConfigError as e:
+        note = "USB keyboard mode is off: %s" % e
+    except ValueError as e:
+        note = "USB keyboard mode is off: %s is not JSON (%s)" % (path, e)
+    except ImportError:
+        note = ("USB keyboard mode is off: micropython-lib's usb-device-keyboard is not on the "
+                "board (tablebuzz flash --usb-keyboard installs it)")
+    _keyboard = (typist, note)
+    return _keyboard
+
+
 class Board:
     """Pins, capture, pixels, piezo and console built from the pin map (refbox.pinmap)."""
 
@@ -509,6 +553,8 @@ class Board:
         self._collect = collect
         self.collections = 0
         self.display_note = None  # why a display that answered is not used, for the App to say
+        # USB keyboard mode: the Typist boot.py started (start_usb_keyboard), or None
+        self.keyboard, self.keyboard_note = _keyboard or (None, None)
         self.display = self._find_display(pinmap)
 
     def _find_display(self, pinmap):
