@@ -228,3 +228,28 @@ def test_the_real_library_and_this_table_agree_on_every_key_name(usb_lib):
     names, pairs = _run(simulate.micropython_command(code))
     assert len(names) > 100
     assert [p for p in pairs if p[1] != p[2]] == []  # every KeyCode name, the same HID code
+
+
+@pytest.mark.micropython
+def test_after_a_power_cut_the_keyboard_comes_back_with_the_resumed_game(usb_lib):
+    cut = timeline(
+        {"at_us": 100000, "control": "arm"},
+        {"at_us": 400000, "press": 3},
+        {"at_us": 500000, "release": 3},
+        {"at_us": 600000, "power": "off"},
+        {"at_us": 1000000, "power": "on"},
+        {"at_us": 2500000, "control": "no"},
+        {"at_us": 2700000, "control": "arm"},
+        {"at_us": 3000000, "press": 2},
+        {"at_us": 3100000, "release": 2},
+    )
+    header = {"seed": "1", "game": "quiz", "players": 6, "options": {}, "flash": {},
+              "usb_keyboard": {"keys": {"2": "B", "3": "A"}}}
+    code = REAL_LIB % {"lib": str(usb_lib), "header": json.dumps(header),
+                       "records": json.dumps(list(parse(cut, 6, CONTROLS)))}
+    out = _run(simulate.micropython_command(code))
+    lines = [json.loads(line) for _, line in out["lines"]]
+    assert [ev["ev"] for ev in lines].count("resume") == 1
+    assert [ev["winner"] for ev in lines if ev["ev"] == "race"] == [3, 2]
+    assert [r[2][2] for r in out["reports"]] == [4, 0, 5, 0]  # A, up; after the cut B, up
+    assert out["problems"] == [] and out["hid"] == {"2": 63}  # enumerated again at power-up

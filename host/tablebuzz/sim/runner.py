@@ -459,8 +459,10 @@ class Simulation:
             return
         import machine
 
+        from tablebuzz.sim import usbhost
+
         machine.USBDevice._instance = None  # a power-up: no runtime device yet
-        self.world.usb_host = None
+        usbhost.host(self.world).power_up()  # the host saw the device go (it keeps its record)
         core = sys.modules.get("usb.device.core")
         if core is not None:
             core._dev = None  # micropython-lib's singleton is the chip's RAM too

@@ -40,6 +40,13 @@ class UsbHost:
         self.intervals = {}  # IN endpoint -> bInterval (ms)
 
     # ------------------------------------------------------------------ enumeration
+    def power_up(self):
+        """The device was off (a power cut) and starts again: nothing is configured any more;
+        what the host received stays in `reports`."""
+        self.configured = False
+        self.intervals = {}
+        self.hid = {}
+
     def task(self, usbd):
         """The TinyUSB task after an active() change."""
         if not usbd._trigger:
