@@ -164,7 +164,7 @@ usbd = machine.USBDevice()
 print(json.dumps({
     "lines": lines,
     "reports": [(t, ep, list(data)) for t, ep, data in host.reports],
-    "submits": host.submits,
+    "submits": [(t, ep, list(data)) for t, ep, data in host.submits],
     "frames": [(t, [list(p) for p in frame]) for t, _, frame in sim.world.pixel_frames],
     "interfaces": host.interfaces, "problems": host.problems,
     "hid": {str(k): len(v) for k, v in host.hid.items()},
@@ -209,7 +209,7 @@ def test_the_real_micropython_lib_keyboard_types_each_race_winners_key_after_the
                                        [2, 0, 35, 0, 0, 0, 0, 0], [0] * 8]
     assert {r[1] for r in reports} == {0x83}  # the keyboard's interrupt IN endpoint
     downs = [s for s in out["submits"] if s[1] == 0x83][::2]
-    for (race_t, _), (submit_t, _) in zip(races, downs, strict=True):
+    for (race_t, _), (submit_t, _, _) in zip(races, downs, strict=True):
         assert submit_t >= race_t  # never before the race line
         shown = [t for t, _ in out["frames"] if race_t <= t <= submit_t]
         assert shown  # the race's LED frame was shown after the line, before the key

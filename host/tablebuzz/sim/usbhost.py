@@ -27,12 +27,12 @@ class UsbHost:
     """One world's host (`host(world)`). `reports`: [(ns, ep, bytes)] of every IN transfer
     taken; `hid`: {interface: report descriptor}; `interfaces`: [(number, class)] configured;
     `configured`: the host set the configuration; `problems`: what a real host would refuse;
-    `submits`: [(ns, ep)] of every transfer queued."""
+    `submits`: [(ns, ep, bytes)] of every transfer queued."""
 
     def __init__(self, world):
         self.world = world
         self.reports = []
-        self.submits = []  # (ns, ep) of every transfer the device queued
+        self.submits = []  # (ns, ep, bytes) of every transfer the device queued
         self.hid = {}
         self.interfaces = []
         self.configured = False
@@ -153,7 +153,7 @@ class UsbHost:
     # ------------------------------------------------------------------ transfers
     def submitted(self, usbd, ep):
         """A transfer was queued on `ep`: an IN one is taken at the endpoint's next poll."""
-        self.submits.append((self.world.now, ep))
+        self.submits.append((self.world.now, ep, bytes(usbd.xfers[ep])))
         if not ep & 0x80 or not self.configured:
             return
         world = self.world
