@@ -69,6 +69,7 @@ class App:
         self._tone_until = None
         self._gc_due = False  # a decision was announced: collect at the next safe moment
         self.display = getattr(board, "display", None)  # refbox.oled.Oled, if one answered
+        self.keyboard = getattr(board, "keyboard", None)  # refbox.keys.Typist: USB keyboard mode
         if self.display is not None:
             from refbox.screen import picture  # only with a display: no RAM for it otherwise
 
@@ -89,7 +90,6 @@ class App:
         note = getattr(board, "display_note", None)
         if note:
             self._error("display", note)
-        self.keyboard = getattr(board, "keyboard", None)  # refbox.keys.Typist: USB keyboard mode
         note = getattr(board, "keyboard_note", None)
         if note:
             self._error("usb_keyboard", note)
