@@ -253,3 +253,49 @@ def test_after_a_power_cut_the_keyboard_comes_back_with_the_resumed_game(usb_lib
     assert [ev["winner"] for ev in lines if ev["ev"] == "race"] == [3, 2]
     assert [r[2][2] for r in out["reports"]] == [4, 0, 5, 0]  # A, up; after the cut B, up
     assert out["problems"] == [] and out["hid"] == {"2": 63}  # enumerated again at power-up
+
+
+def test_the_fake_usb_device_keeps_the_rules_of_v1_28_0():
+    """The fake's refusals are those of extmod/machine_usb_device.c, so that code the fake
+    accepts runs on the board too."""
+    import machine
+    from tablebuzz.sim import usbhost, world
+
+    world.current = w = world.World(b"usb")
+    machine.USBDevice._instance = None
+    usbd = machine.USBDevice()
+    assert machine.USBDevice() is usbd  # a singleton
+    assert usbd.builtin_driver is usbd.BUILTIN_NONE  # until set
+    builtin = usbd.BUILTIN_DEFAULT
+    assert (builtin.itf_max, builtin.ep_max, builtin.str_max) == (2, 3, 5)
+    cfg = builtin.desc_cfg
+    assert len(cfg) == cfg[2] == 75 and cfg[4] == 2  # the CDC's configuration, 2 interfaces
+    with pytest.raises(OSError) as e:
+        usbd.active(True)  # nothing configured and no built-in driver
+    assert e.value.args == (22,)
+    with pytest.raises(TypeError):
+        usbd.config(builtin.desc_dev, cfg)  # desc_strs is required in the C code
+    with pytest.raises(ValueError, match="desc_dev"):
+        usbd.config(42, cfg, None)
+    with pytest.raises(ValueError, match="desc_strs"):
+        usbd.config(builtin.desc_dev, cfg, 42)
+    with pytest.raises(OSError):
+        usbd.submit_xfer(0x83, b"x")  # not active
+    usbd.builtin_driver = builtin
+    usbd.config(builtin.desc_dev, cfg, [None] * 5)
+    assert usbd.active(True) is False and usbd.active() is True  # returns the state before
+    with pytest.raises(OSError):
+        usbd.builtin_driver = usbd.BUILTIN_NONE  # only while inactive
+    with pytest.raises(OSError):
+        usbd.submit_xfer(0x82, b"x")  # the change is processed by the TinyUSB task first
+    w.run_until(w.now + (usbhost.ENUMERATE_MS + 1) * 1000000)
+    assert usbhost.host(w).configured and usbhost.host(w).problems == []
+    with pytest.raises(ValueError, match="ep"):
+        usbd.submit_xfer(0x80, b"x")  # never the control endpoint
+    assert usbd.submit_xfer(0x82, b"x") is True
+    with pytest.raises(OSError) as e:
+        usbd.submit_xfer(0x82, b"y")  # one transfer an endpoint
+    assert e.value.args == (16,)
+    assert usbd.submit_xfer(0x85, b"x") is False  # an endpoint the host never opened
+    machine.USBDevice._instance = None
+    world.current = None

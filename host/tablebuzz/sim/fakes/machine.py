@@ -284,8 +284,9 @@ class USBDevice:
             raise OSError(_MP_EINVAL)  # deactivate first
         self._builtin = value
 
-    def config(self, desc_dev, desc_cfg, desc_strs=None, open_itf_cb=None, reset_cb=None,
+    def config(self, desc_dev, desc_cfg, desc_strs, open_itf_cb=None, reset_cb=None,
                control_xfer_cb=None, xfer_cb=None):
+        # desc_strs is required in v1.28.0's C (MP_ARG_REQUIRED), though the docs show a default
         for name, value in (("desc_dev", desc_dev), ("desc_cfg", desc_cfg)):
             try:
                 memoryview(value)
