@@ -299,3 +299,17 @@ def test_the_fake_usb_device_keeps_the_rules_of_v1_28_0():
     assert usbd.submit_xfer(0x85, b"x") is False  # an endpoint the host never opened
     machine.USBDevice._instance = None
     world.current = None
+
+
+def test_the_board_reads_usb_keyboard_json_and_says_what_keeps_the_mode_off(tmp_path):
+    from refbox import board
+
+    path = str(tmp_path / "usb_keyboard.json")
+    assert board.start_usb_keyboard(8, path) == (None, None)  # no file: off, nothing to say
+    (tmp_path / "usb_keyboard.json").write_text("{not json")
+    typist, note = board.start_usb_keyboard(8, path)
+    assert typist is None and "usb_keyboard.json is not JSON" in note
+    (tmp_path / "usb_keyboard.json").write_text('{"keys": {"1": "A"}}')
+    typist, note = board.start_usb_keyboard(8, path)  # no micropython-lib here
+    assert typist is None and "usb-device-keyboard is not on the board" in note
+    board._keyboard = None

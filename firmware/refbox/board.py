@@ -473,36 +473,44 @@ def start_usb_keyboard(stations, path=KEYBOARD_FILE, config=None):
     (refbox.keys.Typist or None, note or None); the note (why the mode is off although asked
     for) is said by the App at boot as an `error` line. Never raises."""
     global _keyboard
+    _keyboard = _keyboard_from(stations, path, config)
+    return _keyboard
+
+
+def _keyboard_from(stations, path, config):
+    """start_usb_keyboard's (Typist or None, note or None), each step's failure its own words."""
     from refbox.keys import KeyConfigError, Typist, parse_keys
 
-    note = None
-    typist = None
-    try:
-        if config is None:
-            import json
-
+    if config is None:
+        try:
             with open(path) as f:
-                config = json.load(f)
+                text = f.read()
+        except OSError:
+            return None, None  # no file: the mode is off, nothing to say
+        import json
+
+        try:
+            config = json.loads(text)
+        except ValueError as e:
+            return None, "USB keyboard mode is off: %s is not JSON (%s)" % (path, e)
+    try:
         keys = parse_keys(config, stations)
+    except KeyConfigError as e:
+        return None, "USB keyboard mode is off: %s" % e
+    try:
         # micropython-lib's (tablebuzz flash --usb-keyboard installs them), not in the stubs
         import usb.device  # type: ignore[import-untyped]
         from usb.device.keyboard import KeyboardInterface  # type: ignore[import-untyped]
-
+    except ImportError:
+        return None, ("USB keyboard mode is off: micropython-lib's usb-device-keyboard is not on "
+                      "the board (tablebuzz flash --usb-keyboard installs it)")
+    try:
         keyboard = KeyboardInterface()
         usb.device.get().init(keyboard, builtin_driver=True)
-        typist = Typist(keys, keyboard)
-    except OSError as e:
-        if config is not None:  # the file was there: the USB stack refused
-            note = "USB keyboard mode is off: the USB device refused it (%s)" % e
-    except KeyConfigError as e:
-        note = "USB keyboard mode is off: %s" % e
-    except ValueError as e:
-        note = "USB keyboard mode is off: %s is not JSON (%s)" % (path, e)
-    except ImportError:
-        note = ("USB keyboard mode is off: micropython-lib's usb-device-keyboard is not on the "
-                "board (tablebuzz flash --usb-keyboard installs it)")
-    _keyboard = (typist, note)
-    return _keyboard
+    except Exception as e:  # the USB stack refused: the box must boot regardless
+        return None, "USB keyboard mode is off: the USB device refused it (%s: %s)" % (
+            type(e).__name__, e)
+    return Typist(keys, keyboard), None
 
 
 class Board:
