@@ -1,5 +1,6 @@
 # tablebuzz — every target creates and fills .venv from pyproject.toml on first use.
-# Overridable: PYTHON, PORT (serial port of the board), MPY_CROSS, HEAP (unix-port heap for benches).
+# Overridable: PYTHON, PORT (serial port of the board), MPY_CROSS, HEAP (unix-port heap for benches),
+# MPLIB_SRC (a micropython-lib checkout for the USB keyboard tests).
 PYTHON ?= python3
 VENV ?= .venv
 PORT ?=
@@ -54,6 +55,11 @@ typecheck: $(STAMP)
 
 # Two workers (pytest-xdist): the browser and console tests spend most of their time waiting on
 # the wall clock. The ten slowest tests are listed at the end (pyproject's --durations=10).
+# MPLIB_SRC: a micropython-lib checkout (git clone https://github.com/micropython/micropython-lib)
+# for the USB keyboard tests that run its usb-device packages (tests/test_usb_keyboard.py); they
+# skip and say so without one (micropython-lib is not on PyPI, and is never committed here).
+MPLIB_SRC ?=
+export MPLIB_SRC
 test: lint typecheck browser mosquitto
 	$(BIN)/pytest -q -n 2
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from refbox import pinmap
-from tablebuzz import simulate
+from tablebuzz.sim import simulate
 from tablebuzz.sim import runner
-from tablebuzz.timeline import parse, read_setup
+from tablebuzz.sim.timeline import parse, read_setup
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((REPO / "examples").glob("*.jsonl"))

@@ -84,3 +84,61 @@ def test_mip_installs_into_the_unix_port_from_a_package_index(tmp_path):
         assert flash.install_display_driver(board, log=lambda line: None) == "installed"
         assert (folder / "lib" / "ssd1306.py").read_bytes() == DRIVER
         assert flash.install_display_driver(board, log=lambda line: None) == "present"
+
+
+# ------------------------------------------------------------------ USB keyboard mode (issue 23)
+class KeyboardBoard(MipBoard):
+    def read(self, rel):
+        return self.fs.get(rel)
+
+
+KEYBOARD_LIB = {"usb-device-keyboard": b"M\x06 stands in for micropython-lib's package"}
+
+
+def test_usb_keyboard_keys_are_checked_before_the_board_is_touched():
+    assert flash.keyboard_config("default") == {}
+    assert flash.keyboard_config("off") is None
+    assert flash.keyboard_config("1=a, 2=B,3=left_shift+c") == {
+        "keys": {"1": "A", "2": "B", "3": ["LEFT_SHIFT", "C"]}}
+    for bad, words in (("1=A,2", "'2' is not STATION=KEY"), ("9=A", "station '9' is not 1..8"),
+                       ("1=NOPE", "unknown key 'NOPE'")):
+        with pytest.raises(flash.FlashError, match=words):
+            flash.keyboard_config(bad)
+
+
+def test_usb_keyboard_on_writes_the_file_and_boot_py_and_installs_the_library_once():
+    board = KeyboardBoard(index=KEYBOARD_LIB)
+    config = flash.keyboard_config("1=A,2=B")
+    assert flash.install_usb_keyboard(board, config, log=lambda line: None) == "on"
+    assert json.loads(board.fs["usb_keyboard.json"]) == {"keys": {"1": "A", "2": "B"}}
+    assert board.fs["boot.py"].startswith(flash.BOOT_MARK.encode())
+    assert b"board.start_usb_keyboard(pinmap.PLAYER_COUNT)" in board.fs["boot.py"]
+    assert "lib/usb-device-keyboard.mpy" in board.fs  # (MipBoard's stand-in for mip's layout)
+    board.fs["lib/usb"] = board.fs["lib/usb/device"] = None
+    board.fs["lib/usb/device/keyboard.mpy"] = b"M\x06"
+    board.index = {}  # offline now: a second flash must not need mip
+    assert flash.install_usb_keyboard(board, {}, log=lambda line: None) == "on"
+    assert json.loads(board.fs["usb_keyboard.json"]) == {}
+    assert flash.install_usb_keyboard(board, None, log=lambda line: None) == "off"
+    assert "boot.py" not in board.fs and "usb_keyboard.json" not in board.fs
+    assert "lib/usb/device/keyboard.mpy" in board.fs  # the library stays
+
+
+def test_usb_keyboard_never_overwrites_a_boot_py_of_the_users_and_says_when_offline():
+    board = KeyboardBoard({"boot.py": b"import network  # the user's own\n"})
+    with pytest.raises(flash.FlashError, match="boot.py of its own"):
+        flash.install_usb_keyboard(board, {}, log=print)
+    assert board.fs["boot.py"] == b"import network  # the user's own\n"
+    flash.install_usb_keyboard(board, None, log=lambda line: None)  # off leaves it too
+    assert board.fs["boot.py"] == b"import network  # the user's own\n"
+    offline = KeyboardBoard()
+    with pytest.raises(flash.FlashError, match="boots without USB keyboard mode and says so"):
+        flash.install_usb_keyboard(offline, {}, log=print)
+
+
+def test_a_bad_usb_keyboard_option_is_one_line_before_any_board():
+    from test_flash import assert_one_line_error, run_cli
+
+    result = run_cli("flash", "--dry-run", "--port", "/dev/ttyNOPE", "--usb-keyboard", "1=NOPE")
+    assert_one_line_error(result)
+    assert "unknown key 'NOPE'" in result.stderr

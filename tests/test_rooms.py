@@ -10,6 +10,7 @@ import os
 import subprocess
 import time
 
+import jsonschema
 import pytest
 from brokers import TABLEBUZZ, Mosquitto, free_port, hub, room, wait_for
 from tablebuzz.paths import REPO
@@ -169,6 +170,58 @@ def test_a_broker_restart_mid_game_loses_nothing_and_counts_nothing_twice(procs,
     assert [t["score"] for t in gamma["teams"]] == [35, 25, 5]
     said = gamma_room.stop()
     assert "is away" in said and said.count("publishing to the broker") == 2  # it was cut off
+
+
+# ------------------------------------------------------------------------- QBJ, quiz standings
+QBJ_SCHEMA = json.loads((REPO / "tests" / "qbj" / "qbj.schema.json").read_text())
+
+
+def _ids_and_refs(node, ids, refs):
+    """Every `id` defined and every `$ref` used in a QBJ document (serialization.md)."""
+    if isinstance(node, dict):
+        if "$ref" in node:
+            refs.append(node["$ref"])
+        if "id" in node:
+            ids.append(node["id"])
+        for value in node.values():
+            _ids_and_refs(value, ids, refs)
+    elif isinstance(node, list):
+        for value in node:
+            _ids_and_refs(value, ids, refs)
+
+
+def test_the_hub_exports_two_rooms_quiz_games_as_one_qbj_tournament_with_powers_and_negs(
+        procs, tmp_path):
+    h = hub()
+    procs.append(h)
+    procs.append(room("north", h.listen, tmp_path / "north.jsonl", "--script",
+                      EXAMPLES / "quizbowl_naqt.jsonl", "--speed", "25"))
+    procs.append(room("south", h.listen, tmp_path / "south.jsonl", "--script",
+                      EXAMPLES / "quiz_tournament.jsonl", "--speed", "8"))
+    wait_for(lambda: all(_rooms(h).get(n, {}).get("games_finished") == 1
+                         for n in ("north", "south")), timeout=40)
+    doc = json.loads(h.get_text("/tournament.qbj"))
+    jsonschema.validate(doc, QBJ_SCHEMA)
+    ids, refs = [], []
+    _ids_and_refs(doc, ids, refs)
+    assert len(ids) == len(set(ids)) and set(refs) <= set(ids)  # each id once, every ref defined
+    (phase,) = doc["objects"][0]["phases"]
+    (first_round,) = phase["rounds"]  # each room's first game: round 1
+    north, south = first_round["matches"]
+    assert (north["location"], south["location"]) == ("north", "south")
+    assert north["tossups_read"] == 20 and len(north["match_questions"]) == 20
+    assert [t["team"]["name"] for t in south["match_teams"]] == ["Owls", "Foxes", "Hares"]
+    values = [b["result"]["value"] for q in north["match_questions"] for b in q["buzzes"]]
+    assert values.count(15) == 5 and values.count(-5) == 4
+    # the standings: the quizbowl columns, the same judgements as the match's
+    quiz = h.get_json("/rooms.json")["standings"]["quiz"]
+    north_rows = [r for r in quiz if r["rooms"] == ["north"]]
+    assert len(north_rows) == 2
+    assert sum(r["powers"] for r in north_rows) == 5 and sum(r["negs"] for r in north_rows) == 4
+    assert sum(r["gets"] for r in north_rows) == values.count(10)
+    assert all({"powers", "gets", "negs"} <= set(r) for r in quiz)
+    csv_text = h.get_text("/standings.csv")
+    assert csv_text.splitlines()[0].endswith(",powers,gets,negs")
 
 
 # ------------------------------------------------------------------------------ OSC

@@ -69,6 +69,7 @@ class App:
         self._tone_until = None
         self._gc_due = False  # a collection is due at the next safe moment (see _before_race)
         self.display = getattr(board, "display", None)  # refbox.oled.Oled, if one answered
+        self.keyboard = getattr(board, "keyboard", None)  # refbox.keys.Typist: USB keyboard mode
         if self.display is not None:
             from refbox.screen import picture  # only with a display: no RAM for it otherwise
 
@@ -89,6 +90,9 @@ class App:
         note = getattr(board, "display_note", None)
         if note:
             self._error("display", note)
+        note = getattr(board, "keyboard_note", None)
+        if note:
+            self._error("usb_keyboard", note)
         if journal is None or not self._resume(journal):
             if boot_game is None:
                 self.referee.open_menu()
@@ -140,6 +144,10 @@ class App:
         self._stale = True  # and may change the display
         if name == "race":
             self._racing = True  # the rest of this pass waits for the LEDs
+            if self.keyboard is not None:
+                for key, value in fields:
+                    if key == "winner":
+                        self.keyboard.race(value)  # typed after the line and the LED (step)
         elif (
             self._held
             or self._racing
@@ -282,6 +290,9 @@ class App:
             self._show(now)
         if (self._held or self._racing) and not self.referee.arbiter.is_deciding():
             self._release()  # after the race line and the winner's LED
+        keyboard = self.keyboard
+        if keyboard is not None and keyboard.pending and not self._racing:
+            keyboard.service()  # the winner's key: after the race line, the LED, the held lines
         outbox = self._outbox
         wrote = 0
         if outbox.size or outbox.dropped:
@@ -493,6 +504,8 @@ class App:
         False."""
         if self._tone_until is not None or not self.controls.is_idle():
             return True
+        if self.keyboard is not None and self.keyboard.pending:
+            return True  # a key report waits for the host's next poll
         return self._timed() or self._display_due()  # the picture is not all out yet
 
     # ------------------------------------------------------------------ capture

@@ -461,6 +461,58 @@ def stop_watchdog():
     machine.mem32[_WATCHDOG_CTRL[chip] + _ATOMIC_CLEAR] = _WATCHDOG_ENABLE
 
 
+KEYBOARD_FILE = "usb_keyboard.json"  # on the board's flash: the USB keyboard mode is on
+_keyboard = None  # (Typist or None, note or None) once start_usb_keyboard ran
+
+
+def start_usb_keyboard(stations, path=KEYBOARD_FILE, config=None):
+    """USB keyboard mode (docs/usb-keyboard.md), from boot.py: before the USB subsystem starts,
+    so the box enumerates once with the console (the built-in CDC, kept by builtin_driver=True)
+    and a HID boot keyboard (micropython-lib's usb-device-keyboard) side by side. Off (None)
+    when `path` is absent. `config`: the file's object, instead of reading `path`. Returns
+    (refbox.keys.Typist or None, note or None); the note (why the mode is off although asked
+    for) is said by the App at boot as an `error` line. Never raises."""
+    global _keyboard
+    _keyboard = _keyboard_from(stations, path, config)
+    return _keyboard
+
+
+def _keyboard_from(stations, path, config):
+    """start_usb_keyboard's (Typist or None, note or None), each step's failure its own words."""
+    from refbox.keys import KeyConfigError, Typist, parse_keys
+
+    if config is None:
+        try:
+            with open(path) as f:
+                text = f.read()
+        except OSError:
+            return None, None  # no file: the mode is off, nothing to say
+        import json
+
+        try:
+            config = json.loads(text)
+        except ValueError as e:
+            return None, "USB keyboard mode is off: %s is not JSON (%s)" % (path, e)
+    try:
+        keys = parse_keys(config, stations)
+    except KeyConfigError as e:
+        return None, "USB keyboard mode is off: %s" % e
+    try:
+        # micropython-lib's (tablebuzz flash --usb-keyboard installs them), not in the stubs
+        import usb.device  # type: ignore[import-untyped]
+        from usb.device.keyboard import KeyboardInterface  # type: ignore[import-untyped]
+    except ImportError:
+        return None, ("USB keyboard mode is off: micropython-lib's usb-device-keyboard is not on "
+                      "the board (tablebuzz flash --usb-keyboard installs it)")
+    try:
+        keyboard = KeyboardInterface()
+        usb.device.get().init(keyboard, builtin_driver=True)
+    except Exception as e:  # the USB stack refused: the box must boot regardless
+        return None, "USB keyboard mode is off: the USB device refused it (%s: %s)" % (
+            type(e).__name__, e)
+    return Typist(keys, keyboard), None
+
+
 class Board:
     """Pins, capture, pixels, piezo and console built from the pin map (refbox.pinmap)."""
 
@@ -509,6 +561,8 @@ class Board:
         self._collect = collect
         self.collections = 0
         self.display_note = None  # why a display that answered is not used, for the App to say
+        # USB keyboard mode: the Typist boot.py started (start_usb_keyboard), or None
+        self.keyboard, self.keyboard_note = _keyboard or (None, None)
         self.display = self._find_display(pinmap)
 
     def _find_display(self, pinmap):

@@ -111,6 +111,13 @@ def build_parser():
         help="the display driver to copy if the board has none (micropython-lib's ssd1306.py; "
         "default: mpremote mip install ssd1306, which needs the internet)",
     )
+    flash.add_argument(
+        "--usb-keyboard",
+        metavar="KEYS",
+        help="USB keyboard mode: a race's winner types their key (docs/usb-keyboard.md). KEYS: "
+        "default (station k types k), 1=A,2=B,3=LEFT_SHIFT+C, or off; installs micropython-lib's "
+        "usb-device-keyboard with mip (needs the internet)",
+    )
 
     pull = sub.add_parser(
         "pull", help="copy the board's journal (the game it keeps across power cuts) off it"

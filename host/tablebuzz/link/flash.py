@@ -12,7 +12,10 @@ Only `main.py` and the `refbox/` tree on the board are touched; anything else th
 lib/, saved games) is left alone, except that the optional display's driver, micropython-lib's
 `ssd1306`, is installed into lib/ when it is not on the board yet (`install_display_driver`:
 with `mpremote mip` from micropython.org's package index, or from a file given with
-`--ssd1306 PATH`); without it the box works as before, without the display.
+`--ssd1306 PATH`); without it the box works as before, without the display. `--usb-keyboard
+KEYS` turns the USB keyboard mode on (usb_keyboard.json, tablebuzz's boot.py, micropython-lib's
+usb-device-keyboard by mip: `install_usb_keyboard`) or off; a boot.py of the user's own is
+never overwritten.
 
 The board is driven through mpremote *as a library* (mpremote.transport_serial.SerialTransport,
 pinned to mpremote==1.29.0 in pyproject.toml) rather than as a subprocess: one connection and
@@ -566,6 +569,89 @@ def install_display_driver(board, source=None, log=print):
     return "installed"
 
 
+# --------------------------------------------------------------------------- USB keyboard mode
+KEYBOARD_PACKAGE = "usb-device-keyboard"  # micropython-lib's; mip brings usb-device(-hid) too
+KEYBOARD_FILE = "usb_keyboard.json"  # refbox.board.KEYBOARD_FILE: the mode is on while it is there
+KEYBOARD_PATHS = ("lib/usb/device/keyboard.mpy", "lib/usb/device/keyboard.py")
+BOOT_MARK = "# tablebuzz: USB keyboard mode"
+# boot.py runs before MicroPython starts USB: the box enumerates once, console and keyboard
+BOOT_PY = BOOT_MARK + """ (tablebuzz flash --usb-keyboard; docs/usb-keyboard.md).
+# Written by tablebuzz flash; `tablebuzz flash --usb-keyboard off` removes it.
+from refbox import board, pinmap
+
+board.start_usb_keyboard(pinmap.PLAYER_COUNT)
+"""
+
+
+def keyboard_config(text):
+    """usb_keyboard.json's object (dict) for `--usb-keyboard TEXT`: "default" (station k types
+    the number row's k), "off" (None: the mode off), or "1=A,2=B,3=LEFT_SHIFT+C" (names as
+    micropython-lib's KeyCode). Checked by the firmware's own refbox.keys.parse_keys. Raises
+    FlashError."""
+    from tablebuzz.sim import simulate
+
+    simulate._ensure_paths()
+    from refbox import pinmap
+    from refbox.keys import KeyConfigError, parse_keys
+
+    text = text.strip()
+    if text == "off":
+        return None
+    config = {}
+    if text != "default":
+        keys = {}
+        for part in text.split(","):
+            station, sep, names = part.partition("=")
+            if not sep or not names.strip():
+                raise FlashError("--usb-keyboard: %r is not STATION=KEY (e.g. 1=A,2=B,3=LEFT_"
+                                 "SHIFT+C; or default, or off)" % part.strip())
+            chosen = [n.strip().upper() for n in names.split("+")]
+            keys[station.strip()] = chosen[0] if len(chosen) == 1 else chosen
+        config = {"keys": keys}
+    try:
+        parse_keys(config, pinmap.PLAYER_COUNT)
+    except KeyConfigError as e:
+        said = str(e).replace("usb_keyboard.json: ", "")
+        raise FlashError("--usb-keyboard: %s" % said) from None
+    return config
+
+
+def install_usb_keyboard(board, config, log=print):
+    """USB keyboard mode on `board` (docs/usb-keyboard.md): with `config` (keyboard_config's),
+    usb_keyboard.json and tablebuzz's boot.py written, micropython-lib's usb-device-keyboard
+    installed by mip unless it is there; with None, both files removed (the library stays).
+    A boot.py that is not tablebuzz's is never overwritten. Returns what was done ("on", "off").
+    Raises FlashError (a foreign boot.py; mip failed: the board then boots without the mode and
+    says so)."""
+    import json
+
+    found = board.scan(["boot.py", KEYBOARD_FILE, "lib"])
+    ours = True
+    if "boot.py" in found:
+        ours = (board.read("boot.py") or b"").startswith(BOOT_MARK.encode())
+    if config is None:
+        if "boot.py" in found and ours:
+            board.remove("boot.py")
+        if KEYBOARD_FILE in found:
+            board.remove(KEYBOARD_FILE)
+        log("USB keyboard mode: off")
+        return "off"
+    if not ours:
+        raise FlashError("the board has a boot.py of its own: USB keyboard mode needs tablebuzz's "
+                         "(move yours away, or merge it by hand: see docs/usb-keyboard.md)")
+    board.write(KEYBOARD_FILE, (json.dumps(config, sort_keys=True) + "\n").encode())
+    board.write("boot.py", BOOT_PY.encode())
+    if not any(rel in found for rel in KEYBOARD_PATHS):
+        try:
+            board.mip_install(KEYBOARD_PACKAGE)
+        except FlashError as e:
+            raise FlashError("%s; the box boots without USB keyboard mode and says so (run again "
+                             "with the internet)" % e) from None
+        log("USB keyboard mode: installed %s into lib/ (mpremote mip)" % KEYBOARD_PACKAGE)
+    log("USB keyboard mode: on, keys %s" % (config.get("keys") or "1-8: the number row"))
+    return "on"
+
+
 def _dry_run(files):
     """Print what a flash would do with no board: every file is a candidate copy."""
     print("dry run: no board contacted; a flash copies those of these that differ on the board,")
@@ -575,8 +661,12 @@ def _dry_run(files):
     return 0
 
 
-def run(port, dry_run=False, out=BUILD, driver=None):
-    """The whole `tablebuzz flash`; returns the exit code. Raises FlashError."""
+def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None):
+    """The whole `tablebuzz flash`; returns the exit code. `keyboard`: --usb-keyboard's text
+    (None: leave the board's USB keyboard mode as it is). Raises FlashError."""
+    keyboard_set = keyboard is not None
+    if keyboard_set:
+        keyboard = keyboard_config(keyboard)  # a mistake stops before the board is touched
     release, emitted = mpy_cross_version()
     files = build(out=out)
     print("built %d files with mpy-cross %s (.mpy v%d) into %s" % (len(files), release, emitted,
@@ -593,6 +683,8 @@ def run(port, dry_run=False, out=BUILD, driver=None):
                   % (info.version, release), file=sys.stderr)
         summary = flash(board, files)
         install_display_driver(board, driver)
+        if keyboard_set:
+            install_usb_keyboard(board, keyboard)
         started = board.start_main()
     finally:
         board.close()
@@ -610,9 +702,10 @@ def cmd_flash(args):
     """
     try:
         driver = getattr(args, "ssd1306", None)
-        if driver is None:
+        keyboard = getattr(args, "usb_keyboard", None)
+        if driver is None and keyboard is None:
             return run(args.port, args.dry_run)
-        return run(args.port, args.dry_run, driver=driver)
+        return run(args.port, args.dry_run, driver=driver, keyboard=keyboard)
     except FlashError as e:
         sys.stdout.flush()
         print("tablebuzz: %s" % e, file=sys.stderr)

@@ -101,6 +101,7 @@ def _fold(pairs):
             buzz = dict(state.floor or {})
             buzz["player"] = ev["player"]
             buzz["value"] = ev.get("points", 0)
+            buzz["power"] = bool(ev.get("power"))  # for tallies(); not a QBJ field
             tossup = state.tossup(question)
             tossup["buzzes"].append(buzz)
             state.floor = None
@@ -124,10 +125,33 @@ def _fold(pairs):
     return state, game
 
 
-def match(pairs, header_names=None, marks=()):
+def tallies(pairs):
+    """{player: {"powers", "gets", "negs"}} of one record's [(at, event)]: each judged buzz that
+    stands (an UNDO takes its judgement back), a power (the judge said `power`), a get (correct,
+    not a power) or a neg (wrong and scored below zero: the interrupt penalty). Raises QbjError
+    when the record holds no quiz game."""
+    state, game = _fold(pairs)
+    if game is None or game.get("game") != "quiz":
+        raise QbjError("not a quiz game")
+    out = {}
+    for q in state.questions.values():
+        for b in q["buzzes"]:
+            row = out.setdefault(b["player"], {"powers": 0, "gets": 0, "negs": 0})
+            if b["power"]:
+                row["powers"] += 1
+            elif b["value"] > 0:
+                row["gets"] += 1
+            elif b["value"] < 0:
+                row["negs"] += 1
+    return out
+
+
+def match(pairs, header_names=None, marks=(), prefix=""):
     """A QBJ Match (dict) from one record's [(at, event)] (records.events_of). `marks`: the
-    desk's word marks [{"question", "player", "word_index"}] (the last per buzz wins). Raises
-    QbjError when the record holds no quiz game."""
+    desk's word marks [{"question", "player", "word_index"}] (the last per buzz wins). `prefix`
+    begins the ids of the Match, its teams and players, so that several matches share a file
+    with each id defined once (serialization.md). Raises QbjError when the record holds no quiz
+    game."""
     state, game = _fold(pairs)
     if game is None or game.get("game") != "quiz":
         raise QbjError("not a quiz game")
@@ -140,10 +164,10 @@ def match(pairs, header_names=None, marks=()):
     word = {(m["question"], m["player"]): m["word_index"] for m in marks}
 
     def player_ref(p):
-        return {"$ref": "player_%d" % p}
+        return {"$ref": "%splayer_%d" % (prefix, p)}
 
     def team_ref(t):
-        return {"$ref": "team_%d" % t}
+        return {"$ref": "%steam_%d" % (prefix, t)}
 
     # correct tossups and the bonus they earned count to the tossup's end: unfinished ones too
     numbers = sorted(n for n, q in state.questions.items() if q["done"] or q["buzzes"])
@@ -194,8 +218,9 @@ def match(pairs, header_names=None, marks=()):
                         and state.questions[n]["done"]])
     match_teams = []
     for t, members in enumerate(teams, 1):
-        team = {"id": "team_%d" % t, "name": team_names.get(t) or "Team %d" % t,
-                "players": [{"id": "player_%d" % p, "name": player_names.get(p) or "P%d" % p}
+        team = {"id": "%steam_%d" % (prefix, t), "name": team_names.get(t) or "Team %d" % t,
+                "players": [{"id": "%splayer_%d" % (prefix, p),
+                             "name": player_names.get(p) or "P%d" % p}
                             for p in members]}
         match_players = [
             {"player": player_ref(p), "tossups_heard": read,
@@ -211,7 +236,7 @@ def match(pairs, header_names=None, marks=()):
             "lineups": [{"first_question": 1, "players": [player_ref(p) for p in members],
                          "reason": "initial"}],
         })
-    result = {"type": "Match", "id": "match_%s" % str(game.get("commit", ""))[:12],
+    result = {"type": "Match", "id": "%smatch_%s" % (prefix, str(game.get("commit", ""))[:12]),
               "tossups_read": read, "overtime_tossups_read": overtime,
               "match_teams": match_teams, "match_questions": match_questions}
     if options.get("format") not in (None, "plain"):
@@ -219,27 +244,44 @@ def match(pairs, header_names=None, marks=()):
     return result
 
 
-def document(matches, name="tablebuzz quiz night"):
-    """A QBJ file (dict): the Matches in one Tournament, one phase, one round (serialization.md:
-    exactly one Tournament object at the top)."""
-    tournament = {"type": "Tournament", "id": "tournament", "name": name,
-                  "phases": [{"name": "Matches", "rounds": [{"name": "1", "matches": matches}]}]}
+def document(matches, name="tablebuzz quiz night", rounds=None):
+    """A QBJ file (dict): the Matches in one Tournament, one phase (serialization.md: exactly
+    one Tournament object at the top). `rounds`: [[match]] one list a round (named 1, 2...);
+    without it every match is in round 1."""
+    if rounds is None:
+        rounds = [matches]
+    phase = {"name": "Matches", "rounds": [{"name": str(i), "matches": ms}
+                                           for i, ms in enumerate(rounds, 1)]}
+    tournament = {"type": "Tournament", "id": "tournament", "name": name, "phases": [phase]}
     return {"version": QBJ_VERSION, "objects": [tournament]}
 
 
-def from_record(path):
+def from_lines(header, lines, prefix=""):
+    """The Match of a record's header (dict) and lines ([dict], records.read_record's), the
+    desk's last names and its word marks included. Raises QbjError (not a quiz game)."""
+    from tablebuzz.records import store as records
+
+    if header.get("game") != "quiz":
+        raise QbjError("not a quiz game")
+    names = header.get("names") or {}
+    for obj in lines:
+        if isinstance(obj, dict) and isinstance(obj.get("names"), dict):
+            names = obj["names"]
+    marks = [obj["mark"] for obj in lines
+             if isinstance(obj, dict) and isinstance(obj.get("mark"), dict)]
+    return match(records.events_of([o for o in lines if isinstance(o, dict)]), names, marks,
+                 prefix)
+
+
+def from_record(path, prefix=""):
     """The Match of the record file at `path` (records.read_record). Raises QbjError, OSError."""
     from tablebuzz.records import store as records
 
     header, lines, _ = records.read_record(path)
-    if header.get("game") != "quiz":
-        raise QbjError("%s: not a quiz game" % Path(path).name)
-    names = header.get("names") or {}
-    for obj in lines:
-        if isinstance(obj.get("names"), dict):
-            names = obj["names"]
-    marks = [obj["mark"] for obj in lines if isinstance(obj.get("mark"), dict)]
-    return match(records.events_of(lines), names, marks)
+    try:
+        return from_lines(header, lines, prefix)
+    except QbjError as e:
+        raise QbjError("%s: %s" % (Path(path).name, e)) from None
 
 
 def night_qbj(folder, out):
@@ -252,9 +294,11 @@ def night_qbj(folder, out):
 
     matches = []
     problems = []
-    for path in sorted(Path(folder).rglob("*.jsonl")):
+    paths = sorted(Path(folder).rglob("*.jsonl"))
+    for i, path in enumerate(paths, 1):
         try:
-            matches.append(from_record(path))
+            # several matches in one file: each match's ids its own (serialization.md)
+            matches.append(from_record(path, "m%d_" % i if len(paths) > 1 else ""))
         except (records.RecordError, QbjError, OSError) as e:
             problems.append(str(e))
     json.dump(document(matches), out, ensure_ascii=False, indent=1)

@@ -7,7 +7,8 @@ rooms publish while the hub itself is away. paho's network thread folds each mes
 `PUSH_S` (one message however many rooms moved meanwhile).
 
 Routes: `/` the director's page; `/overlay/<room>` a room's OBS overlay; `/rooms.json` (rooms and
-standings); `/export.jsonl` every finished game's record, one a line; `/standings.csv`; `/ws` the
+standings); `/export.jsonl` every finished game's record, one a line; `/tournament.qbj` the
+finished quiz games as one QBJ tournament (HubState.tournament_qbj); `/standings.csv`; `/ws` the
 pages' live link: `{"type": "rooms", "rooms": [summary], "standings": {...}, "full": bool,
 "sent": time.time()}`.
 """
@@ -158,11 +159,12 @@ def standings_csv(standings):
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["game", "place", "name", "rooms", "games", "wins", "losses", "ties",
-                     "points", "ppg"])
+                     "points", "ppg", "powers", "gets", "negs"])
     for game, rows in sorted(standings.items()):
-        for i, r in enumerate(rows, 1):
+        for i, r in enumerate(rows, 1):  # powers, gets, negs: the quiz's rows only
             writer.writerow([game, i, r["name"], " ".join(r["rooms"]), r["games"], r["wins"],
-                             r["losses"], r["ties"], r["points"], r["ppg"]])
+                             r["losses"], r["ties"], r["points"], r["ppg"],
+                             r.get("powers", ""), r.get("gets", ""), r.get("negs", "")])
     return out.getvalue()
 
 
@@ -185,6 +187,15 @@ def make_app(hub):
         return Response(body, media_type="application/x-ndjson", headers={
             "Content-Disposition": "attachment; filename=tablebuzz-event.jsonl"})
 
+    async def tournament(request):
+        with hub.lock:
+            doc, problems = hub.state.tournament_qbj()
+        if problems:  # said on the hub's terminal; the file holds every match that could be read
+            hub.say("tournament.qbj: left out " + "; ".join(problems))
+        return Response(json.dumps(doc, ensure_ascii=False, indent=1) + "\n",
+                        media_type="application/json", headers={
+                            "Content-Disposition": "attachment; filename=tablebuzz-event.qbj"})
+
     async def standings(request):
         with hub.lock:
             text = standings_csv(hub.state.standings())
@@ -206,6 +217,7 @@ def make_app(hub):
         Route("/rooms.json", rooms_json),
         Route("/export.jsonl", export),
         Route("/standings.csv", standings),
+        Route("/tournament.qbj", tournament),
         WebSocketRoute("/ws", ws_endpoint),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

@@ -7,8 +7,9 @@ room's `duplicates`; a `seq` skipped (a message lost) shows in `missing` until i
 
 - `rooms()`: [room summary] for the director's page and `/rooms.json` (see `summary`);
 - `standings()`: per game, one row per team (a team quiz) or player across every finished game
-  of every room: wins, losses, ties, points, points per game;
-- `export()`: every finished game's record (tablebuzz.records.store' format, with its room and id).
+  of every room: wins, losses, ties, points, points per game; the quiz's powers, gets, negs;
+- `export()`: every finished game's record (tablebuzz.records.store's format, with its room and id);
+- `tournament_qbj()`: the finished quiz games as one QBJ Tournament (tablebuzz.records.qbj).
 
 Standings come from the records alone: each record is folded by the scoreboard's own Table
 (tablebuzz.views.table), so the hub computes nothing the boxes did not say.
@@ -126,7 +127,8 @@ class HubState:
 
     def standings(self):
         """{game name: [row]}: each row {name, rooms, games, wins, losses, ties, points, ppg},
-        best first (wins, then points per game)."""
+        and for the quiz powers, gets (correct, not powers) and negs; best first (wins, then
+        points per game)."""
         table = {}
         for room in self.rooms_by_name.values():
             for result in room.results.values():
@@ -142,6 +144,9 @@ class HubState:
                     row["games"] += 1
                     row["points"] += side["score"]
                     row[side["result"]] += 1
+                    for key in ("powers", "gets", "negs"):  # a quiz's sides only
+                        if key in side:
+                            row[key] = row.get(key, 0) + side[key]
         out = {}
         for game, rows in table.items():
             for row in rows.values():
@@ -158,6 +163,38 @@ class HubState:
                 out.append({"room": name, "id": game, "header": record.get("header"),
                             "lines": record.get("lines")})
         return out
+
+
+    def tournament_qbj(self, name="tablebuzz event"):
+        """(QBJ file as a dict, [problem]): every room's finished quiz games (not abandoned) as
+        Matches of one Tournament (tablebuzz.records.qbj.document). Round k holds each room's k-th
+        quiz game (rooms play their rounds side by side); a Match's `location` is its room and
+        `serial` its game id; ids begin `<room>_<k>_` so each is defined once in the file.
+        A record that cannot be read as a quiz is named in the problems, not fatal."""
+        from tablebuzz.records import qbj
+
+        rounds = []
+        problems = []
+        for room_name in sorted(self.rooms_by_name):
+            room = self.rooms_by_name[room_name]
+            k = 0
+            for game, record in room.records.items():
+                result = room.results.get(game)
+                if result is None or result["game"] != "quiz" or result["abandoned"]:
+                    continue
+                try:
+                    m = qbj.from_lines(record.get("header") or {}, record.get("lines") or [],
+                                       prefix="%s_%d_" % (room_name, k + 1))
+                except (qbj.QbjError, KeyError, TypeError, ValueError) as e:
+                    problems.append("%s %s: %s" % (room_name, game, e))
+                    continue
+                m["location"] = room_name
+                m["serial"] = game
+                if len(rounds) <= k:
+                    rounds.append([])
+                rounds[k].append(m)
+                k += 1
+        return qbj.document([m for r in rounds for m in r], name, rounds=rounds), problems
 
 
 def who(names, p, room):
@@ -200,7 +237,41 @@ def fold_record(record, room, colours):
     firsts = sum(1 for s in sides if s["place"] == 1)
     for s in sides:
         s["result"] = "losses" if s["place"] != 1 else ("wins" if firsts == 1 else "ties")
+    if g["name"] == "quiz":
+        members = _quiz_members(record, over, sides)
+        counts = quiz_tallies(record)
+        for s, players in zip(sides, members, strict=True):
+            for key in ("powers", "gets", "negs"):
+                s[key] = sum(counts.get(p, {}).get(key, 0) for p in players)
     return {"game": g["name"], "abandoned": over["abandoned"], "sides": sides}
+
+
+def quiz_tallies(record):
+    """{player: {"powers", "gets", "negs"}} of a quiz record (tablebuzz.records.qbj.tallies: the
+    judgements that stand after every UNDO); {} when the record cannot be read as a quiz."""
+    from tablebuzz.records import qbj
+    from tablebuzz.records import store as records
+
+    try:
+        return qbj.tallies(records.events_of(
+            [o for o in record.get("lines") or [] if isinstance(o, dict)]))
+    except qbj.QbjError:
+        return {}
+
+
+def _quiz_members(record, over, sides):
+    """[[player]] for each side of a finished quiz (a team's members, else the player)."""
+    if over.get("team_ranking"):
+        from tablebuzz.records import store as records
+
+        teams = []
+        for _, ev in records.events_of(
+                [o for o in record.get("lines") or [] if isinstance(o, dict)]):
+            if ev.get("ev") == "game" and isinstance(ev.get("options"), dict):
+                teams = ev["options"].get("teams") or teams
+        return [teams[r["team"] - 1] if 0 < r["team"] <= len(teams) else []
+                for r in over["team_ranking"]]
+    return [[r["player"]] for r in over["ranking"]]
 
 
 def summary(room):

@@ -286,6 +286,7 @@ class Simulation:
         self._every_ms = header.get("every_ms") is True  # never skip idle time (tests)
         self._heartbeat_at = None
         self.sink = sink
+        self.header = header
         self._end = 0  # ns of the last timeline action (run(): the tail counts from it)
         self._hang_next = False  # a timeline "hang": the next loop pass never returns
         self.hung = False  # the loop is inside a pass that never returns
@@ -460,6 +461,7 @@ class Simulation:
                 cpu.boot()
         self._stepping = True  # a power cut meanwhile stops the boot where it is
         try:
+            self._boot_py()
             exec(_main_py(), {"__name__": "__main__"})
         except PowerCutError:
             pass  # (world.halted is set: the power goes off below)
@@ -476,6 +478,30 @@ class Simulation:
         self.boots += 1
         self.boot_game = None  # the header's game is the first boot's only
         self._request_step()
+
+    def _boot_py(self):
+        """What the board's boot.py does before main.py: the USB keyboard mode when the header
+        has "usb_keyboard" (usb_keyboard.json's object; docs/usb-keyboard.md), on a USB device
+        and stack fresh from the power-up (the fake machine.USBDevice, micropython-lib's
+        usb.device when on sys.path)."""
+        if self._cp:
+            return
+        from refbox import board
+
+        board._keyboard = None
+        config = self.header.get("usb_keyboard")
+        if config is None:
+            return
+        import machine
+
+        from tablebuzz.sim import usbhost
+
+        machine.USBDevice._instance = None  # a power-up: no runtime device yet
+        usbhost.host(self.world).power_up()  # the host saw the device go (it keeps its record)
+        core = sys.modules.get("usb.device.core")
+        if core is not None:
+            core._dev = None  # micropython-lib's singleton is the chip's RAM too
+        board.start_usb_keyboard(pinmap.PLAYER_COUNT, config=config)
 
     def power_off(self):
         """Cut the power now: the chip stops, the flash keeps what it had committed."""

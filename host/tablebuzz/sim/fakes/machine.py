@@ -204,3 +204,150 @@ def freq(hz=None):
 
 def unique_id():
     return b"\xe6\x60\x38\x36\x5f\x43\x12\x34"
+
+
+# ---------------------------------------------------------------------------- USBDevice
+# machine.USBDevice as MicroPython v1.28.0's rp2 port has it (extmod/machine_usb_device.c,
+# shared/tinyusb/mp_usbd_runtime.c, mp_usbd_descriptor.c, tusb_config.h): a singleton; the
+# built-in driver's descriptors (the CDC console: interfaces 0-1, endpoints 0x81, 0x02, 0x82,
+# strings 1-4); config() keeps descriptors and callbacks; active(True) is processed by the
+# TinyUSB task (a scheduled callback), after which the simulated host (tablebuzz.sim.usbhost)
+# enumerates the device; submit_xfer() queues one transfer an endpoint, completed by the host's
+# poll through xfer_cb(ep, result, xferred_bytes) with result 0 (TinyUSB's XFER_RESULT_SUCCESS).
+_MP_EINVAL = 22
+_MP_EBUSY = 16
+_CFG_TUD_ENDPPOINT_MAX = 16  # rp2's USB controller: 16 endpoint numbers
+
+
+class _Builtin:
+    def __init__(self, itf_max, ep_max, str_max, desc_dev, desc_cfg):
+        self.itf_max = itf_max
+        self.ep_max = ep_max
+        self.str_max = str_max
+        self.desc_dev = desc_dev
+        self.desc_cfg = desc_cfg
+
+
+# mp_usbd_builtin_desc_dev: USB 2.0, class MISC/common/IAD, EP0 64 bytes, Raspberry Pi's VID
+# 0x2E8A and MicroPython's rp2 PID 0x0005, bcdDevice 0x0100, strings 1 2 3, one configuration
+_DESC_DEV = bytes((18, 1, 0x00, 0x02, 0xEF, 0x02, 0x01, 64, 0x8A, 0x2E, 0x05, 0x00, 0x00, 0x01,
+                   1, 2, 3, 1))
+# mp_usbd_builtin_desc_cfg with CDC only: the configuration (2 interfaces, 250 mA) and
+# TUD_CDC_DESCRIPTOR(0, string 4, 0x81 notify 8 bytes, 0x02 out, 0x82 in, 64 bytes)
+_DESC_CFG_CDC = bytes((
+    9, 2, 75, 0, 2, 1, 0, 0x80, 125,
+    8, 11, 0, 2, 2, 2, 0, 0,  # IAD: interfaces 0-1, CDC
+    9, 4, 0, 0, 1, 2, 2, 0, 4,  # interface 0: CDC control, string 4
+    5, 0x24, 0, 0x20, 0x01,  # CDC header
+    5, 0x24, 1, 0, 1,  # call management
+    4, 0x24, 2, 2,  # ACM
+    5, 0x24, 6, 0, 1,  # union
+    7, 5, 0x81, 3, 8, 0, 16,  # notification endpoint
+    9, 4, 1, 0, 2, 10, 0, 0, 0,  # interface 1: CDC data
+    7, 5, 0x02, 2, 64, 0, 0,
+    7, 5, 0x82, 2, 64, 0, 0,
+))
+
+
+class USBDevice:
+    """See the comment above. The simulated host's side is tablebuzz.sim.usbhost."""
+
+    BUILTIN_NONE = _Builtin(0, 0, 1, _DESC_DEV, b"")
+    BUILTIN_DEFAULT = BUILTIN_CDC = _Builtin(2, 3, 5, _DESC_DEV, _DESC_CFG_CDC)
+    _instance = None
+
+    def __new__(cls):
+        if USBDevice._instance is None:
+            self = object.__new__(cls)
+            self._builtin = USBDevice.BUILTIN_NONE
+            self._active = False
+            self._trigger = False
+            self.desc_dev = None
+            self.desc_cfg = None
+            self.desc_strs = None
+            self.open_itf_cb = self.reset_cb = self.control_xfer_cb = self.xfer_cb = None
+            self.xfers = {}  # endpoint address -> the buffer of its transfer in flight
+            self.opened = set()  # endpoint addresses the host's Set Configuration opened
+            USBDevice._instance = self
+        return USBDevice._instance
+
+    def __init__(self):
+        pass
+
+    @property
+    def builtin_driver(self):
+        return self._builtin
+
+    @builtin_driver.setter
+    def builtin_driver(self, value):
+        if self._active:
+            raise OSError(_MP_EINVAL)  # deactivate first
+        self._builtin = value
+
+    def config(self, desc_dev, desc_cfg, desc_strs, open_itf_cb=None, reset_cb=None,
+               control_xfer_cb=None, xfer_cb=None):
+        # desc_strs is required in v1.28.0's C (MP_ARG_REQUIRED), though the docs show a default
+        for name, value in (("desc_dev", desc_dev), ("desc_cfg", desc_cfg)):
+            try:
+                memoryview(value)
+            except TypeError:
+                raise ValueError(name) from None
+        if desc_strs is not None:
+            try:
+                desc_strs[0]  # the C code needs a subscript slot
+            except (IndexError, KeyError):
+                pass
+            except TypeError:
+                raise ValueError("desc_strs") from None
+        self.desc_dev = desc_dev
+        self.desc_cfg = desc_cfg
+        self.desc_strs = desc_strs
+        self.open_itf_cb = open_itf_cb
+        self.reset_cb = reset_cb
+        self.control_xfer_cb = control_xfer_cb
+        self.xfer_cb = xfer_cb
+
+    def active(self, *value):
+        result = self._active
+        if value:
+            on = bool(value[0])
+            if on != result:
+                if on and self._builtin is USBDevice.BUILTIN_NONE and self.desc_dev is None:
+                    raise OSError(_MP_EINVAL)  # nothing configured to activate
+                self._active = on
+                self._trigger = True
+                _usb_task(self)
+        return result
+
+    def submit_xfer(self, ep, buffer):
+        if not self._active or self._trigger:
+            raise OSError(_MP_EINVAL)
+        memoryview(buffer)  # TypeError if not a buffer
+        num = ep & 0x7F
+        if num == 0 or num >= _CFG_TUD_ENDPPOINT_MAX:
+            raise ValueError("ep")
+        if ep in self.xfers:
+            raise OSError(_MP_EBUSY)  # usbd_edpt_claim: one transfer an endpoint
+        if ep not in self.opened:
+            return False  # usbd_edpt_xfer on an endpoint the host has not configured
+        self.xfers[ep] = buffer
+        from tablebuzz.sim import usbhost
+
+        usbhost.host().submitted(self, ep)
+        return True
+
+    def stall(self, ep, *stall):
+        if not self._active or self._trigger:
+            raise OSError(_MP_EINVAL)
+        return False
+
+    def remote_wakeup(self):
+        return False
+
+
+def _usb_task(usbd):
+    """A change of active state is processed by the TinyUSB task, which MicroPython schedules
+    (mp_usbd_schedule_task): the host side connects or disconnects then."""
+    from tablebuzz.sim import usbhost
+
+    usbhost.schedule_task(usbd)
