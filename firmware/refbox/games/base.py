@@ -9,6 +9,8 @@ Source: tablebuzz design notes, principle 2 "Event-sourced".
 
 from refbox.prng import Prng
 
+DOING_MAX = 48  # characters in Game.doing's sentence (one line of a phone's screen, large)
+
 
 class GameError(Exception):
     """A command the game cannot take now: `code` (stable) and `detail` (for people)."""
@@ -342,6 +344,13 @@ class Game:
         is not listed. Shown in the simulator's header, on the display, in docs/games/."""
         return []
 
+    def doing(self):
+        """What is happening now, for the whole table (the room's screens show it as is): a short
+        sentence, at most DOING_MAX characters, e.g. "eyes closed: P2 changes the picture". Sent
+        with the `buttons` event (docs/protocol.md). Only what the table may see: never a card
+        not yet turned or a count entered in secret. "" when there is nothing to say."""
+        return ""
+
     def status(self):
         """A few characters for the display's header beside the game's name ("R2", "Q5"), or
         ""."""
@@ -462,6 +471,16 @@ class RaceGame(Game):
         if self.phase == "answering":
             return [("YES", "right"), ("NO", "wrong")]
         return []
+
+    def doing(self):
+        """ready: the host arms; racing: the buzzers are open; answering: who answers."""
+        if self.phase == "ready":
+            return "get ready: the buzzers open on ARM"
+        if self.phase == "racing":
+            return "buzzers open: first in answers"
+        if self.phase == "answering" and self.answering is not None:
+            return "P%d answers: the table judges" % (self.answering + 1)
+        return ""
 
     def arm_entry(self):
         if self.phase == "answering":

@@ -30,6 +30,11 @@ function act(action, fields, what) { cmd(Object.assign({ cmd: "act", action: act
 function setPad(value) {
   D.pad = Math.max(0, Math.min(999, value));
   document.getElementById("padvalue").textContent = String(D.pad);
+  if (D.view) {  // the buttons show the value they send
+    const sentAt = D.sentAt;
+    render({ view: D.view, simulator: D.simulator, pages: D.pages });
+    D.sentAt = sentAt;  // the timers still count from the view's arrival
+  }
 }
 
 function padKey(key) {
@@ -45,11 +50,17 @@ document.addEventListener("keydown", (e) => {
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
   if (/^[0-9]$/.test(e.key)) { padKey(e.key); e.preventDefault(); }
   else if (e.key === "Backspace") { padKey("back"); e.preventDefault(); }
-  else if (e.key === "a") cmd({ cmd: "arm" });
-  else if (e.key === "y") cmd({ cmd: "judge", correct: true }, "judge: correct");
-  else if (e.key === "n") cmd({ cmd: "judge", correct: false }, "judge: wrong");
+  else if (e.key === "a") clickIfOffered("btn-arm");
+  else if (e.key === "y") clickIfOffered("btn-correct");
+  else if (e.key === "n") clickIfOffered("btn-wrong");
   else if (e.key === "u") cmd({ cmd: "undo" });
 });
+
+// A key does what its button does, and only while the button is offered.
+function clickIfOffered(id) {
+  const b = document.getElementById(id);
+  if (b && !b.classList.contains("hidden") && !b.disabled) b.click();
+}
 
 // ------------------------------------------------------------------------------ fixed buttons
 document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click", () => {
@@ -57,12 +68,36 @@ document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click
   if (b.dataset.cmd === "end" && D.game && !D.game.over && !confirm("End the game now?")) return;
   cmd({ cmd: b.dataset.cmd });
 }));
-document.querySelectorAll("[data-judge]").forEach((b) => b.addEventListener("click", () => {
-  const correct = b.dataset.judge === "true";
-  const power = correct ? powerValue() : 0;  // a word marked at or before the power mark
-  cmd(power ? { cmd: "judge", correct: true, points: power } : { cmd: "judge", correct: correct },
-    "judge: " + (correct ? "correct" : "wrong") + (power ? ", a power (+" + power + ")" : ""));
+// ARM, YES, NO as the board's prompts say they act now ("YES right +10", "NO wrong -5"): the
+// button sends that control; YES on a word marked before the power mark sends the power instead.
+document.querySelectorAll("[data-control-prompt]").forEach((b) => b.addEventListener("click", () => {
+  const control = b.dataset.controlPrompt;
+  const meaning = b.dataset.meaning || "";
+  const power = control === "YES" && D.game && D.game.phase === "answering" ? powerValue() : 0;
+  if (power) cmd({ cmd: "judge", correct: true, points: power }, "judge: correct, a power (+" + power + ")");
+  else cmd({ cmd: "control", name: control.toLowerCase() }, control + " " + meaning);
 }));
+
+function renderPrompts(v, g) {
+  const prompts = (v.prompts || []).filter((p) => ["ARM", "YES", "NO"].includes(p[0]));
+  const shown = {};
+  prompts.forEach(([control, meaning]) => { shown[control] = meaning; });
+  const power = g && g.phase === "answering" ? powerValue() : 0;
+  const marks = { ARM: "", YES: "✔ ", NO: "✘ " };
+  document.querySelectorAll("[data-control-prompt]").forEach((b) => {
+    const control = b.dataset.controlPrompt;
+    const meaning = shown[control];
+    b.classList.toggle("hidden", meaning === undefined || !g || !!g.over);
+    if (meaning === undefined) return;
+    b.dataset.meaning = meaning;
+    b.textContent = control === "YES" && power ? "✔ YES right +" + power + " (power)" :
+      marks[control] + control + " " + meaning.replace(/-(\d)/, "−$1");
+  });
+  const none = document.getElementById("no-controls");
+  const racing = g && g.phase === "racing";
+  none.classList.toggle("hidden", !g || g.over || prompts.length > 0);
+  none.textContent = racing ? "the race is open: the buzzers decide" : "the box's controls do nothing now";
+}
 
 // ------------------------------------------------------------------------------ the packet
 // The reader's tossup (tablebuzz show --packet): tap the word being read when a buzz comes; a
@@ -111,7 +146,6 @@ function renderPacket(v) {
       "[" + b.values[i] + "] " + part, el("div", { class: "answer" }, "ANSWER: " + b.answers[i]))));
   }
   TB.fill("packet", ...kids);
-  document.getElementById("btn-correct").textContent = powerValue() ? "✔ Correct +" + powerValue() + " (power)" : "✔ Correct";
 }
 document.querySelectorAll("[data-control]").forEach((b) => b.addEventListener("click", () =>
   cmd({ cmd: "control", name: b.dataset.control }, b.dataset.control.toUpperCase())));
@@ -223,15 +257,17 @@ const DESKS = {
     const teamSelect = el("select", { id: "qz-team" }, teams.map((t) =>
       el("option", { value: t.team }, t.name || "team " + t.team)));
     const player = () => Number(document.getElementById("qz-player").value);
-    const points = () => Math.max(1, D.pad);
+    // the number pad's value, else the question's value as the board set it (its `points`)
+    const points = () => D.pad > 0 ? D.pad : (g.options.points || 1);
+    const phase = g.phase;  // the board's: each button only where the board takes it
     return [el("h2", {}, "quiz · question " + (v.question || 1)),
       el("div", { class: "row" },
-        button("Arm for number points", () => cmd({ cmd: "arm", points: points() }, "arm for " + points()), "go", "qz-arm"),
-        g.options.interrupt ? button("Question read", () => act("read"), "", "qz-read") : null,
-        button("Cancel the question", () => act("cancel"), "no", "qz-cancel")),
+        phase === "ready" ? button("Arm +" + points(), () => cmd({ cmd: "arm", points: points() }, "arm for " + points()), "go", "qz-arm") : null,
+        g.options.interrupt && phase === "racing" && !v.read ? button("Question read", () => act("read"), "", "qz-read") : null,
+        phase === "racing" || phase === "answering" ? button("Cancel the question", () => act("cancel"), "no", "qz-cancel") : null),
       el("div", { class: "row" }, playerSelect("qz-player", g, g.answering),
-        button("+ number points", () => act("adjust", { player: player(), value: points() }, "+" + points()), "", "qz-plus"),
-        button("− number points", () => act("adjust", { player: player(), value: -points() }, "−" + points()), "", "qz-minus")),
+        button("+" + points() + " by hand", () => act("adjust", { player: player(), value: points() }, "+" + points()), "", "qz-plus"),
+        button("−" + points() + " by hand", () => act("adjust", { player: player(), value: -points() }, "−" + points()), "", "qz-minus")),
       el("div", { class: "row" }, el("input", { id: "qz-name", placeholder: "name on the box (16)", maxlength: 16, size: 18 }),
         button("Name the player", () => act("name", { player: player(), text: document.getElementById("qz-name").value }, "name"), "", "qz-name-player"),
         teams.length ? teamSelect : null,
@@ -294,6 +330,8 @@ const DESKS = {
 function render(msg) {
   if (msg === null) { setLink(false, "host gone"); say("✘ lost the host (tablebuzz show): retrying…", false); return; }
   D.view = msg.view;
+  D.pages = msg.pages;
+  D.sentAt = performance.now();
   D.simulator = msg.simulator;
   const v = msg.view;
   const g = v.game;
@@ -309,10 +347,14 @@ function render(msg) {
   w.replaceChildren(...warn.map((t) => el("div", {}, t)));
   TB.fill("subtitle", g ? g.title + " · " + g.players + " players" : v.menu ? "box in the set-up menu" : "");
   TB.fill("phase", g ? TB.phaseText(g) : "");
+  TB.fill("doing", v.doing || (g ? TB.phaseText(g) : ""));
+  renderPrompts(v, g);
+  renderDeskRace(g);
   const gameDesk = g && DESKS[g.name] && !g.over ? DESKS[g.name](g) : [];
   const key = JSON.stringify([g && g.name, g && g.phase, g && g.players, g && g.view && g.view.asking, g && g.view && !!g.view.handing_out,
     g && g.view && g.view.handing_out && g.view.handing_out.left, g && g.view && !!g.view.lines, g && g.view && g.view.round, g && g.view && g.view.turn, g && g.names, !!(g && g.over),
     v.desk_only && v.desk_only.dial && v.desk_only.dial.value, g && g.view && g.view.question,
+    g && g.view && g.view.read, D.pad, g && g.answering,
     g && g.view && g.view.teams && g.view.teams.map((t) => t.name)]);
   if (key !== D.deskKey) { D.deskKey = key; TB.fill("gamedesk", gameDesk); }
   const sim = document.getElementById("simbuzzers");
@@ -338,6 +380,43 @@ function render(msg) {
   if (v.photo) photo.textContent = "Photo finish: P" + v.photo.winner + (v.photo.tie ? " (tie)" : " by " + (v.photo.margin_ns < 1e6 ? Math.round(v.photo.margin_ns / 1000) + " µs" : (v.photo.margin_ns / 1e6).toFixed(2) + " ms"));
 }
 document.getElementById("btn-photo").addEventListener("click", () => send({ type: "photo" }, "photo finish on the scoreboard"));
+document.getElementById("btn-standings").addEventListener("click", () => {
+  const on = !(D.view && D.view.screen === "standings");
+  send({ type: "screen", screen: on ? "standings" : null }, on ? "standings on the TV" : "the board on the TV");
+});
+document.getElementById("btn-power-off").addEventListener("click", () => send({ type: "power", on: false }, "power cut"));
+document.getElementById("btn-power-on").addEventListener("click", () => send({ type: "power", on: true }, "power on"));
+
+// ------------------------------------------------------------------------------ the race, for the host
+// Who won and by how much, the buzz order, who is next in line, and the time left: the same
+// fields the scoreboard shows (tablebuzz.table), small.
+function renderDeskRace(g) {
+  const race = g && g.race;
+  const kids = [];
+  if (race && race.winner !== null && race.winner !== undefined && !race.open) {
+    kids.push(el("div", { class: "row" }, el("span", { class: "deskwinner", id: "desk-winner" }, TB.who(g, race.winner)),
+      el("span", { class: "deskmargin", id: "desk-margin" }, race.margin_text),
+      race.judged ? el("span", { class: "badge" }, race.judged) : null));
+    const order = race.order || [];
+    if (order.length) {
+      kids.push(el("div", { id: "desk-order", class: "muted" }, "buzz order: ",
+        order.map((row, i) => [i ? " · " : "", TB.who(g, row.player), " " + row.behind_text])));
+    }
+    kids.push(el("div", { id: "desk-next" }, race.next ? ["next in line: ", TB.who(g, race.next.player), " " + race.next.behind_text] :
+      "next in line: " + (order.length > 1 ? "none waiting (the race reopens)" : "nobody else buzzed")));
+  } else if (race && race.open) {
+    kids.push(el("div", { class: "deskwinner", id: "desk-winner" }, "race open"));
+  }
+  TB.fill("deskrace", kids);
+  renderDeskTimers();
+}
+
+function renderDeskTimers() {
+  const g = D.game;
+  const timers = g && !g.over ? g.timers : [];
+  TB.fill("desktimers", timers.map((t) => el("div", { class: "desktimer" }, t.label + ": ", el("b", {}, TB.timerText(t, D.sentAt)))));
+}
+setInterval(renderDeskTimers, 200);
 
 function setLink(up, text) {
   const node = document.getElementById("link");
