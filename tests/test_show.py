@@ -407,7 +407,7 @@ def test_an_naqt_match_shows_its_photo_finish_and_bonus_on_a_tv_and_a_phone(brow
 
 def test_the_desk_reads_a_packet_marks_the_buzz_and_sends_the_power(browser, show, tmp_path):
     """`tablebuzz show --packet`: the reader's desk shows tossup 1 with its power mark and answer;
-    a tap on the word being read at the buzz marks it (before the (*): Correct sends 15); then the
+    a tap on the word being read at the buzz marks it (before the (*): YES sends 15); then the
     bonus with its answers. The scoreboard shows the number and category, never the answer."""
     options = json.dumps({"format": "naqt", "teams": [[1, 2, 3, 4], [5, 6, 7, 8]]})
     server = show("--sim", "--game", "quiz", "--players", "8", "--options", options,
@@ -426,7 +426,7 @@ def test_the_desk_reads_a_packet_marks_the_buzz_and_sends_the_power(browser, sho
         desk.click("#buzz-2")
         wait_text(board, "#race", ["P2"])
         desk.click("#word-5")  # "was": before the power mark
-        wait_text(desk, "#mark-note", ["buzz on word 6", "Correct sends +15"])
+        wait_text(desk, "#mark-note", ["buzz on word 6", "YES sends +15"])
         wait_text(desk, "#btn-correct", ["+15 (power)"])
         desk.screenshot(path=str(ARTIFACTS / "desk-packet-tossup.png"))
         phone.screenshot(path=str(ARTIFACTS / "phone-desk-packet-tossup.png"))

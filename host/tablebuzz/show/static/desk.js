@@ -135,7 +135,7 @@ function renderPacket(v) {
     kids.push(el("div", { id: "tossup-answer", class: "answer" }, "ANSWER: " + t.answer));
     if (p.mark) {
       kids.push(el("div", { id: "mark-note", class: p.mark.power ? "go" : "muted" },
-        "buzz on word " + (p.mark.word_index + 1) + (p.mark.power ? ": before the power mark, Correct sends +" + powerValue() : "")));
+        "buzz on word " + (p.mark.word_index + 1) + (p.mark.power ? ": before the power mark, YES sends +" + powerValue() : "")));
     }
   }
   if (p.bonus) {

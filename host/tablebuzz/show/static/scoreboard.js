@@ -324,7 +324,7 @@ function renderStandings(v) {
   box.classList.toggle("hidden", !on);
   if (!on) return;
   const teams = (g.view && g.view.teams && g.view.teams.length) > 0;
-  TB.fill("standingstitle", g.title + " · " + (g.name === "quiz" && g.view.question ? "after question " + Math.max(0, g.view.question - (g.phase === "ready" ? 1 : 0)) : "standings"));
+  TB.fill("standingstitle", g.title + " · standings");
   TB.fill("standingsrows", (v.standings || []).map((r) => el("tr", { class: r.leader ? "leader" : "" },
     el("td", { class: "label", style: "color:" + (g.colours[r.players[0] - 1] || "inherit") },
       r.team ? r.label : TB.who(g, r.players[0])),
