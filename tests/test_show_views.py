@@ -2,9 +2,10 @@
 (4 v 4, 20 tossups with powers, negs and bonuses, one power cut) played from the desk in Chromium
 against `tablebuzz show --sim --packet` on a fast simulated clock (--speed 10: the board's own
 3 s, 2 s and 5 s timers run ten times faster, every rule unchanged), then exported as QBJ that
-validates and as CSV with the teams. On the way each view is checked and photographed at
-1920x1080 and 390x844: the scoreboard, the standings, time's up, the desk with its race panel and
-the values its buttons send, and every card game's phases in the board's words.
+validates and as CSV with the teams. Each view is checked and photographed at 1920x1080 and
+390x844: the scoreboard while a player answers, the standings, time's up, the desk with its race
+panel, time left and the values its buttons send, and the card games' phases in the board's
+words (Red or Black's table whole on a phone).
 
 The screenshots go to $TABLEBUZZ_SHOTS (default: tablebuzz-shots in the system's temp folder).
 """
@@ -19,6 +20,7 @@ import tempfile
 from pathlib import Path
 
 import jsonschema
+import pytest
 from tablebuzz import packet as packet_module
 from tablebuzz import records
 from tablebuzz.paths import REPO
@@ -30,76 +32,7 @@ SCHEMA = json.loads((REPO / "tests" / "qbj" / "qbj.schema.json").read_text())
 TV = {"width": 1920, "height": 1080}
 PHONE = {"width": 390, "height": 844}
 
-# The desk's driver, run in the desk page: each step clicks what a host clicks (the buttons the
-# board's prompts put there, the simulator's buzzers, a word of the tossup) and waits until the
-# board's answer is on the desk, so the match goes as fast as the board answers.
-DRIVER = """
-window.tbPlay = async function (plan, first) {
-  const seen = [];
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = async (what, f, ms) => {
-    const t0 = performance.now();
-    for (;;) {
-      let ok = false;
-      try { ok = f(); } catch (e) { ok = false; }
-      if (ok) return;
-      if (performance.now() - t0 > (ms || 8000)) {
-        throw new Error("waited for " + what + "; phase " + (D.game && D.game.phase) + ", prompts " +
-          JSON.stringify(D.view && D.view.prompts) + ", log " + JSON.stringify(D.view && D.view.log.slice(-3)));
-      }
-      await sleep(2);
-    }
-  };
-  const offered = (id) => { const b = document.getElementById(id); return b && !b.classList.contains("hidden") && !b.disabled; };
-  const click = async (id) => { await until("#" + id, () => offered(id)); document.getElementById(id).click(); };
-  const prompt = (c) => (D.view.prompts || []).find((p) => p[0] === c);
-  const tossup = () => D.view.desk_only.packet.tossup;
-  const buzz = async (p, word, rival) => {
-    await click("buzz-" + p);
-    if (rival) document.getElementById("buzz-" + rival).click();  // a race: a margin to show
-    await until("P" + p + " on the floor", () => D.game.phase === "answering" && D.game.answering === p && prompt("YES"));
-    seen.push("timer: " + document.getElementById("desktimers").textContent);
-    await click("word-" + word);
-    await until("the mark", () => D.view.desk_only.packet.mark && D.view.desk_only.packet.mark.word_index === word &&
-      D.view.desk_only.packet.mark.player === p);
-  };
-  for (let i = 0; i < plan.length; i++) {
-    const step = plan[i];
-    const n = first + i;
-    await until("tossup " + n + " ready", () => D.game.phase === "ready" && prompt("ARM") && tossup().number === n);
-    await click("btn-arm");
-    await until("the race of " + n, () => D.game.phase === "racing");
-    if (step.kind === "dead") {
-      await click("qz-read");  // read to the end: the 3 s to buzz run, nobody buzzes
-      await until("dead " + n, () => D.game.phase === "ready" && tossup().number === n + 1, 15000);
-      continue;
-    }
-    if (step.neg) {
-      await buzz(step.neg, step.negWord);
-      seen.push(document.getElementById("btn-wrong").textContent);
-      await click("btn-wrong");
-      await until("the race reopens", () => D.game.phase === "racing");
-    }
-    await buzz(step.player, step.word, step.rival);
-    seen.push(document.getElementById("btn-correct").textContent);
-    seen.push(document.getElementById("desk-margin").textContent);
-    await click("btn-correct");
-    await until("the bonus of " + n, () => D.game.phase === "bonus" && prompt("YES") && D.view.desk_only.packet.bonus);
-    for (let k = 0; k < step.parts.length; k++) {
-      if (step.cut === k) {  // the power goes off in the bonus, and comes back
-        await click("btn-power-off");
-        await sleep(30);
-        await click("btn-power-on");
-        await until("the board back", () => D.game.resumed && D.game.phase === "bonus" && prompt("YES"), 10000);
-      }
-      const before = D.view.doing;
-      await click(step.parts[k] ? "btn-correct" : "btn-wrong");
-      await until("part " + (k + 1), () => D.view.doing !== before || D.game.phase !== "bonus");
-    }
-  }
-  return seen;
-};
-"""
+DRIVER = (REPO / "tests" / "desk_driver.js").read_text()  # the desk's driver (its doc)
 
 
 def naqt_plan(pkt):
@@ -152,95 +85,41 @@ def fits(page, selector):
 
 
 def above_the_fold(page, selector):
-    return page.evaluate("(sel) => { const r = document.querySelector(sel).getBoundingClientRect();"
-                         " return r.height > 0 && r.bottom <= window.innerHeight; }", selector)
+    return page.evaluate("(sel) => { const r = document.querySelector(sel)"
+                         ".getBoundingClientRect(); return r.height > 0 &&"
+                         " r.bottom <= window.innerHeight; }", selector)
+
+
+NAQT_OPTIONS = {"format": "naqt", "teams": [[1, 2, 3, 4], [5, 6, 7, 8]]}
 
 
 def test_an_naqt_match_plays_from_the_desk_with_a_packet_and_exports(browser, show, tmp_path):  # noqa: F811
     pkt = packet_module.load(PACKET)
     plan, score = naqt_plan(pkt)
-    options = json.dumps({"format": "naqt", "teams": [[1, 2, 3, 4], [5, 6, 7, 8]]})
     folder = tmp_path / "records"
-    server = show("--sim", "--game", "quiz", "--players", "8", "--options", options, "--seed",
-                  "22", "--flash", "--speed", "10", "--packet", str(PACKET), records=folder)
+    server = show("--sim", "--game", "quiz", "--players", "8", "--options",
+                  json.dumps(NAQT_OPTIONS), "--seed", "22", "--flash", "--speed", "5",
+                  "--packet", str(PACKET), records=folder)
     desk = browser.new_page()
-    board = browser.new_page()
-    phone = browser.new_page()
-    phone.set_viewport_size(PHONE)
     try:
         open_page(desk, server.url + "/desk")
-        open_page(board, server.url + "/")
-        open_page(phone, server.url + "/")
         desk.add_script_tag(content=DRIVER)
-        wait_text(desk, "#btn-arm", ["ARM arm buzzers"])  # the board's own prompt
-        wait_text(board, "#doing", ["question 1 next: ARM opens the buzzers"])
-        shoot(board, "scoreboard-naqt-ready", TV)
-        # tossup 1 by hand, to look at each view on the way
-        desk.click("#btn-arm")
-        desk.click("#buzz-1")
-        wait_text(desk, "#btn-correct", ["YES right +10"])
-        wait_text(desk, "#btn-wrong", ["NO wrong −5"])  # an early buzz: the interrupt's -5
-        desk.click("#word-%d" % plan[0]["word"])
-        wait_text(desk, "#btn-correct", ["+15 (power)"])  # the value it sends
-        wait_text(desk, "#desk-winner", ["P1"])
-        wait_text(desk, "#desk-next", ["next in line"])
-        wait_text(board, "#doing", ["question 1: P1 answers"])
-        # NAQT's 2 s to answer run out (0.2 s here): time's up, and the table still judges
-        wait_text(board, "#timeup", ["P1 ran out of time to answer"])
-        board.locator("#timeup").dispatch_event("click")  # a tap closes it
-        phone.locator("#timeup").dispatch_event("click")
-        for size in (TV, PHONE):
-            shoot(desk, "desk-naqt-answering", size)
-        assert above_the_fold(phone, "#race-winner") and above_the_fold(phone, "#doing")
-        shoot(phone, "scoreboard-naqt-answering", PHONE)
-        shoot(board, "scoreboard-naqt-answering", TV)
-        desk.click("#btn-correct")
-        wait_text(desk, "#btn-correct", ["YES part right"])
-        wait_text(board, "#doing", ["bonus of question 1: team 1, part 1 of 3"])
-        for part in plan[0]["parts"]:
-            before = desk.evaluate("() => D.view.doing")
-            desk.click("#btn-correct" if part else "#btn-wrong")
-            desk.wait_for_function("(b) => D.view.doing !== b || D.game.phase !== 'bonus'",
-                                   arg=before)
-        # the standings on the TV, from the desk
-        desk.click("#btn-standings")
-        wait_text(board, "#standings", ["team 1", "35"])
-        for page, size in ((board, TV), (phone, PHONE)):
-            assert page.locator("#standings").is_visible()
-            shoot(page, "standings", size)
-        assert fits(phone, "#standingsrows")
-        desk.click("#btn-standings")
-        board.wait_for_function("() => document.getElementById('standings').classList"
-                                ".contains('hidden')")
-        seen = desk.evaluate("([plan, first]) => tbPlay(plan, first)", [plan[1:4], 2])
-        assert "✔ YES right +15 (power)" in seen and "✘ NO wrong −5" in seen
-        assert any(s.startswith("by ") for s in seen)  # the margin on the desk
-        assert any(s.startswith("timer: P") and "to answer: " in s for s in seen)  # time left
-        # tossup 5 is dead: time's up on the scoreboard
-        desk.evaluate("([plan, first]) => { window.tbDead = tbPlay(plan, first); }", [plan[4:5], 5])
-        wait_text(board, "#timeup", ["TIME", "question 5: nobody buzzed in time"], timeout=15000)
-        for page, size in ((board, TV), (phone, PHONE)):
-            assert page.locator("#timeup").is_visible()
-            shoot(page, "time-up", size)
-        desk.evaluate("() => window.tbDead")
-        desk.evaluate("([plan, first]) => tbPlay(plan, first)", [plan[5:], 6])
-        wait_text(board, "#over", ["quiz: game over"], timeout=20000)
-        for page, size in ((board, TV), (phone, PHONE)):
-            shoot(page, "scoreboard-naqt-over", size)
-        for size in (TV, PHONE):
-            shoot(desk, "desk-naqt-over", size)
-        room = board.locator("body").inner_text()
-        assert "µs at" not in room and "t_us" not in room  # the room's log: no raw stamps
-        for word in ("None", "undefined", "NaN"):
-            assert word not in room
+        seen = desk.evaluate("([plan, first]) => tbPlay(plan, first)", [plan, 1])
+        wait_text(desk, "#message", ["done"])
+        desk.wait_for_function("() => D.game && D.game.over")
     finally:
-        for page in (desk, board, phone):
-            page.close()
+        desk.close()
+    # what the desk's buttons and race panel said on the way: the values they sent, the margin
+    assert "✔ YES right +15 (power)" in seen and "✔ YES right +10" in seen
+    assert "✘ NO wrong −5" in seen
+    assert any(s.startswith("by ") and "s" in s for s in seen)
     server.stop()  # the records are closed
     (record,) = sorted(folder.rglob("*.jsonl"))
     events = [json.loads(json.loads(line)["line"]) for line in record.read_text().splitlines()
               if '"line"' in line]
     assert [e["ev"] for e in events].count("resume") == 1  # the power cut, resumed in the bonus
+    # the desk offered only what the board would take
+    assert not [e for e in events if e["ev"] == "error"]
     (ranking,) = [e for e in events if e["ev"] == "team_ranking"]
     assert {r["team"]: r["score"] for r in ranking["ranking"]} == score
     judged = [e for e in events if e["ev"] == "judge"]
@@ -263,3 +142,150 @@ def test_an_naqt_match_plays_from_the_desk_with_a_packet_and_exports(browser, sh
     (row,) = list(csv.DictReader(io.StringIO(table.getvalue())))
     assert row["teams"] == "team 1: P1, P2, P3, P4; team 2: P5, P6, P7, P8"
     assert row["team_scores"] == "%d %d" % (score[1], score[2])
+
+
+def naqt_show(show, speed="1", **extra):  # noqa: F811
+    options = dict(NAQT_OPTIONS, **extra)
+    return show("--sim", "--game", "quiz", "--players", "8", "--options", json.dumps(options),
+                "--seed", "22", "--speed", speed, "--packet", str(PACKET))
+
+
+def test_the_desk_and_the_room_while_a_player_answers_then_times_up(browser, show):  # noqa: F811
+    """A race P1 wins over P5: the desk shows the winner, the margin, the buzz order, next in
+    line and the time left, and YES / NO with what they score; the scoreboard (a TV, a phone)
+    the winner and the timer above the fold; then the answer's time runs out: time's up."""
+    server = naqt_show(show, answer_s=4)
+    desk = browser.new_page()
+    board = browser.new_page()
+    phone = browser.new_page()
+    phone.set_viewport_size(PHONE)
+    try:
+        open_page(desk, server.url + "/desk")
+        open_page(board, server.url + "/")
+        open_page(phone, server.url + "/")
+        wait_text(desk, "#btn-arm", ["ARM arm buzzers"])  # the board's own prompt
+        wait_text(board, "#doing", ["question 1 next: ARM opens the buzzers"])
+        desk.click("#btn-arm")
+        wait_text(board, "#race", ["BUZZ"])
+        desk.evaluate("() => { document.getElementById('buzz-1').click();"
+                      " document.getElementById('buzz-5').click(); }")
+        wait_text(desk, "#btn-correct", ["YES right +10"])
+        wait_text(desk, "#btn-wrong", ["NO wrong −5"])  # an early buzz: the interrupt's -5
+        wait_text(desk, "#desk-winner", ["P1"])
+        wait_text(desk, "#desk-order", ["buzz order", "P1", "first", "P5", "+"])
+        wait_text(desk, "#desk-next", ["next in line"])
+        wait_text(desk, "#desktimers", ["P1 to answer"])
+        desk.click("#word-3")  # before the power mark: YES sends the power
+        wait_text(desk, "#btn-correct", ["YES right +15 (power)"])
+        wait_text(board, "#doing", ["question 1: P1 answers"])
+        wait_text(phone, "#timers", ["P1 to answer"])
+        for page in (board, phone):  # a race won by < 10 ms: its photo finish, closed by a tap
+            if page.evaluate("() => SB.view.photo !== null && SB.view.photo.showing"):
+                wait_text(page, "#photo", ["Photo finish Q1: P1 wins"])
+                page.locator("#photo").dispatch_event("click")
+        for sel in ("#race-winner", "#race-margin", "#timers", "#doing"):
+            assert above_the_fold(phone, sel), sel
+        shoot(phone, "scoreboard-answering", PHONE)
+        shoot(board, "scoreboard-answering", TV)
+        shoot(desk, "desk-answering", TV)
+        wait_text(board, "#timeup", ["P1 ran out of time to answer"], timeout=10000)
+        assert board.locator("#timeup").is_visible() and phone.locator("#timeup").is_visible()
+        shoot(board, "time-up", TV)
+        shoot(phone, "time-up", PHONE)
+        room = board.locator("body").inner_text()
+        assert "µs at" not in room and "press:" not in room  # the room's log: no raw stamps
+        for word in ("None", "undefined", "NaN"):
+            assert word not in room
+    finally:
+        for page in (desk, board, phone):
+            page.close()
+
+
+def test_the_desk_puts_the_standings_on_the_tv(browser, show):  # noqa: F811
+    server = naqt_show(show, speed="5")
+    desk = browser.new_page()
+    board = browser.new_page()
+    phone = browser.new_page()
+    phone.set_viewport_size(PHONE)
+    try:
+        open_page(desk, server.url + "/desk")
+        open_page(board, server.url + "/")
+        open_page(phone, server.url + "/standings")  # a second screen: the standings only
+        desk.add_script_tag(content=DRIVER)
+        pkt = packet_module.load(PACKET)
+        plan, score = naqt_plan(pkt)
+        desk.evaluate("([plan, first]) => tbPlay(plan, first)", [plan[:2], 1])
+        wait_text(phone, "#standings", ["team 1", str(score_after(plan[:2])[1]), "team 2"])
+        assert board.locator("#standings").is_hidden()
+        desk.click("#btn-standings")
+        wait_text(board, "#standings", ["quiz · standings", "team 1", "P1", "team 2"])
+        assert board.locator("#standings").is_visible() and fits(phone, "#standingsrows")
+        shoot(board, "standings", TV)
+        shoot(phone, "standings", PHONE)
+        shoot(desk, "desk-bonus-done", PHONE)
+        desk.click("#btn-standings")
+        board.wait_for_function("() => document.getElementById('standings').classList"
+                                ".contains('hidden')")
+    finally:
+        for page in (desk, board, phone):
+            page.close()
+
+
+def score_after(plan):
+    """Team scores after `plan`'s tossups (naqt_plan's arithmetic)."""
+    score = {1: 0, 2: 0}
+    for step in plan:
+        if step["kind"] == "dead":
+            continue
+        if "neg" in step:
+            score[1 if step["neg"] <= 4 else 2] -= 5
+        team = 1 if step["player"] <= 4 else 2
+        score[team] += (15 if step["kind"] == "power" else 10) + 10 * sum(step["parts"])
+    return score
+
+
+CARD_GAMES = [
+    # (game, players, what the board says first, a desk click to play on (or None), what it
+    # says then: one of these)
+    ("deglingo", 4, "eyes closed: P1 changes the picture", None, None),
+    ("redblack", 6, "P1, round 1: red or black?", "#rb-red",
+     ["P1 hands out 1 penalty: 1 left", "P2, round 1: red or black?"]),
+    ("diddly", 3, "round 1: P2's score is entered", None, None),
+    ("evidence", 4, "ARM starts round 1", "#btn-arm",
+     ["round 1: count the differences, claim a marker"]),
+    ("difference", 6, "ARM turns the first reference card", None, None),
+]
+
+
+@pytest.mark.parametrize("game, players, first, click, then", CARD_GAMES,
+                         ids=[g[0] for g in CARD_GAMES])
+def test_every_card_game_says_what_is_happening_on_a_tv_and_a_phone(browser, show, game, players,  # noqa: F811
+                                                                    first, click, then):
+    server = show("--sim", "--game", game, "--players", str(players), "--seed", "5")
+    desk = browser.new_page()
+    board = browser.new_page()
+    phone = browser.new_page()
+    phone.set_viewport_size(PHONE)
+    try:
+        open_page(desk, server.url + "/desk")
+        open_page(board, server.url + "/")
+        open_page(phone, server.url + "/")
+        wait_text(board, "#doing", [first])  # the board's words, as it sends them
+        wait_text(desk, "#doing", [first])
+        said = first
+        if click:
+            desk.click(click)
+            board.wait_for_function("(then) => then.includes(document.getElementById('doing')"
+                                    ".textContent)", arg=then)
+            said = board.locator("#doing").text_content()
+        wait_text(phone, "#doing", [said])
+        assert above_the_fold(phone, "#doing")
+        assert board.locator("#phase").is_hidden()  # no "get ready" beside it
+        if game == "redblack":
+            assert fits(phone, "#rb-table"), "Red or Black's table is cut off on a phone"
+        assert fits(phone, "#main")
+        shoot(board, "scoreboard-" + game, TV)
+        shoot(phone, "scoreboard-" + game, PHONE)
+    finally:
+        for page in (desk, board, phone):
+            page.close()

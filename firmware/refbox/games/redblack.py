@@ -270,8 +270,9 @@ class RedBlack(Game):
                 ask = ask % " and ".join([card_text(c) for c in hand[: self.round - 1]])
             return "P%d, round %d: %s" % (self.seat + 1, self.round, ask)
         if phase == GIVE:
-            return "P%d hands out %d penalties: %d left" % (
-                self.giver + 1, self.to_give, self.left())
+            return "P%d hands out %d %s: %d left" % (
+                self.giver + 1, self.to_give, "penalty" if self.to_give == 1 else "penalties",
+                self.left())
         if phase == LINES:
             return "part 2: ARM turns column %d of %d" % (self.column + 1, COLUMNS)
         return ""
