@@ -154,7 +154,7 @@ def test_the_desk_and_the_room_while_a_player_answers_then_times_up(browser, sho
     """A race P1 wins over P5: the desk shows the winner, the margin, the buzz order, next in
     line and the time left, and YES / NO with what they score; the scoreboard (a TV, a phone)
     the winner and the timer above the fold; then the answer's time runs out: time's up."""
-    server = naqt_show(show, answer_s=4)
+    server = naqt_show(show, answer_s=3)
     desk = browser.new_page()
     board = browser.new_page()
     phone = browser.new_page()

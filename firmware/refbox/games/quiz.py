@@ -510,8 +510,9 @@ class Quiz(RaceGame):
         the bonus part being played."""
         q = self.question
         if self.phase == READY:
-            return "question %d next%s: ARM opens the buzzers" % (
-                q, " (sudden death)" if self.sudden is not None else "")
+            if self.sudden is not None:
+                return "sudden death, question %d: ARM opens the buzzers" % q
+            return "question %d next: ARM opens the buzzers" % q
         if self.phase == RACING:
             return "question %d: buzzers open" % q
         if self.phase == ANSWERING and self.answering is not None:

@@ -260,7 +260,8 @@ const DESKS = {
     // the number pad's value, else the question's value as the board set it (its `points`)
     const points = () => D.pad > 0 ? D.pad : (g.options.points || 1);
     const phase = g.phase;  // the board's: each button only where the board takes it
-    return [el("h2", {}, "quiz · question " + (v.question || 1)),
+    const asking = ["racing", "answering", "bonus"].includes(phase);  // else the next is read
+    return [el("h2", {}, asking ? "quiz · question " + v.question : "quiz"),
       el("div", { class: "row" },
         phase === "ready" ? button("Arm +" + points(), () => cmd({ cmd: "arm", points: points() }, "arm for " + points()), "go", "qz-arm") : null,
         g.options.interrupt && phase === "racing" && !v.read ? button("Question read", () => act("read"), "", "qz-read") : null,
@@ -348,6 +349,7 @@ function render(msg) {
   TB.fill("subtitle", g ? g.title + " · " + g.players + " players" : v.menu ? "box in the set-up menu" : "");
   TB.fill("phase", g ? TB.phaseText(g) : "");
   TB.fill("doing", v.doing || (g ? TB.phaseText(g) : ""));
+  document.getElementById("phase").classList.toggle("hidden", !g || !!v.doing);  // said below
   renderPrompts(v, g);
   renderDeskRace(g);
   const gameDesk = g && DESKS[g.name] && !g.over ? DESKS[g.name](g) : [];
@@ -403,7 +405,7 @@ function renderDeskRace(g) {
         order.map((row, i) => [i ? " · " : "", TB.who(g, row.player), " " + row.behind_text])));
     }
     kids.push(el("div", { id: "desk-next" }, race.next ? ["next in line: ", TB.who(g, race.next.player), " " + race.next.behind_text] :
-      "next in line: " + (order.length > 1 ? "none waiting (the race reopens)" : "nobody else buzzed")));
+      "next in line: " + (order.length > 1 ? "none" : "nobody else buzzed")));
   } else if (race && race.open) {
     kids.push(el("div", { class: "deskwinner", id: "desk-winner" }, "race open"));
   }
