@@ -393,6 +393,7 @@ class Table:
                                      ev.get("commit"), names)
         if ev["game"] == "deglingo":
             self.game["view"]["timer_s"] = (ev.get("options") or {}).get("timer", 0)
+            self.game["phase"] = "eyes_closed"  # a game starts with round 1's (the board's)
         if ev["game"] == "quiz":
             teams = (ev.get("options") or {}).get("teams") or []
             self.game["view"]["teams"] = [

@@ -280,22 +280,23 @@ const DESKS = {
     return [el("h2", {}, "Evidence"),
       dial ? el("div", { id: "ev-dial", style: "font-size:1.4em;font-weight:800" }, "count on the box: " + dial.value +
         " (not shown to the room)") : null,
-      el("div", { class: "row" }, button("Enter the count (number)", () => act("count", { value: D.pad }, "count " + D.pad), "go", "ev-count"),
-        el("span", { class: "muted" }, "the room sees it only once it is entered")),
+      g.view.counting ? el("div", { class: "row" }, button("Enter the count: " + D.pad, () => act("count", { value: D.pad }, "count " + D.pad), "go", "ev-count"),
+        el("span", { class: "muted" }, "the room sees it only once it is entered")) : null,
       g.phase === "counting" && g.view.counting ? el("div", { class: "muted" }, "claims closed: count the differences") : null,
-      el("div", { class: "row" }, playerSelect("ev-player", g), button("sits out", () =>
-        act("sit_out", { player: Number(document.getElementById("ev-player").value) }, "sit out")))];
+      g.phase === "claiming" ? el("div", { class: "row" }, playerSelect("ev-player", g), button("sits out", () =>
+        act("sit_out", { player: Number(document.getElementById("ev-player").value) }, "sit out"))) : null];
   },
   diddly(g) {
     const v = g.view;
     return [el("h2", {}, "Diddly · round " + v.round),
-      el("div", { class: "row" }, playerSelect("dd-player", g, v.turn),
-        button("Score = number", () => act("score", { player: Number(document.getElementById("dd-player").value), value: D.pad },
-          "score " + D.pad), "go", "dd-score")),
-      el("div", { class: "row" }, el("input", { id: "dd-board", placeholder: "board: 7 7 DH 9 PEEK RECYCLE", size: 30 }),
+      v.turn ? el("div", { class: "row" }, playerSelect("dd-player", g, v.turn),
+        button("Score = " + D.pad, () => act("score", { player: Number(document.getElementById("dd-player").value), value: D.pad },
+          "score " + D.pad), "go", "dd-score")) : null,
+      v.turn ? el("div", { class: "row" }, el("input", { id: "dd-board", placeholder: "board: 7 7 DH 9 PEEK RECYCLE", size: 30 }),
         button("Score the board", () => act("board", { player: Number(document.getElementById("dd-player").value),
-          values: document.getElementById("dd-board").value.split(/[\s,]+/).filter(Boolean) }, "board"))),
-      el("div", { class: "row" }, button("Finish (every score is in)", () => act("finish"), "", "dd-finish"))];
+          values: document.getElementById("dd-board").value.split(/[\s,]+/).filter(Boolean) }, "board"))) : null,
+      // every score is in (the board's `score` says nobody is to enter): YES ends the game
+      !v.turn ? el("div", { class: "row" }, button("Finish (every score is in)", () => act("finish"), "", "dd-finish")) : null];
   },
   redblack(g) {
     const v = g.view;
@@ -320,10 +321,12 @@ const DESKS = {
     return parts;
   },
   deglingo(g) {
+    const closed = g.phase === "eyes_closed";  // the board's phase: the call, then the race
+    const racing = g.phase === "racing" || g.phase === "answering";
     return [el("h2", {}, "Déglingo"),
-      g.players === 2 ? el("div", { class: "row" }, button("Cards replaced = number (1–3)", () => act("replaced", { value: D.pad }, "replaced"), "", "dg-replaced")) : null,
-      el("div", { class: "row" }, button("Déglingo! (the call)", () => act("deglingo"), "go", "dg-call"),
-        button(g.players === 2 ? "Stop" : "Give up", () => act(g.players === 2 ? "stop" : "give_up"), "no", "dg-stop"))];
+      g.players === 2 && closed ? el("div", { class: "row" }, button("Cards replaced = " + D.pad + " (1–3)", () => act("replaced", { value: D.pad }, "replaced"), "", "dg-replaced")) : null,
+      el("div", { class: "row" }, closed ? button("Déglingo! (the call)", () => act("deglingo"), "go", "dg-call") : null,
+        racing ? button(g.players === 2 ? "Stop" : "Give up", () => act(g.players === 2 ? "stop" : "give_up"), "no", "dg-stop") : null)];
   },
 };
 
@@ -356,7 +359,7 @@ function render(msg) {
   const key = JSON.stringify([g && g.name, g && g.phase, g && g.players, g && g.view && g.view.asking, g && g.view && !!g.view.handing_out,
     g && g.view && g.view.handing_out && g.view.handing_out.left, g && g.view && !!g.view.lines, g && g.view && g.view.round, g && g.view && g.view.turn, g && g.names, !!(g && g.over),
     v.desk_only && v.desk_only.dial && v.desk_only.dial.value, g && g.view && g.view.question,
-    g && g.view && g.view.read, D.pad, g && g.answering,
+    g && g.view && g.view.read, D.pad, g && g.answering, g && g.view && g.view.counting,
     g && g.view && g.view.teams && g.view.teams.map((t) => t.name)]);
   if (key !== D.deskKey) { D.deskKey = key; TB.fill("gamedesk", gameDesk); }
   const sim = document.getElementById("simbuzzers");

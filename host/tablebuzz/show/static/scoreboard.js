@@ -3,6 +3,7 @@
 "use strict";
 
 const SB = { view: null, sentAt: 0, verified: {} };
+const STANDINGS_PAGE = location.pathname.replace(/\/+$/, "") === "/standings";  // a second screen
 const el = TB.el;
 
 function render(msg) {
@@ -38,8 +39,8 @@ function render(msg) {
   doing.textContent = v.doing || "";
   document.getElementById("phase").classList.toggle("hidden", !doing.classList.contains("hidden") || !g);
   renderStandings(v);
-  renderTimeUp(v.time_up);
-  renderPhoto(v.photo);
+  renderTimeUp(STANDINGS_PAGE ? null : v.time_up);  // /standings shows the standings only
+  renderPhoto(STANDINGS_PAGE ? null : v.photo);
   if (g) {
     renderPlayers(g);
     renderRace(g);
@@ -316,7 +317,6 @@ TB.connect("scoreboard", render, null);
 // ------------------------------------------------------------------------------ standings
 // Full screen: each team (or player) and its score, in type that reads across a hall. Shown when
 // the desk puts it on the TV, and always at /standings (a second screen).
-const STANDINGS_PAGE = location.pathname.replace(/\/+$/, "") === "/standings";
 function renderStandings(v) {
   const box = document.getElementById("standings");
   const g = v.game;
