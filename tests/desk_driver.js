@@ -56,6 +56,13 @@ window.tbPlay = async function (plan, first) {
     seen.push(document.getElementById("desk-margin").textContent);
     await click("btn-correct");
     await until("the bonus of " + n, () => D.game.phase === "bonus" && prompt("YES") && D.view.desk_only.packet.bonus);
+    if (step.cut === undefined && !step.byParts) {  // the whole bonus in one command
+      for (let k = 0; k < step.parts.length; k++) if (step.parts[k]) await click("bonus-part-" + (k + 1));
+      seen.push(document.getElementById("bonus-score").textContent);
+      await click("bonus-score");
+      await until("the bonus of " + n + " scored", () => D.game.phase !== "bonus");
+      continue;
+    }
     for (let k = 0; k < step.parts.length; k++) {
       if (step.cut === k) {  // the power goes off in the bonus, and comes back
         await click("btn-power-off");

@@ -61,6 +61,7 @@ def naqt_plan(pkt):
             step["rival"] = p + 4 if p <= 4 else p - 4
         if n == 6:
             step["cut"] = 1  # the power goes off before the bonus's second part
+        step["byParts"] = n in (1, 2, 6)  # YES / NO a part at a time (else one bonus command)
         score[team[p]] += (15 if kind == "power" else 10) + 10 * sum(step["parts"])
         plan.append(step)
     return plan, score
@@ -113,6 +114,7 @@ def test_an_naqt_match_plays_from_the_desk_with_a_packet_and_exports(browser, sh
     assert "✔ YES right +15 (power)" in seen and "✔ YES right +10" in seen
     assert "✘ NO wrong −5" in seen
     assert any(s.startswith("by ") and "s" in s for s in seen)
+    assert "Score the bonus: team 2 +20" in seen  # tossup 3's bonus: 2 parts of 10
     server.stop()  # the records are closed
     (record,) = sorted(folder.rglob("*.jsonl"))
     events = [json.loads(json.loads(line)["line"]) for line in record.read_text().splitlines()

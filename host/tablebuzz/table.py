@@ -620,9 +620,17 @@ class Table:
     def _quiz_bonus(self, g, ev):
         g["phase"] = "bonus"  # the controlling team plays its bonus (the board's phase too)
         g["answering"] = None
+        # the board's bonus: its team, its parts and each part's value; parts judged so far
+        g["view"]["bonus"] = {"team": ev["team"], "parts": ev["parts"], "points": ev["points"],
+                              "judged": 0}
+
+    def _quiz_part(self, g, ev):
+        if g["view"].get("bonus"):
+            g["view"]["bonus"]["judged"] = ev["part"]
 
     def _quiz_bonus_scored(self, g, ev):
         g["phase"] = "ready"
+        g["view"]["bonus"] = None
 
     def _quiz_question(self, g, ev):
         v = g["view"]

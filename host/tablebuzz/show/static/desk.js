@@ -30,11 +30,15 @@ function act(action, fields, what) { cmd(Object.assign({ cmd: "act", action: act
 function setPad(value) {
   D.pad = Math.max(0, Math.min(999, value));
   document.getElementById("padvalue").textContent = String(D.pad);
-  if (D.view) {  // the buttons show the value they send
-    const sentAt = D.sentAt;
-    render({ view: D.view, simulator: D.simulator, pages: D.pages });
-    D.sentAt = sentAt;  // the timers still count from the view's arrival
-  }
+  rerender();  // the buttons show the value they send
+}
+
+// Draw the last view again (the host's input changed what a button sends).
+function rerender() {
+  if (!D.view) return;
+  const sentAt = D.sentAt;
+  render({ view: D.view, simulator: D.simulator, pages: D.pages });
+  D.sentAt = sentAt;  // the timers still count from the view's arrival
 }
 
 function padKey(key) {
@@ -147,6 +151,24 @@ function renderPacket(v) {
   }
   TB.fill("packet", ...kids);
 }
+
+// The whole bonus in one command ({"cmd":"bonus","parts":[...]}): a toggle per part, and a
+// button that says what it credits (the board's value per part, from its `bonus` event). Offered
+// only before a part is judged with YES / NO (the board takes one way or the other).
+function bonusPanel(board) {
+  if (!D.bonusParts || D.bonusParts.length !== board.parts) D.bonusParts = new Array(board.parts).fill(false);
+  const parts = D.bonusParts;
+  const right = parts.filter(Boolean).length;
+  const toggles = parts.map((ok, i) => el("button", { type: "button", class: ok ? "go" : "no", id: "bonus-part-" + (i + 1),
+    onclick: () => { parts[i] = !parts[i]; rerender(); } },
+    "part " + (i + 1) + (ok ? " ✔" : " ✘")));
+  return el("div", { class: "row", id: "bonus-panel" }, toggles,
+    el("button", { type: "button", class: "go", id: "bonus-score",
+      onclick: () => { cmd({ cmd: "bonus", parts: parts.slice() }, "bonus: " + right + " of " + parts.length);
+        D.bonusParts = null; } },
+    "Score the bonus: team " + board.team + " +" + right * board.points));
+}
+
 document.querySelectorAll("[data-control]").forEach((b) => b.addEventListener("click", () =>
   cmd({ cmd: "control", name: b.dataset.control }, b.dataset.control.toUpperCase())));
 
@@ -273,7 +295,8 @@ const DESKS = {
         button("Name the player", () => act("name", { player: player(), text: document.getElementById("qz-name").value }, "name"), "", "qz-name-player"),
         teams.length ? teamSelect : null,
         teams.length ? button("Name the team", () => act("name", { team: Number(document.getElementById("qz-team").value),
-          text: document.getElementById("qz-name").value }, "team name"), "", "qz-name-team") : null)];
+          text: document.getElementById("qz-name").value }, "team name"), "", "qz-name-team") : null),
+      phase === "bonus" && v.bonus && !v.bonus.judged ? bonusPanel(v.bonus) : null];
   },
   evidence(g) {
     const dial = D.view && D.view.desk_only && D.view.desk_only.dial;
@@ -360,6 +383,7 @@ function render(msg) {
     g && g.view && g.view.handing_out && g.view.handing_out.left, g && g.view && !!g.view.lines, g && g.view && g.view.round, g && g.view && g.view.turn, g && g.names, !!(g && g.over),
     v.desk_only && v.desk_only.dial && v.desk_only.dial.value, g && g.view && g.view.question,
     g && g.view && g.view.read, D.pad, g && g.answering, g && g.view && g.view.counting,
+    g && g.view && g.view.bonus, D.bonusParts,
     g && g.view && g.view.teams && g.view.teams.map((t) => t.name)]);
   if (key !== D.deskKey) { D.deskKey = key; TB.fill("gamedesk", gameDesk); }
   const sim = document.getElementById("simbuzzers");
