@@ -111,7 +111,7 @@ def test_times_up_for_a_few_seconds_and_the_standings_best_first():
     assert any(ev["ev"] == "time_up" for ev in events)
     table = fold(events, clock=lambda: now[0])
     up = table.view()["time_up"]
-    assert up["text"] == "time up: P3 ran out of time to answer" and up["left_ms"] == 4000
+    assert up["text"] == "P3 ran out of time to answer" and up["left_ms"] == 4000
     now[0] = 4.5
     assert table.view()["time_up"] is None  # gone after 4 s
     table.apply(Item("event", "", {"ev": "score", "scores": [0, 0, 10, 0], "teams": [0, 10]}))

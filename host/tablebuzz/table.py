@@ -661,6 +661,10 @@ class Table:
     TIME_UP_S = 4  # the scoreboard's "time's up" screen shows this long
 
     def _time_is_up(self, text):
+        """The time's up screen says whose time it was ("P3 ran out of time to answer"): the
+        screen itself says time's up."""
+        if text.startswith("time up: "):
+            text = text[len("time up: "):]
         self.time_up = {"text": text, "at": self.clock()}
 
     def _quiz_time_up(self, g, ev):
