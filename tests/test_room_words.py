@@ -122,3 +122,16 @@ def test_times_up_for_a_few_seconds_and_the_standings_best_first():
     assert table.view()["screen"] == "standings"
     with pytest.raises(ValueError):
         table.set_screen("nonsense")
+
+
+def test_the_rooms_doing_has_the_names_and_red_or_blacks_cards_with_their_suits():
+    table = fold(events_of("redblack_6p.jsonl")[:0])
+    table.set_names({2: "Ann"})
+    said = []
+    for ev in events_of("redblack_6p.jsonl"):
+        table.apply(Item("event", json.dumps(ev), ev))
+        if ev["ev"] == "buttons" and table.view()["doing"]:
+            said.append(table.view()["doing"])
+    assert "P2 Ann, round 1: red or black?" in said
+    between = [s for s in said if "between or outside" in s]
+    assert between and all(any(sign in s for sign in "♠♥♦♣") for s in between), between

@@ -18,7 +18,14 @@ import copy
 import re
 import time
 
-from tablebuzz.eventlog import Narrator, RoomNarrator, duration, game_name, option_text
+from tablebuzz.eventlog import (
+    Narrator,
+    RoomNarrator,
+    card,
+    duration,
+    game_name,
+    option_text,
+)
 
 LOG_LINES = 10
 # Events kept out of the room's log: Evidence's number being entered would show the true count
@@ -921,8 +928,11 @@ class Table:
         if self.doing is None or game is None or game["phase"] != self.doing[1]:
             return None
         names = game.get("names") or {}
-        return re.sub(r"\bP(\d+)\b", lambda m: m.group(0) + (
+        text = re.sub(r"\bP(\d+)\b", lambda m: m.group(0) + (
             " " + names[m.group(1)] if m.group(1) in names else ""), self.doing[0])
+        if game["name"] == "redblack":  # a card as the wire writes it ("7S") with its suit sign
+            text = re.sub(r"\b(A|[2-9]|10|J|Q|K)([SHDC])\b", lambda m: card(m.group(0)), text)
+        return text
 
     def _standings(self, game):
         """The standings screen's rows: each team (a quiz with teams) or each player, with its

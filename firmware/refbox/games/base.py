@@ -472,16 +472,6 @@ class RaceGame(Game):
             return [("YES", "right"), ("NO", "wrong")]
         return []
 
-    def doing(self):
-        """ready: the host arms; racing: the buzzers are open; answering: who answers."""
-        if self.phase == "ready":
-            return "get ready: the buzzers open on ARM"
-        if self.phase == "racing":
-            return "buzzers open: first in answers"
-        if self.phase == "answering" and self.answering is not None:
-            return "P%d answers: the table judges" % (self.answering + 1)
-        return ""
-
     def arm_entry(self):
         if self.phase == "answering":
             raise GameError("not_now", "a player has the floor: YES or NO first")
