@@ -224,6 +224,7 @@ def test_the_desk_puts_the_standings_on_the_tv(browser, show):  # noqa: F811
         assert board.locator("#standings").is_visible() and fits(phone, "#standingsrows")
         shoot(board, "standings", TV)
         shoot(phone, "standings", PHONE)
+        wait_text(desk, "#btn-standings", ["The board on the TV"])  # the same button, back
         shoot(desk, "desk-bonus-done", PHONE)
         desk.click("#btn-standings")
         board.wait_for_function("() => document.getElementById('standings').classList"

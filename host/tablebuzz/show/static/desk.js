@@ -404,6 +404,7 @@ function render(msg) {
   }
   TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
   renderPacket(v);
+  document.getElementById("btn-standings").textContent = v.screen === "standings" ? "The board on the TV" : "Standings on the TV";
   const photo = document.getElementById("btn-photo");
   photo.classList.toggle("hidden", !v.photo);
   if (v.photo) photo.textContent = "Photo finish: P" + v.photo.winner + (v.photo.tie ? " (tie)" : " by " + (v.photo.margin_ns < 1e6 ? Math.round(v.photo.margin_ns / 1000) + " µs" : (v.photo.margin_ns / 1e6).toFixed(2) + " ms"));
