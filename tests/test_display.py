@@ -131,7 +131,7 @@ def test_the_race_winner_and_margin_and_the_number_being_entered():
         ),
     )
     assert "P2 first" in quiz.text() and "by 840 ns" in quiz.text()
-    assert "YES  right" in quiz.text()
+    assert "YES  right +1" in quiz.text()  # what a right answer scores
     diddly = Session(
         {"game": "diddly", "players": 2},
         timeline(*[{"at_us": 100000 + i * 200000, "control": "arm"} for i in range(7)]),

@@ -232,8 +232,11 @@ def test_desk_starts_a_game_with_names_and_its_clicks_change_the_scoreboard(brow
         desk.click("#ng-start")
         wait_text(board, "#players", ["Ann", "Bob", "Zoé"])
         wait_text(board, "#subtitle", ["target: 2 points"])
-        # a refused command is answered where the host acted
-        desk.click("#btn-correct")
+        # the desk offers only what the board takes: nobody has the floor, so no YES; a command
+        # sent anyway is refused and answered where the host acted
+        wait_text(desk, "#btn-arm", ["ARM arm buzzers"])
+        assert desk.locator("#btn-correct").is_hidden() and desk.locator("#btn-wrong").is_hidden()
+        desk.evaluate("() => send({type: 'cmd', cmd: {cmd: 'judge', correct: true}}, 'judge')")
         wait_text(desk, "#message", ["refused (not_now)"])
         desk.click("#btn-arm")
         wait_text(board, "#race", ["BUZZ"])
@@ -263,9 +266,11 @@ def test_desk_quiz_panel_arms_with_points_cancels_adjusts_and_names(browser, sho
     try:
         open_page(board, server.url + "/")
         open_page(desk, server.url + "/desk")
-        wait_text(desk, "#gamedesk", ["quiz · question 1"])
+        wait_text(desk, "#gamedesk", ["quiz"])
+        wait_text(desk, "#qz-arm", ["Arm +1"])  # the value it sends: the question's points
         for key in ("2", "0"):
             desk.click("#numbers .pad [data-pad='%s']" % key)
+        wait_text(desk, "#qz-arm", ["Arm +20"])
         desk.click("#qz-arm")  # this question is worth 20
         wait_text(board, "#quiz-question", ["question 1", "worth 20"])
         wait_text(board, "#timers", ["time to buzz"])
@@ -301,7 +306,8 @@ def test_two_desks_are_told_and_a_page_without_a_board_says_what_it_waits_for(br
         desk1.goto(server.url + "/desk")
         desk2.goto(server.url + "/desk")
         wait_text(desk1, "#warning", ["2 desks are open"])
-        desk1.click("#btn-arm")
+        assert desk1.locator("#btn-arm").is_hidden()  # no board, no prompts: nothing offered
+        desk1.click("[data-control=arm]")  # the box's own ARM, sent anyway
         wait_text(desk1, "#message", ["no board connected", "not sent"])
     finally:
         for page in (board, desk1, desk2):
@@ -407,7 +413,7 @@ def test_an_naqt_match_shows_its_photo_finish_and_bonus_on_a_tv_and_a_phone(brow
 
 def test_the_desk_reads_a_packet_marks_the_buzz_and_sends_the_power(browser, show, tmp_path):
     """`tablebuzz show --packet`: the reader's desk shows tossup 1 with its power mark and answer;
-    a tap on the word being read at the buzz marks it (before the (*): Correct sends 15); then the
+    a tap on the word being read at the buzz marks it (before the (*): YES sends 15); then the
     bonus with its answers. The scoreboard shows the number and category, never the answer."""
     options = json.dumps({"format": "naqt", "teams": [[1, 2, 3, 4], [5, 6, 7, 8]]})
     server = show("--sim", "--game", "quiz", "--players", "8", "--options", options,
@@ -426,7 +432,7 @@ def test_the_desk_reads_a_packet_marks_the_buzz_and_sends_the_power(browser, sho
         desk.click("#buzz-2")
         wait_text(board, "#race", ["P2"])
         desk.click("#word-5")  # "was": before the power mark
-        wait_text(desk, "#mark-note", ["buzz on word 6", "Correct sends +15"])
+        wait_text(desk, "#mark-note", ["buzz on word 6", "YES sends +15"])
         wait_text(desk, "#btn-correct", ["+15 (power)"])
         desk.screenshot(path=str(ARTIFACTS / "desk-packet-tossup.png"))
         phone.screenshot(path=str(ARTIFACTS / "phone-desk-packet-tossup.png"))

@@ -318,7 +318,7 @@ def test_the_header_says_which_key_does_what_in_every_phase():
             assert "ARMED: buzz!" in screen_text(app) and "[y] right" not in screen_text(app)
             await pilot.press("4")
             await advance(pilot, clock, 0.3)
-            assert "P4 answers  [y] right  [n] wrong" in screen_text(app)
+            assert "P4 answers  [y] right +1  [n] wrong" in screen_text(app)  # what each scores
 
     run(scenario())
 

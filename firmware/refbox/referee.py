@@ -326,10 +326,20 @@ class Referee:
         shows the board's own per-phase prompts. The App calls it only at a safe moment, never
         while a race is open."""
         shown = self.buttons()
-        if force or shown != self._buttons_sent:
+        doing = self.doing()
+        if force or (shown, doing) != self._buttons_sent:
             if not force:  # a state's answer repeats them: it must change nothing that follows
-                self._buttons_sent = shown
-            self.emit("buttons", (("buttons", [[c, m] for c, m in shown]),))
+                self._buttons_sent = (shown, doing)
+            self.emit("buttons", (("buttons", [[c, m] for c, m in shown]), ("doing", doing)))
+
+    def doing(self):
+        """What is happening now, for the whole table (Game.doing; the menu and game over say
+        so): the `buttons` event's `doing`."""
+        if self.menu is not None:
+            return "set-up menu: choose the game on the box"
+        if self.game.phase == OVER:
+            return "game over: YES plays again"
+        return self.game.doing()
 
     def is_busy(self):
         if self._switches:

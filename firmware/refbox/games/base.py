@@ -16,6 +16,8 @@ ENTRY_KIND = const(0)
 _WIN_PLAYER = const(1)  # ("win", player)
 _JUDGE_CORRECT = const(1)  # ("judge", correct)
 
+DOING_MAX = 48  # characters in Game.doing's sentence (one line of a phone's screen, large)
+
 
 class GameError(Exception):
     """A command the game cannot take now: `code` (stable) and `detail` (for people)."""
@@ -348,6 +350,13 @@ class Game:
         the display with the control). UNDO (undo; held 2 s: the menu) always does the same and
         is not listed. Shown in the simulator's header, on the display, in docs/games/."""
         return []
+
+    def doing(self):
+        """What is happening now, for the whole table (the room's screens show it as is): a short
+        sentence, at most DOING_MAX characters, e.g. "eyes closed: P2 changes the picture". Sent
+        with the `buttons` event (docs/protocol.md). Only what the table may see: never a card
+        not yet turned or a count entered in secret. "" when there is nothing to say."""
+        return ""
 
     def status(self):
         """A few characters for the display's header beside the game's name ("R2", "Q5"), or

@@ -180,6 +180,20 @@ class Deglingo(Game):
             return [(1, active), (1, "the others: eyes"), (1, "closed!")]
         return []  # racing: the display waits (no redraw while a race is open)
 
+    def doing(self):
+        """Eyes closed: who changes the picture; racing: the observers look; answering: who
+        says what changed (Game.doing; never the secret replaced count)."""
+        active = self.active + 1
+        if self.phase == EYES_CLOSED:
+            return "eyes closed: P%d changes the picture" % active
+        if self.phase == RACING:
+            if self.two_players():
+                return "eyes open: find P%d's changes, or Stop" % active
+            return "eyes open: who sees what P%d changed?" % active
+        if self.phase == ANSWERING and self.answering is not None:
+            return "P%d says what P%d changed" % (self.answering + 1, active)
+        return ""
+
     def buttons(self):
         """Eyes closed: the active player's buzzer calls (2 players: YES once per replaced card
         first, NO clears: the prompt is the same whatever was entered); racing: the observers'

@@ -135,6 +135,15 @@ class Diddly(Game):
             (1, "P%d total %d" % (p + 1, self.scores[p])),
         ]
 
+    def doing(self):
+        """Game.doing: whose round score is entered (not the number being stepped), or that
+        every score is in."""
+        if self.phase == SCORING and self.turn is not None:
+            return "round %d: P%d's score is entered" % (self.round, self.turn + 1)
+        if self.phase == FINAL:
+            return "every score is in: YES ends the game"
+        return ""
+
     def buttons(self):
         """Scoring: ARM / NO step the number (held: fast), YES confirms; final: YES ends."""
         if self.phase == SCORING and self.turn is not None:

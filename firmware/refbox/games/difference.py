@@ -68,6 +68,16 @@ class Difference(RaceGame):
     def is_scoring(self, entry):
         return entry[0] in ("judge", "skip")
 
+    def doing(self):
+        """Game.doing: the first card, the race for the symbol, who names it."""
+        if self.phase == READY:
+            return "ARM turns the first reference card"
+        if self.phase == RACING:
+            return "card %d: find the symbol in common" % self.reference
+        if self.phase == ANSWERING and self.answering is not None:
+            return "P%d names the symbol in common" % (self.answering + 1)
+        return ""
+
     def buttons(self):
         """ARM turns the first reference card; then race and judge (RaceGame); beginner: the
         player with the floor presses again to put their card under."""

@@ -201,6 +201,16 @@ class Evidence(Game):
             return [(2, "%d diffs" % self.dial), (1, "markers " + " ".join(taken))]
         return []
 
+    def doing(self):
+        """Game.doing: the round to start, the claims, the count (never the number entered)."""
+        if self.phase == NEXT:
+            return "ARM starts round %d" % (self.round + 1)
+        if self.phase == CLAIMING:
+            return "round %d: count the differences, claim a marker" % self.round
+        if self.phase == COUNTING:
+            return "round %d: the table counts the differences" % self.round
+        return ""
+
     def buttons(self):
         """Between rounds ARM; claiming: the buzzers (N presses, the last held); counting:
         ARM / NO step the count (held: fast), YES confirms."""

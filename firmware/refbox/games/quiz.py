@@ -535,7 +535,42 @@ class Quiz(RaceGame):
             if self.options["bonus_s"]:
                 shown.insert(0, ("ARM", "part read"))
             return shown
+        if self.phase == ANSWERING and self.answering is not None:
+            # what each judgement scores, so a desk's button can say it ("right +10", "wrong -5")
+            wrong = self._wrong_points()
+            return [("YES", "right %+d" % self.value),
+                    ("NO", "wrong %+d" % wrong if wrong else "wrong")]
         return RaceGame.buttons(self)
+
+    def doing(self):
+        """The question and who is asked (Game.doing): being read, buzzers open, who answers,
+        the bonus part being played."""
+        q = self.question
+        if self.phase == READY:
+            if self.sudden is not None:
+                return "sudden death, question %d: ARM opens the buzzers" % q
+            return "question %d next: ARM opens the buzzers" % q
+        if self.phase == RACING:
+            return "question %d: buzzers open" % q
+        if self.phase == ANSWERING and self.answering is not None:
+            return "question %d: P%d answers" % (q, self.answering + 1)
+        if self.phase == BONUS and self.control is not None:
+            return "bonus of question %d: team %d, part %d of %d" % (
+                q, self.control + 1, min(len(self.parts) + 1, self.options["parts"]),
+                self.options["parts"])
+        return ""
+
+    def _interrupted(self, correct):
+        """True if a judgement of the floor holder now is an interrupt: wrong, in the interrupt
+        variant, on a buzz before the question was read to the end."""
+        buzzed = self.buzzed
+        return (not correct) and self.interrupts() and (
+            self.read is None or buzzed is None or buzzed.diff_ns(self.read) < 0
+        )
+
+    def _wrong_points(self):
+        """What a wrong answer of the floor holder scores now (the interrupt's or wrong_points)."""
+        return self.options["interrupt" if self._interrupted(False) else "wrong_points"]
 
     def control_entry(self, name):
         """ARM arms (interrupt variant, while armed: the question has been read); YES / NO
@@ -805,10 +840,7 @@ class Quiz(RaceGame):
             raise ValueError("a judgement with nobody answering")
         correct = entry[_JUDGE_CORRECT]
         team = self.team_of[player]
-        buzzed = self.buzzed
-        interrupt = (not correct) and self.interrupts() and (
-            self.read is None or buzzed is None or buzzed.diff_ns(self.read) < 0
-        )
+        interrupt = self._interrupted(correct)
         if len(entry) > _JUDGE_POINTS:  # the judge command's own points (a power)
             delta = entry[_JUDGE_POINTS]
         elif correct:

@@ -273,6 +273,25 @@ class RedBlack(Game):
             lines.append((1, "P%d answers" % (self.seat + 1)))
         return lines
 
+    def doing(self):
+        """Game.doing: who is asked what (with the cards it is asked against), who hands out
+        penalties, the column turned next. Only turned cards."""
+        phase = self.phase
+        if phase == GUESS:
+            hand = self.hands[self.seat]
+            ask = ("red or black?", "higher or lower than %s?", "between or outside %s?",
+                   "which suit?")[self.round - 1]
+            if "%s" in ask:
+                ask = ask % " and ".join([card_text(c) for c in hand[: self.round - 1]])
+            return "P%d, round %d: %s" % (self.seat + 1, self.round, ask)
+        if phase == GIVE:
+            return "P%d hands out %d %s: %d left" % (
+                self.giver + 1, self.to_give, "penalty" if self.to_give == 1 else "penalties",
+                self.left())
+        if phase == LINES:
+            return "part 2: ARM turns column %d of %d" % (self.column + 1, COLUMNS)
+        return ""
+
     def buttons(self):
         """By phase (docs/games/redblack.md "Controls and buzzers")."""
         phase = self.phase

@@ -382,6 +382,17 @@ class SimConnection(Connection):
         self.world.at(at_ns + hold_ns, _open, contact)
         return True, late
 
+    def power(self, on):
+        """Switch the simulated board's power off (`on` False: a cut, its journal kept on the
+        simulated flash when the simulation has one) or on again, now. Raises LinkError when the
+        simulation has no flash (the game would be lost: `show --sim --flash`)."""
+        if "flash" not in self.header:
+            raise LinkError("this simulation has no flash, a power cut would lose the game: "
+                            "start it with --flash")
+        self.start()
+        self.world.at(max(self.world.now, self.now_ns()), self.sim._record,
+                      {"k": "power", "on": bool(on)})
+
     def press(self, player, hold_ns=HOLD_NS, at_ns=None):
         """Tap player `player`'s buzzer (1-based). Raises LinkError for a station that does not
         exist."""

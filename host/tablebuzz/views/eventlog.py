@@ -606,6 +606,60 @@ class Narrator:
         return text
 
 
+def margin_words(ns):
+    """A margin for a room's screen, rounded to what a person reads: "336 ns", "7.4 µs",
+    "738 µs", "1.3 ms", "12 ms". `ns` is an int (ns) or None ("unknown")."""
+    if ns is None:
+        return "unknown"
+    size = abs(ns)
+    if size < 1000:
+        return "%d ns" % ns
+    if size < 10000:
+        return "%.1f µs" % (ns / 1000)
+    if size < 1000000:
+        return "%d µs" % round(ns / 1000)
+    if size < 10000000:
+        return "%.1f ms" % (ns / 1e6)
+    return "%d ms" % round(ns / 1e6)
+
+
+class RoomNarrator(Narrator):
+    """The scoreboard's log (a TV across the room): Narrator's sentences, without the presses'
+    raw µs stamps (a race's line says who won and by how much) and with margins rounded
+    (margin_words). `line(ev)` is None for an event the room's log leaves out."""
+
+    def _ev_press(self, ev):
+        return None  # the race line that follows says it in words
+
+    def _ev_race(self, ev):
+        if ev.get("tie"):
+            tied = _and([self.p(p) for p in ev["tied"]])
+            return "%s tied: the draw gives the floor to %s" % (tied, self.p(ev["winner"]))
+        if ev.get("margin_ns") is None:
+            return "%s buzzed first, nobody else within 2 ms" % self.p(ev["winner"])
+        return "%s buzzed first, by %s" % (self.p(ev["winner"]), margin_words(ev["margin_ns"]))
+
+    def _ev_margin(self, ev):
+        return "%s beat %s by %s" % (self.p(ev["winner"]), self.p(ev["player"]),
+                                     margin_words(ev["margin_ns"]))
+
+    def _ev_next_in_line(self, ev):
+        waiting = ev["waiting"]
+        return "next in line: %s has the floor, %s after the first buzz%s; %s" % (
+            self.p(ev["player"]), margin_words(ev["behind_ns"]),
+            " (a tie, drawn)" if ev.get("tie") else "",
+            "%d more waiting" % waiting if waiting else "nobody else waiting",
+        )
+
+    def _ev_lost(self, ev):
+        how = "a tie, drawn" if ev.get("tie") else "%s earlier" % margin_words(ev["margin_ns"])
+        return "%s lost marker %d to %s (%s)" % (self.p(ev["player"]), ev["marker"],
+                                                 self.p(ev["winner"]), how)
+
+    def _ev_state(self, ev):
+        return None  # a host's resync: the screen itself shows the state
+
+
 def describe(ev):
     """One readable line for one event dict, without context (see `Narrator`)."""
     return Narrator().line(ev)

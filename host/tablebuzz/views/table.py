@@ -16,9 +16,17 @@ shown before it is confirmed (the desk shows the number being entered; the room 
 """
 
 import copy
+import re
 import time
 
-from tablebuzz.views.eventlog import Narrator, duration, game_name, option_text
+from tablebuzz.views.eventlog import (
+    Narrator,
+    RoomNarrator,
+    card,
+    duration,
+    game_name,
+    option_text,
+)
 
 LOG_LINES = 10
 # Events kept out of the room's log: Evidence's number being entered would show the true count
@@ -77,7 +85,12 @@ class Table:
         self.game = None
         self.pending_names = {}  # names the desk gave for the next game
         self.narrator = Narrator()
-        self.log = []
+        self.room_narrator = RoomNarrator()  # the room's log: words, no raw µs stamps
+        self.log = []  # the desk's log (every line, stamps included)
+        self.room_log = []  # the scoreboard's (eventlog.RoomNarrator)
+        self.doing = None  # the board's `buttons.doing`: (sentence, the game's phase then)
+        self.screen = None  # what the desk put on the room's screen: None or "standings"
+        self.time_up = None  # {"text", "at"}: the last timer that ran out (a big screen)
         self.notices = []
         self.desk_only = {}  # what the host's desk sees and the room does not (see view())
         self.version = 0
@@ -106,6 +119,9 @@ class Table:
             # never logged or shown to the room, as a prompt may hold a number being entered
             # (Evidence's count: "YES count 17")
             self.prompts = [list(pair) for pair in ev.get("buttons") or []]
+            doing = ev.get("doing")  # what is happening, in the board's words: for everyone
+            phase = self.game["phase"] if self.game is not None else None
+            self.doing = (doing, phase) if isinstance(doing, str) and doing else None
             return True
         try:
             self._event(kind, ev)
@@ -113,6 +129,9 @@ class Table:
             self._log("notice: an event the scoreboard could not read: %s" % item.text[:120])
         if kind not in NOT_FOR_THE_ROOM:
             self._log(self.narrator.line(ev))
+            room = self.room_narrator.line(ev)
+            if room is not None:
+                self.room_log = (self.room_log + [room])[-LOG_LINES:]
         else:
             self.desk_only[kind] = {"value": ev.get("value"), "text": self.narrator.line(ev)}
         return True
@@ -128,11 +147,15 @@ class Table:
         self.pending_names = clean
         if self.game is not None and not next_game:
             self.game["names"] = {str(k): v for k, v in clean.items()}
-            self.narrator.names = dict(clean)
-            self.narrator.learnt = {}
+            for narrator in (self.narrator, self.room_narrator):
+                narrator.names = dict(clean)
+                narrator.learnt = {}
 
     def _log(self, text):
         self.log = (self.log + [text])[-LOG_LINES:]
+        if not text.startswith(("notice:", "link:")):
+            return
+        self.room_log = (self.room_log + [text])[-LOG_LINES:]
 
     # ---------------------------------------------------------------- events
     def _event(self, kind, ev):
@@ -358,12 +381,14 @@ class Table:
         for i, name in enumerate(ev.get("names") or []):  # a firmware that carries names
             if name:
                 names[i + 1] = name
-        self.narrator.names = dict(names)
-        self.narrator.learnt = {}  # the host sets the names of this game
+        for narrator in (self.narrator, self.room_narrator):
+            narrator.names = dict(names)
+            narrator.learnt = {}  # the host sets the names of this game
         self.game = self._blank_game(ev["game"], ev["players"], ev.get("options") or {},
                                      ev.get("commit"), names)
         if ev["game"] == "deglingo":
             self.game["view"]["timer_s"] = (ev.get("options") or {}).get("timer", 0)
+            self.game["phase"] = "eyes_closed"  # a game starts with round 1's (the board's)
         if ev["game"] == "quiz":
             teams = (ev.get("options") or {}).get("teams") or []
             self.game["view"]["teams"] = [
@@ -574,6 +599,7 @@ class Table:
             else:
                 g["names"].pop(key, None)
             self.narrator.names = {int(k): v for k, v in g["names"].items()}
+            self.room_narrator.names = dict(self.narrator.names)
         elif ev.get("team"):
             for team in g["view"].get("teams") or []:
                 if team["team"] == ev["team"]:
@@ -586,9 +612,17 @@ class Table:
     def _quiz_bonus(self, g, ev):
         g["phase"] = "bonus"  # the controlling team plays its bonus (the board's phase too)
         g["answering"] = None
+        # the board's bonus: its team, its parts and each part's value; parts judged so far
+        g["view"]["bonus"] = {"team": ev["team"], "parts": ev["parts"], "points": ev["points"],
+                              "judged": 0}
+
+    def _quiz_part(self, g, ev):
+        if g["view"].get("bonus"):
+            g["view"]["bonus"]["judged"] = ev["part"]
 
     def _quiz_bonus_scored(self, g, ev):
         g["phase"] = "ready"
+        g["view"]["bonus"] = None
 
     def _quiz_question(self, g, ev):
         v = g["view"]
@@ -616,8 +650,18 @@ class Table:
             if t.get("kind") == "answer":
                 t["remaining_ms"], t["at"] = ev["ms"], self.clock()
 
+    TIME_UP_S = 4  # the scoreboard's "time's up" screen shows this long
+
+    def _time_is_up(self, text):
+        """The time's up screen says whose time it was ("P3 ran out of time to answer"): the
+        screen itself says time's up."""
+        if text.startswith("time up: "):
+            text = text[len("time up: "):]
+        self.time_up = {"text": text, "at": self.clock()}
+
     def _quiz_time_up(self, g, ev):
         g["timers"] = []
+        self._time_is_up(self.room_narrator.line(ev))
 
     def _quiz_race(self, g, ev):
         g["timers"] = [t for t in g["timers"] if t.get("kind") != "buzz"]
@@ -629,6 +673,8 @@ class Table:
         why = {"cancel": "cancelled", "wrong": "every team was wrong",
                "time": "nobody buzzed in time"}.get(ev.get("reason"), str(ev.get("reason")))
         g["view"]["dead"] = "question %s: nobody scores (%s)" % (ev.get("question"), why)
+        if ev.get("reason") == "time":
+            self._time_is_up("question %s: nobody buzzed in time" % ev.get("question"))
         g["timers"] = []
         g["answering"] = None
         g["armed"] = False
@@ -701,6 +747,8 @@ class Table:
         v["last_round"] = {k: ev.get(k) for k in ("round", "active", "how", "replaced",
                                                    "found", "points")}
         v["last_round"]["text"] = self.narrator.line(ev)
+        if ev.get("how") == "time":
+            self._time_is_up(v["last_round"]["text"])
         v["out"] = []
         self._drop_wrong_locks(g)
         g["timers"] = []
@@ -891,6 +939,50 @@ class Table:
         g["view"]["playoff_players"] = list(ev["players"])
 
     # ---------------------------------------------------------------- the picture
+    def _doing(self, game):
+        """The board's sentence for what is happening now (`buttons.doing`), while the game is
+        still in the phase it was said in (none is sent while a race is open: a stale sentence
+        is not shown); names after the player numbers, as the rest of the screen shows them."""
+        if self.doing is None or game is None or game["phase"] != self.doing[1]:
+            return None
+        names = game.get("names") or {}
+        text = re.sub(r"\bP(\d+)\b", lambda m: m.group(0) + (
+            " " + names[m.group(1)] if m.group(1) in names else ""), self.doing[0])
+        if game["name"] == "redblack":  # a card as the wire writes it ("7S") with its suit sign
+            text = re.sub(r"\b(A|[2-9]|10|J|Q|K)([SHDC])\b", lambda m: card(m.group(0)), text)
+        return text
+
+    def _standings(self, game):
+        """The standings screen's rows: each team (a quiz with teams) or each player, with its
+        score, best first for a game scored highest-first (the quiz; its teams' ranking once the
+        board sends it), else in seat order. [{"label", "players", "score", "leader"}]."""
+        if game is None:
+            return []
+        teams = (game["view"] or {}).get("teams") if game["name"] == "quiz" else None
+        if teams:
+            rows = [{"label": t["name"] or "team %d" % t["team"], "players": list(t["players"]),
+                     "score": t["score"], "team": t["team"]} for t in teams]
+        else:
+            rows = [{"label": "P%d" % (i + 1), "players": [i + 1], "score": s, "team": None}
+                    for i, s in enumerate(game["scores"])]
+        if game["name"] == "quiz":  # the quiz ranks highest first (README "Quiz")
+            rows.sort(key=lambda r: -r["score"])
+            top = rows[0]["score"] if rows else None
+            for r in rows:
+                r["leader"] = r["score"] == top and top > 0
+        else:
+            for r in rows:
+                r["leader"] = False
+        return rows
+
+    def set_screen(self, screen):
+        """The desk puts a full-screen view on the room's screens: "standings", or None (the
+        board). Raises ValueError for another."""
+        if screen not in (None, "standings"):
+            raise ValueError("the room's screen is the board or \"standings\" (got %r)" % screen)
+        self.screen = screen
+        self.version += 1
+
     def view(self, desk=False):
         """The whole picture (JSON-able). Timers carry the ms left at this moment. With `desk`,
         it also holds `desk_only`: what the room must not see (Evidence's number being entered);
@@ -925,7 +1017,11 @@ class Table:
             "board": self.board,
             "menu": self.menu,
             "game": game,
-            "log": list(self.log),
+            "log": list(self.log if desk else self.room_log),
+            "doing": self._doing(game),
+            "screen": self.screen,
+            "standings": self._standings(game),
+            "time_up": None,
             "notices": list(self.notices),
             "photo": None,
         }
@@ -934,6 +1030,11 @@ class Table:
             age = now - self.photo_at
             out["photo"] = dict(shot, showing=age < self.PHOTO_S,
                                 left_ms=max(0, int((self.PHOTO_S - age) * 1000)))
+        if self.time_up is not None and game is not None:
+            age = now - self.time_up["at"]
+            if age < self.TIME_UP_S:
+                out["time_up"] = {"text": self.time_up["text"],
+                                  "left_ms": int((self.TIME_UP_S - age) * 1000)}
         packet_desk, packet_room = self._packet_views()
         out["packet"] = packet_room  # the room: number and category, never the answer
         if desk:

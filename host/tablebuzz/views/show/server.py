@@ -12,8 +12,11 @@ Messages from a page (JSON objects; see docs/show.md):
 - `{"type": "cmd", "id": n, "cmd": {...}}`: a protocol command for the device;
 - `{"type": "new_game", "id": n, "game", "players", "options", "names"}`: names are the host's;
 - `{"type": "names", "id": n, "names": {"1": "Ann"}}`;
-- `{"type": "press", "id": n, "player": p}`, `{"type": "control", "id": n, "name": "arm"}`: the
-  simulator's buzzers and buttons (refused on a real board).
+- `{"type": "press", "id": n, "player": p}`, `{"type": "control", "id": n, "name": "arm"}`,
+  `{"type": "power", "id": n, "on": false}`: the simulator's buzzers, buttons and power switch
+  (refused on a real board);
+- `{"type": "screen", "id": n, "screen": "standings" | null}`: the room's screens show the
+  full-screen standings, or the board again;
 
 Answers to the page that acted: `{"type": "reply", "id": n, "ok": true, "text": ...}` once the
 device has run it, `{"type": "reply", "id": n, "ok": false, "text": ...}` when it could not be
@@ -223,6 +226,14 @@ class Hub:
                 if not self.table.show_photo():
                     raise ValueError("no race has been decided by less than 10 ms yet")
                 await self.broadcast()
+            elif kind == "screen":  # the desk puts the standings on the room's screens
+                self.table.set_screen(msg.get("screen"))
+                await self.broadcast()
+            elif kind == "power":  # the simulator's power switch (a cut, then power on)
+                if not self.simulator or not hasattr(self.link, "power"):
+                    raise LinkError("the power switch on this page works with the simulator "
+                                    "only")
+                self.link.power(msg.get("on") is True)
             elif kind == "names":
                 self.table.set_names(msg.get("names") or {})
                 if self.recorder is not None:
@@ -295,6 +306,7 @@ def make_app(hub):
     routes = [
         Route("/", scoreboard),
         Route("/desk", desk),
+        Route("/standings", scoreboard),  # the scoreboard page, standings full screen
         Route("/overlay", overlay),
         Route("/api/view", api_view),
         Route("/api/games", api_games),

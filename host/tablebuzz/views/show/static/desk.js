@@ -30,6 +30,15 @@ function act(action, fields, what) { cmd(Object.assign({ cmd: "act", action: act
 function setPad(value) {
   D.pad = Math.max(0, Math.min(999, value));
   document.getElementById("padvalue").textContent = String(D.pad);
+  rerender();  // the buttons show the value they send
+}
+
+// Draw the last view again (the host's input changed what a button sends).
+function rerender() {
+  if (!D.view) return;
+  const sentAt = D.sentAt;
+  render({ view: D.view, simulator: D.simulator, pages: D.pages });
+  D.sentAt = sentAt;  // the timers still count from the view's arrival
 }
 
 function padKey(key) {
@@ -45,11 +54,17 @@ document.addEventListener("keydown", (e) => {
   if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
   if (/^[0-9]$/.test(e.key)) { padKey(e.key); e.preventDefault(); }
   else if (e.key === "Backspace") { padKey("back"); e.preventDefault(); }
-  else if (e.key === "a") cmd({ cmd: "arm" });
-  else if (e.key === "y") cmd({ cmd: "judge", correct: true }, "judge: correct");
-  else if (e.key === "n") cmd({ cmd: "judge", correct: false }, "judge: wrong");
+  else if (e.key === "a") clickIfOffered("btn-arm");
+  else if (e.key === "y") clickIfOffered("btn-correct");
+  else if (e.key === "n") clickIfOffered("btn-wrong");
   else if (e.key === "u") cmd({ cmd: "undo" });
 });
+
+// A key does what its button does, and only while the button is offered.
+function clickIfOffered(id) {
+  const b = document.getElementById(id);
+  if (b && !b.classList.contains("hidden") && !b.disabled) b.click();
+}
 
 // ------------------------------------------------------------------------------ fixed buttons
 document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click", () => {
@@ -57,12 +72,36 @@ document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click
   if (b.dataset.cmd === "end" && D.game && !D.game.over && !confirm("End the game now?")) return;
   cmd({ cmd: b.dataset.cmd });
 }));
-document.querySelectorAll("[data-judge]").forEach((b) => b.addEventListener("click", () => {
-  const correct = b.dataset.judge === "true";
-  const power = correct ? powerValue() : 0;  // a word marked at or before the power mark
-  cmd(power ? { cmd: "judge", correct: true, points: power } : { cmd: "judge", correct: correct },
-    "judge: " + (correct ? "correct" : "wrong") + (power ? ", a power (+" + power + ")" : ""));
+// ARM, YES, NO as the board's prompts say they act now ("YES right +10", "NO wrong -5"): the
+// button sends that control; YES on a word marked before the power mark sends the power instead.
+document.querySelectorAll("[data-control-prompt]").forEach((b) => b.addEventListener("click", () => {
+  const control = b.dataset.controlPrompt;
+  const meaning = b.dataset.meaning || "";
+  const power = control === "YES" && D.game && D.game.phase === "answering" ? powerValue() : 0;
+  if (power) cmd({ cmd: "judge", correct: true, points: power }, "judge: correct, a power (+" + power + ")");
+  else cmd({ cmd: "control", name: control.toLowerCase() }, control + " " + meaning);
 }));
+
+function renderPrompts(v, g) {
+  const prompts = (v.prompts || []).filter((p) => ["ARM", "YES", "NO"].includes(p[0]));
+  const shown = {};
+  prompts.forEach(([control, meaning]) => { shown[control] = meaning; });
+  const power = g && g.phase === "answering" ? powerValue() : 0;
+  const marks = { ARM: "", YES: "✔ ", NO: "✘ " };
+  document.querySelectorAll("[data-control-prompt]").forEach((b) => {
+    const control = b.dataset.controlPrompt;
+    const meaning = shown[control];
+    b.classList.toggle("hidden", meaning === undefined || !g || !!g.over);
+    if (meaning === undefined) return;
+    b.dataset.meaning = meaning;
+    b.textContent = control === "YES" && power ? "✔ YES right +" + power + " (power)" :
+      marks[control] + control + " " + meaning.replace(/-(\d)/, "−$1");
+  });
+  const none = document.getElementById("no-controls");
+  const racing = g && g.phase === "racing";
+  none.classList.toggle("hidden", !g || g.over || prompts.length > 0);
+  none.textContent = racing ? "the race is open: the buzzers decide" : "the box's controls do nothing now";
+}
 
 // ------------------------------------------------------------------------------ the packet
 // The reader's tossup (tablebuzz show --packet): tap the word being read when a buzz comes; a
@@ -100,7 +139,7 @@ function renderPacket(v) {
     kids.push(el("div", { id: "tossup-answer", class: "answer" }, "ANSWER: " + t.answer));
     if (p.mark) {
       kids.push(el("div", { id: "mark-note", class: p.mark.power ? "go" : "muted" },
-        "buzz on word " + (p.mark.word_index + 1) + (p.mark.power ? ": before the power mark, Correct sends +" + powerValue() : "")));
+        "buzz on word " + (p.mark.word_index + 1) + (p.mark.power ? ": before the power mark, YES sends +" + powerValue() : "")));
     }
   }
   if (p.bonus) {
@@ -111,8 +150,25 @@ function renderPacket(v) {
       "[" + b.values[i] + "] " + part, el("div", { class: "answer" }, "ANSWER: " + b.answers[i]))));
   }
   TB.fill("packet", ...kids);
-  document.getElementById("btn-correct").textContent = powerValue() ? "✔ Correct +" + powerValue() + " (power)" : "✔ Correct";
 }
+
+// The whole bonus in one command ({"cmd":"bonus","parts":[...]}): a toggle per part, and a
+// button that says what it credits (the board's value per part, from its `bonus` event). Offered
+// only before a part is judged with YES / NO (the board takes one way or the other).
+function bonusPanel(board) {
+  if (!D.bonusParts || D.bonusParts.length !== board.parts) D.bonusParts = new Array(board.parts).fill(false);
+  const parts = D.bonusParts;
+  const right = parts.filter(Boolean).length;
+  const toggles = parts.map((ok, i) => el("button", { type: "button", class: ok ? "go" : "no", id: "bonus-part-" + (i + 1),
+    onclick: () => { parts[i] = !parts[i]; rerender(); } },
+    "part " + (i + 1) + (ok ? " ✔" : " ✘")));
+  return el("div", { class: "row", id: "bonus-panel" }, toggles,
+    el("button", { type: "button", class: "go", id: "bonus-score",
+      onclick: () => { cmd({ cmd: "bonus", parts: parts.slice() }, "bonus: " + right + " of " + parts.length);
+        D.bonusParts = null; } },
+    "Score the bonus: team " + board.team + " +" + right * board.points));
+}
+
 document.querySelectorAll("[data-control]").forEach((b) => b.addEventListener("click", () =>
   cmd({ cmd: "control", name: b.dataset.control }, b.dataset.control.toUpperCase())));
 
@@ -223,42 +279,47 @@ const DESKS = {
     const teamSelect = el("select", { id: "qz-team" }, teams.map((t) =>
       el("option", { value: t.team }, t.name || "team " + t.team)));
     const player = () => Number(document.getElementById("qz-player").value);
-    const points = () => Math.max(1, D.pad);
-    return [el("h2", {}, "quiz · question " + (v.question || 1)),
+    // the number pad's value, else the question's value as the board set it (its `points`)
+    const points = () => D.pad > 0 ? D.pad : (g.options.points || 1);
+    const phase = g.phase;  // the board's: each button only where the board takes it
+    const asking = ["racing", "answering", "bonus"].includes(phase);  // else the next is read
+    return [el("h2", {}, asking ? "quiz · question " + v.question : "quiz"),
       el("div", { class: "row" },
-        button("Arm for number points", () => cmd({ cmd: "arm", points: points() }, "arm for " + points()), "go", "qz-arm"),
-        g.options.interrupt ? button("Question read", () => act("read"), "", "qz-read") : null,
-        button("Cancel the question", () => act("cancel"), "no", "qz-cancel")),
+        phase === "ready" ? button("Arm +" + points(), () => cmd({ cmd: "arm", points: points() }, "arm for " + points()), "go", "qz-arm") : null,
+        g.options.interrupt && phase === "racing" && !v.read ? button("Question read", () => act("read"), "", "qz-read") : null,
+        phase === "racing" || phase === "answering" ? button("Cancel the question", () => act("cancel"), "no", "qz-cancel") : null),
       el("div", { class: "row" }, playerSelect("qz-player", g, g.answering),
-        button("+ number points", () => act("adjust", { player: player(), value: points() }, "+" + points()), "", "qz-plus"),
-        button("− number points", () => act("adjust", { player: player(), value: -points() }, "−" + points()), "", "qz-minus")),
+        button("+" + points() + " by hand", () => act("adjust", { player: player(), value: points() }, "+" + points()), "", "qz-plus"),
+        button("−" + points() + " by hand", () => act("adjust", { player: player(), value: -points() }, "−" + points()), "", "qz-minus")),
       el("div", { class: "row" }, el("input", { id: "qz-name", placeholder: "name on the box (16)", maxlength: 16, size: 18 }),
         button("Name the player", () => act("name", { player: player(), text: document.getElementById("qz-name").value }, "name"), "", "qz-name-player"),
         teams.length ? teamSelect : null,
         teams.length ? button("Name the team", () => act("name", { team: Number(document.getElementById("qz-team").value),
-          text: document.getElementById("qz-name").value }, "team name"), "", "qz-name-team") : null)];
+          text: document.getElementById("qz-name").value }, "team name"), "", "qz-name-team") : null),
+      phase === "bonus" && v.bonus && !v.bonus.judged ? bonusPanel(v.bonus) : null];
   },
   evidence(g) {
     const dial = D.view && D.view.desk_only && D.view.desk_only.dial;
     return [el("h2", {}, "Evidence"),
       dial ? el("div", { id: "ev-dial", style: "font-size:1.4em;font-weight:800" }, "count on the box: " + dial.value +
         " (not shown to the room)") : null,
-      el("div", { class: "row" }, button("Enter the count (number)", () => act("count", { value: D.pad }, "count " + D.pad), "go", "ev-count"),
-        el("span", { class: "muted" }, "the room sees it only once it is entered")),
+      g.view.counting ? el("div", { class: "row" }, button("Enter the count: " + D.pad, () => act("count", { value: D.pad }, "count " + D.pad), "go", "ev-count"),
+        el("span", { class: "muted" }, "the room sees it only once it is entered")) : null,
       g.phase === "counting" && g.view.counting ? el("div", { class: "muted" }, "claims closed: count the differences") : null,
-      el("div", { class: "row" }, playerSelect("ev-player", g), button("sits out", () =>
-        act("sit_out", { player: Number(document.getElementById("ev-player").value) }, "sit out")))];
+      g.phase === "claiming" ? el("div", { class: "row" }, playerSelect("ev-player", g), button("sits out", () =>
+        act("sit_out", { player: Number(document.getElementById("ev-player").value) }, "sit out"))) : null];
   },
   diddly(g) {
     const v = g.view;
     return [el("h2", {}, "Diddly · round " + v.round),
-      el("div", { class: "row" }, playerSelect("dd-player", g, v.turn),
-        button("Score = number", () => act("score", { player: Number(document.getElementById("dd-player").value), value: D.pad },
-          "score " + D.pad), "go", "dd-score")),
-      el("div", { class: "row" }, el("input", { id: "dd-board", placeholder: "board: 7 7 DH 9 PEEK RECYCLE", size: 30 }),
+      v.turn ? el("div", { class: "row" }, playerSelect("dd-player", g, v.turn),
+        button("Score = " + D.pad, () => act("score", { player: Number(document.getElementById("dd-player").value), value: D.pad },
+          "score " + D.pad), "go", "dd-score")) : null,
+      v.turn ? el("div", { class: "row" }, el("input", { id: "dd-board", placeholder: "board: 7 7 DH 9 PEEK RECYCLE", size: 30 }),
         button("Score the board", () => act("board", { player: Number(document.getElementById("dd-player").value),
-          values: document.getElementById("dd-board").value.split(/[\s,]+/).filter(Boolean) }, "board"))),
-      el("div", { class: "row" }, button("Finish (every score is in)", () => act("finish"), "", "dd-finish"))];
+          values: document.getElementById("dd-board").value.split(/[\s,]+/).filter(Boolean) }, "board"))) : null,
+      // every score is in (the board's `score` says nobody is to enter): YES ends the game
+      !v.turn ? el("div", { class: "row" }, button("Finish (every score is in)", () => act("finish"), "", "dd-finish")) : null];
   },
   redblack(g) {
     const v = g.view;
@@ -283,10 +344,12 @@ const DESKS = {
     return parts;
   },
   deglingo(g) {
+    const closed = g.phase === "eyes_closed";  // the board's phase: the call, then the race
+    const racing = g.phase === "racing" || g.phase === "answering";
     return [el("h2", {}, "Déglingo"),
-      g.players === 2 ? el("div", { class: "row" }, button("Cards replaced = number (1–3)", () => act("replaced", { value: D.pad }, "replaced"), "", "dg-replaced")) : null,
-      el("div", { class: "row" }, button("Déglingo! (the call)", () => act("deglingo"), "go", "dg-call"),
-        button(g.players === 2 ? "Stop" : "Give up", () => act(g.players === 2 ? "stop" : "give_up"), "no", "dg-stop"))];
+      g.players === 2 && closed ? el("div", { class: "row" }, button("Cards replaced = " + D.pad + " (1–3)", () => act("replaced", { value: D.pad }, "replaced"), "", "dg-replaced")) : null,
+      el("div", { class: "row" }, closed ? button("Déglingo! (the call)", () => act("deglingo"), "go", "dg-call") : null,
+        racing ? button(g.players === 2 ? "Stop" : "Give up", () => act(g.players === 2 ? "stop" : "give_up"), "no", "dg-stop") : null)];
   },
 };
 
@@ -294,6 +357,8 @@ const DESKS = {
 function render(msg) {
   if (msg === null) { setLink(false, "host gone"); say("✘ lost the host (tablebuzz show): retrying…", false); return; }
   D.view = msg.view;
+  D.pages = msg.pages;
+  D.sentAt = performance.now();
   D.simulator = msg.simulator;
   const v = msg.view;
   const g = v.game;
@@ -309,10 +374,16 @@ function render(msg) {
   w.replaceChildren(...warn.map((t) => el("div", {}, t)));
   TB.fill("subtitle", g ? g.title + " · " + g.players + " players" : v.menu ? "box in the set-up menu" : "");
   TB.fill("phase", g ? TB.phaseText(g) : "");
+  TB.fill("doing", v.doing || (g ? TB.phaseText(g) : ""));
+  document.getElementById("phase").classList.toggle("hidden", !g || !!v.doing);  // said below
+  renderPrompts(v, g);
+  renderDeskRace(g);
   const gameDesk = g && DESKS[g.name] && !g.over ? DESKS[g.name](g) : [];
   const key = JSON.stringify([g && g.name, g && g.phase, g && g.players, g && g.view && g.view.asking, g && g.view && !!g.view.handing_out,
     g && g.view && g.view.handing_out && g.view.handing_out.left, g && g.view && !!g.view.lines, g && g.view && g.view.round, g && g.view && g.view.turn, g && g.names, !!(g && g.over),
     v.desk_only && v.desk_only.dial && v.desk_only.dial.value, g && g.view && g.view.question,
+    g && g.view && g.view.read, D.pad, g && g.answering, g && g.view && g.view.counting,
+    g && g.view && g.view.bonus, D.bonusParts,
     g && g.view && g.view.teams && g.view.teams.map((t) => t.name)]);
   if (key !== D.deskKey) { D.deskKey = key; TB.fill("gamedesk", gameDesk); }
   const sim = document.getElementById("simbuzzers");
@@ -333,11 +404,49 @@ function render(msg) {
   }
   TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
   renderPacket(v);
+  document.getElementById("btn-standings").textContent = v.screen === "standings" ? "The board on the TV" : "Standings on the TV";
   const photo = document.getElementById("btn-photo");
   photo.classList.toggle("hidden", !v.photo);
   if (v.photo) photo.textContent = "Photo finish: P" + v.photo.winner + (v.photo.tie ? " (tie)" : " by " + (v.photo.margin_ns < 1e6 ? Math.round(v.photo.margin_ns / 1000) + " µs" : (v.photo.margin_ns / 1e6).toFixed(2) + " ms"));
 }
 document.getElementById("btn-photo").addEventListener("click", () => send({ type: "photo" }, "photo finish on the scoreboard"));
+document.getElementById("btn-standings").addEventListener("click", () => {
+  const on = !(D.view && D.view.screen === "standings");
+  send({ type: "screen", screen: on ? "standings" : null }, on ? "standings on the TV" : "the board on the TV");
+});
+document.getElementById("btn-power-off").addEventListener("click", () => send({ type: "power", on: false }, "power cut"));
+document.getElementById("btn-power-on").addEventListener("click", () => send({ type: "power", on: true }, "power on"));
+
+// ------------------------------------------------------------------------------ the race, for the host
+// Who won and by how much, the buzz order, who is next in line, and the time left: the same
+// fields the scoreboard shows (tablebuzz.views.table), small.
+function renderDeskRace(g) {
+  const race = g && g.race;
+  const kids = [];
+  if (race && race.winner !== null && race.winner !== undefined && !race.open) {
+    kids.push(el("div", { class: "row" }, el("span", { class: "deskwinner", id: "desk-winner" }, TB.who(g, race.winner)),
+      el("span", { class: "deskmargin", id: "desk-margin" }, race.margin_text),
+      race.judged ? el("span", { class: "badge" }, race.judged) : null));
+    const order = race.order || [];
+    if (order.length) {
+      kids.push(el("div", { id: "desk-order", class: "muted" }, "buzz order: ",
+        order.map((row, i) => [i ? " · " : "", TB.who(g, row.player), " " + row.behind_text])));
+    }
+    kids.push(el("div", { id: "desk-next" }, race.next ? ["next in line: ", TB.who(g, race.next.player), " " + race.next.behind_text] :
+      "next in line: " + (order.length > 1 ? "none" : "nobody else buzzed")));
+  } else if (race && race.open) {
+    kids.push(el("div", { class: "deskwinner", id: "desk-winner" }, "race open"));
+  }
+  TB.fill("deskrace", kids);
+  renderDeskTimers();
+}
+
+function renderDeskTimers() {
+  const g = D.game;
+  const timers = g && !g.over ? g.timers : [];
+  TB.fill("desktimers", timers.map((t) => el("div", { class: "desktimer" }, t.label + ": ", el("b", {}, TB.timerText(t, D.sentAt)))));
+}
+setInterval(renderDeskTimers, 200);
 
 function setLink(up, text) {
   const node = document.getElementById("link");

@@ -3,6 +3,7 @@
 "use strict";
 
 const SB = { view: null, sentAt: 0, verified: {} };
+const STANDINGS_PAGE = location.pathname.replace(/\/+$/, "") === "/standings";  // a second screen
 const el = TB.el;
 
 function render(msg) {
@@ -32,7 +33,14 @@ function render(msg) {
   TB.fill("subtitle", g ? g.players + " players" + (g.options_text ? " · " + g.options_text : "") +
     (g.joined ? " · joined mid-game" : "") : "");
   TB.fill("phase", g ? TB.phaseText(g) : "");
-  renderPhoto(v.photo);
+  // what is happening, in the board's words (`buttons.doing`); the open race says BUZZ! itself
+  const doing = document.getElementById("doing");
+  doing.classList.toggle("hidden", !g || !!g.over || !v.doing);
+  doing.textContent = v.doing || "";
+  document.getElementById("phase").classList.toggle("hidden", !doing.classList.contains("hidden") || !g);
+  renderStandings(v);
+  renderTimeUp(STANDINGS_PAGE ? null : v.time_up);  // /standings shows the standings only
+  renderPhoto(STANDINGS_PAGE ? null : v.photo);
   if (g) {
     renderPlayers(g);
     renderRace(g);
@@ -305,6 +313,38 @@ document.getElementById("over").addEventListener("click", () => {
 });
 
 TB.connect("scoreboard", render, null);
+
+// ------------------------------------------------------------------------------ standings
+// Full screen: each team (or player) and its score, in type that reads across a hall. Shown when
+// the desk puts it on the TV, and always at /standings (a second screen).
+function renderStandings(v) {
+  const box = document.getElementById("standings");
+  const g = v.game;
+  const on = !!g && (STANDINGS_PAGE || v.screen === "standings");
+  box.classList.toggle("hidden", !on);
+  if (!on) return;
+  const teams = (g.view && g.view.teams && g.view.teams.length) > 0;
+  TB.fill("standingstitle", g.title + " · standings");
+  TB.fill("standingsrows", (v.standings || []).map((r) => el("tr", { class: r.leader ? "leader" : "" },
+    el("td", { class: "label", style: "color:" + (g.colours[r.players[0] - 1] || "inherit") },
+      r.team ? r.label : TB.who(g, r.players[0])),
+    teams ? el("td", { class: "members" }, r.players.map((p) => [TB.who(g, p), " "])) : null,
+    el("td", { class: "points" }, String(r.score), el("span", { class: "unit" }, " " + g.unit)))));
+  TB.fill("standingsnote", v.doing || "");
+}
+
+// ------------------------------------------------------------------------------ time's up
+// A timer ran out (the board's `time_up`, or a question nobody buzzed in time): a big screen for
+// the few seconds the host gives it (view.time_up.left_ms).
+function renderTimeUp(t) {
+  const box = document.getElementById("timeup");
+  if (!t) { box.classList.add("hidden"); return; }
+  TB.fill("timeuptext", t.text);
+  box.classList.remove("hidden");
+  clearTimeout(SB.timeUpTimer);
+  SB.timeUpTimer = setTimeout(() => box.classList.add("hidden"), t.left_ms);
+}
+document.getElementById("timeup").addEventListener("click", () => document.getElementById("timeup").classList.add("hidden"));
 
 // The photo finish of a race won by < 10 ms (tablebuzz.views.photo draws it from the board's stamps):
 // shown while the host says so, hidden when its time is up or on a tap.
