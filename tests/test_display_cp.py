@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 from refbox import pinmap
-from tablebuzz.sim import simulate
-from tablebuzz.sim import runner
+from tablebuzz.sim import runner, simulate
 from tablebuzz.sim.timeline import parse, read_setup
 
 REPO = Path(__file__).resolve().parents[1]

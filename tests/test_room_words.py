@@ -7,10 +7,10 @@ import json
 
 import pytest
 from helpers import run_sim, timeline
-from tablebuzz.sim import simulate
 from tablebuzz.link.connection import Item
-from tablebuzz.views.eventlog import RoomNarrator, margin_words
 from tablebuzz.paths import REPO
+from tablebuzz.sim import simulate
+from tablebuzz.views.eventlog import RoomNarrator, margin_words
 from tablebuzz.views.table import Table
 from test_table import COLOURS, events_of
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from tablebuzz.views import packet as packet_module
-from tablebuzz.records import store as records
 from tablebuzz.paths import REPO
+from tablebuzz.records import store as records
+from tablebuzz.views import packet as packet_module
 from test_show import ARTIFACTS, browser, open_page, show, wait_text  # noqa: F401 - fixtures
 
 SHOTS = Path(os.environ.get("TABLEBUZZ_SHOTS") or Path(tempfile.gettempdir()) / "tablebuzz-shots")

@@ -18,9 +18,8 @@ import sys
 
 import pytest
 from helpers import CONTROLS, run_sim, timeline
-from tablebuzz.sim import simulate
 from tablebuzz.paths import FAKES, FIRMWARE, HOST
-from tablebuzz.sim import mplib
+from tablebuzz.sim import mplib, simulate
 from tablebuzz.sim.timeline import parse
 
 pytestmark = pytest.mark.cpu_model  # on the modelled chip: line times as the chip's

@@ -8,7 +8,8 @@ room's `duplicates`; a `seq` skipped (a message lost) shows in `missing` until i
 - `rooms()`: [room summary] for the director's page and `/rooms.json` (see `summary`);
 - `standings()`: per game, one row per team (a team quiz) or player across every finished game
   of every room: wins, losses, ties, points, points per game; the quiz's powers, gets, negs;
-- `export()`: every finished game's record (tablebuzz.records.store's format, with its room and id);
+- `export()`: every finished game's record (tablebuzz.records.store's format, with its room
+  and id);
 - `tournament_qbj()`: the finished quiz games as one QBJ Tournament (tablebuzz.records.qbj).
 
 Standings come from the records alone: each record is folded by the scoreboard's own Table
