@@ -1,9 +1,10 @@
 """What the firmware's Python costs on the chip: the simulator's CPU model, and its one table.
 
 The simulator runs the firmware at the speed of the host, so by itself it would say a `race` line
-leaves ~2 ms after the press while the chip takes ~8 ms (a lone press) to ~19 ms (8 presses). `CpuModel` charges every loop pass
-the CPU time the chip would spend on it, from counts the simulator can see (so CPython and the
-MicroPython unix port, which see the same counts, give the same bytes):
+leaves ~2 ms after the press while the chip takes ~8 ms (a lone press) to ~19 ms (8 presses).
+`CpuModel` charges every loop pass the CPU time the chip would spend on it, from counts the
+simulator can see (so CPython and the MicroPython unix port, which see the same counts, give the
+same bytes):
 
 - a loop pass (its console poll), each command line and byte read;
 - each capture word decoded (PIO path);
