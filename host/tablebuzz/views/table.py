@@ -666,8 +666,8 @@ class Table:
                             "running": True, "at": self.clock()}]
 
     def _deglingo_state(self, g, ev):
-        """Déglingo's own `state` fields (the round, the active player, the observers out, the
-        round timer): after an undo they are what the room sees."""
+        """Déglingo's own `state` fields (the round, the active player, the observers out,
+        whether the round timer runs): after an undo they are what the room sees."""
         v = g["view"]
         if "round" not in ev:  # a board from before these fields: the turn at least
             if ev.get("turn"):
