@@ -138,19 +138,15 @@ class Deglingo(Game):
 
     def state_fields(self):
         """Déglingo's own `state` fields (docs/protocol.md): the round, the active player, the
-        observers out this round (judged wrong), and the round timer: `left_ms` (ms left, or None
-        without a timer or between rounds) and `timer_running` (False while an observer has the
-        floor). After an undo they say what the room sees, so a host keeps no model of its own."""
-        left = None
-        if self.deadline is not None:
-            left = max(0, ticks_diff(self.deadline, self.now)) // 1000
-        elif self.left_us is not None:
-            left = self.left_us // 1000
+        observers out this round (judged wrong), and whether the round timer runs
+        (`timer_running`: False without one, between rounds and while an observer has the floor).
+        No time left: it would depend on the very tick a judgement was handled, which differs
+        between board modules; a host counts down from the `deglingo` event. After an undo they
+        say what the room sees, so a host keeps no model of its own."""
         return (
             ("round", self.round),
             ("active", self.active + 1),
             ("out", [p + 1 for p in self.out]),
-            ("left_ms", left),
             ("timer_running", self.deadline is not None),
         )
 

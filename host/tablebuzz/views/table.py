@@ -712,8 +712,8 @@ class Table:
                             "running": True, "at": self.clock()}]
 
     def _deglingo_state(self, g, ev):
-        """Déglingo's own `state` fields (the round, the active player, the observers out, the
-        round timer): after an undo they are what the room sees."""
+        """Déglingo's own `state` fields (the round, the active player, the observers out,
+        whether the round timer runs): after an undo they are what the room sees."""
         v = g["view"]
         if "round" not in ev:  # a board from before these fields: the turn at least
             if ev.get("turn"):
@@ -726,10 +726,13 @@ class Table:
         last = v.get("last_round")
         if last is not None and last.get("round") is not None and last["round"] >= ev["round"]:
             v["last_round"] = None  # the round it told of is being played again
-        g["timers"] = []
-        if ev.get("left_ms") is not None:
-            g["timers"] = [{"label": "round timer", "remaining_ms": ev["left_ms"],
-                            "running": bool(ev.get("timer_running")), "at": now}]
+        running = bool(ev.get("timer_running"))
+        for t in g["timers"]:  # the round timer shown runs or stops as the board's does
+            if t["running"] and not running:
+                t["remaining_ms"] = max(0, t["remaining_ms"] - (now - t["at"]) * 1000)
+                t["running"] = False
+            elif running and not t["running"]:
+                t["running"], t["at"] = True, now
 
     def _deglingo_race(self, g, ev):
         for t in g["timers"]:  # paused while an observer has the floor
