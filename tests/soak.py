@@ -404,6 +404,10 @@ def _race_checks(counts, evs, stalls):
             locked.discard(ev["player"])
             if armed is not None:  # a timed lockout ended: that player may race (Déglingo)
                 armed.add(ev["player"])
+        elif kind == "state":  # the resync after every undo: an undo can take a lockout
+            # back with no `unlock` line (docs/protocol.md `state`: "after every undo")
+            held = set(ev["locked"])
+            locked = {p for p in locked if p in held or locked_by.get(p) == "wrong"} | held
         elif kind in ("resume", "game", "game_over", "menu"):
             armed, locked, pressed = None, set(), {}
         elif kind == "press" and armed is not None:

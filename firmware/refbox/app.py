@@ -402,13 +402,20 @@ class App:
         return self.referee.is_busy()
 
     def _save_before_race(self):
-        """A decision opens a race: save it now, the last safe moment before the race. The race
-        then opens at the tick after the write, so the time the write took is no part of it."""
-        if self.can_block():
-            if self._sync_journal(self.referee.now):
-                self.referee.now = self.clock.ticks_us()
-            if self._unsaved:
-                self._release_saved()  # what was decided before the race is in the journal
+        """A decision opens a race: save it now, the last moment before the race (no race is
+        open: the referee calls this only with the arbiter not ARMED). The race then opens at
+        the tick after the write, so the time the write took is no part of it.
+
+        Saved even while a debouncer is still judging a press or a capture word is unread (what
+        `can_block` waits out for other saves): both are decided by their stamps after the
+        write, and skipping the save kept the decisions before the race back until the race
+        was decided, seconds later, behind the lines of the race itself (a noise closure being
+        judged when a Deglingo call armed the race sent the call's lines after the round's
+        end; issue 19 "a line changes nothing")."""
+        if self._sync_journal(self.referee.now):
+            self.referee.now = self.clock.ticks_us()
+        if self._unsaved:
+            self._release_saved()  # what was decided before the race is in the journal
 
     def can_block(self):
         """True at a safe moment: no race open (the arbiter is not ARMED, so no settle window
