@@ -31,6 +31,7 @@ NEUTRAL = ("hello", "error", "state", "menu", "done", "buttons")
 
 class App:
     capture_lag_us = 500  # an edge is in the ring this long after it (DMA: µs; pin IRQ <= ~100 µs)
+    late_pass_us = 100000  # a pass this long after the last reads the capture's arrival notes
     loop_ms = 1
     gc_threshold = 48 * 1024  # bytes: no automatic gc before this much is allocated
     frame_us = 25000  # a moving frame is re-rendered this often (every blink period divides it)
@@ -82,6 +83,7 @@ class App:
         self._unsaved = []  # lines of decisions waiting for the journal to hold them (str)
         self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
+        self._last_pass = self.now  # the tick of the pass before this one (see _take_words)
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
@@ -246,6 +248,7 @@ class App:
         of the 1 ms period on the chip (bench/README.md). What can start a timer only happens in a
         working pass, so the flags are fresh. The simulator skips idle passes altogether, which is
         why they must change nothing."""
+        self._last_pass = self.now  # (a word read now came after the last pass looked)
         self.now = now = self.clock.ticks_us()
         board = self.board
         capture = self._capture
@@ -559,8 +562,22 @@ class App:
         index = capture.index
         decoder = self.decoder
         read_by = self.clock.ticks_us()  # every one of the n words was in the ring before this
+        arrivals = ()
+        if ticks_diff(read_by, self._last_pass) > self.late_pass_us:
+            # the loop was held (a console write waiting for a stalled host): the timer's
+            # notes say by when each word was in the ring (PioEdgeCapture.arrivals), so a
+            # word is placed in its own counter wrap however long the wait
+            arrivals = capture.arrivals(self._last_pass)
+        first = capture.seq()
+        j = 0
         for i in range(n):  # a word's time needs only the one before: lost words cost levels
-            decoder.word(words[(index + i) & mask], read_by, edges)
+            by = read_by
+            if arrivals:
+                while j < len(arrivals) and arrivals[j][0] <= first + i:
+                    j += 1
+                if j < len(arrivals):
+                    by = arrivals[j][1]
+            decoder.word(words[(index + i) & mask], by, edges)
         capture.taken(n)
         if not lost and capture.pending() + n > capture.ring_words:
             lost = 1  # the DMA lapped the words while they were read
