@@ -83,7 +83,9 @@ class App:
         self._unsaved = []  # lines of decisions waiting for the journal to hold them (str)
         self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
-        self._last_pass = self.now  # the tick of the pass before this one (see _take_words)
+        # the ticks of this pass and of the one before it (see _take_words); before the first
+        # pass, the capture's start: the boot (journal, resume) can outlast a counter wrap
+        self._last_pass = self._this_pass = board.capture_start_tick
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
@@ -248,8 +250,9 @@ class App:
         of the 1 ms period on the chip (bench/README.md). What can start a timer only happens in a
         working pass, so the flags are fresh. The simulator skips idle passes altogether, which is
         why they must change nothing."""
-        self._last_pass = self.now  # (a word read now came after the last pass looked)
         self.now = now = self.clock.ticks_us()
+        self._last_pass = self._this_pass  # (a word read now came after that pass looked)
+        self._this_pass = now
         board = self.board
         capture = self._capture
         n = capture.pending()

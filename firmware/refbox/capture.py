@@ -54,11 +54,12 @@ class EdgeDecoder:
 
     def word(self, word, tick, out):
         """Decode one PIO word that was in the ring by µs tick `tick` (read after the loop found
-        it); append its edges to `out`.
+        it, or after a long wait the capture timer's note that came after it: refbox.app
+        `_take_words`); append its edges to `out`.
 
         The counter gives the time since the previous word modulo one wrap; the word's time is
-        the latest of those not after `tick`. Exact while a word waits less than a whole wrap to
-        be read (0.94 s with 6 pins, 0.23 s with 8).
+        the latest of those not after `tick`. Exact while `tick` is less than a whole wrap after
+        the word (0.94 s with 6 pins, 0.23 s with 8).
         """
         count = word >> self.n_pins
         counts = (self._count - count) & self.counter_mask

@@ -211,13 +211,17 @@ class World:
             irq.flags_value = latched & irq.trigger_value
 
     # ------------------------------------------------------------------ CPU and interrupts
-    def request_irq(self, key, priority, handler, arg):
-        """Raise a hard interrupt; merged with one of the same key that is still pending."""
+    def request_irq(self, key, priority, handler, arg, latency_ns=None):
+        """Raise a hard interrupt; merged with one of the same key that is still pending.
+        `latency_ns`: a fixed latency (a timer's), else one drawn from `irq_latency_ns`."""
         if key in self._pending:
             self.stats["merged_edges"] += 1
             return
         low, high = self.irq_latency_ns
-        ready = self.now + low + self.rng.below(high - low + 1)
+        if latency_ns is None:
+            ready = self.now + low + self.rng.below(high - low + 1)
+        else:
+            ready = self.now + latency_ns
         self._pending[key] = (priority, handler, arg, ready)
         self._plan_dispatch(ready)
 

@@ -233,8 +233,10 @@ class Timer:
             return
         from tablebuzz.sim.world import World
 
-        # straight to the world's dispatch: the runner's wrapper would step the loop after it
-        World.request_irq(w, ("timer", id(self)), -3, self._callback, self)
+        # straight to the world's dispatch: the runner's wrapper would step the loop after it;
+        # a fixed latency, so the timer draws nothing from the world's random numbers (the
+        # contacts' bounce and the pin interrupts' latencies come out as without it)
+        World.request_irq(w, ("timer", id(self)), -3, self._callback, self, w.irq_latency_ns[0])
         if self._mode == self.PERIODIC:
             w.at_background(w.now + self._period_ns, self._due)
         else:
