@@ -67,6 +67,7 @@ REQUIRED = {
 }
 CONTROLS = ("arm", "yes", "no", "undo")
 BOOT_READY_US = 100 * MS  # power-on to a board that polls its buttons (main.py, the journal)
+BOOT_LINES_US = 1500 * MS  # power-on to a board that reads its console, with room (~0.65 s)
 ANSWER_US = 600 * MS  # a control's answer may wait for a flash commit, a gc, a full FIFO
 TICKS = 1 << 30
 
@@ -127,12 +128,18 @@ def night(seed, game=None):
         extra.append({"at_us": t, "send": STATE})
         t += rng.randint(500, 2000) * MS
     free_at = {c: 0 for c in CONTROLS}  # box buttons, never two presses of one at once
+    held = {c: [] for c in CONTROLS}  # (from, to) µs of the game's own presses of each control
+    for r in records:
+        if r.get("control") in held:
+            held[r["control"]].append((r["at_us"], r["at_us"] + r.get("hold_ms", 120) * MS))
     for _ in range(max(2, end // (3 * S))):
         name = rng.choice(CONTROLS)
         at = rng.randint(200, end // MS) * MS + rng.randint(0, 999)
         hold = rng.randint(30, 300)
         if at < free_at[name]:
             continue
+        if any(a - (hold + 60) * MS < at < b + 60 * MS for a, b in held[name]):
+            continue  # a button already held cannot be pressed again: one contact, one press
         free_at[name] = at + (hold + 60) * MS
         extra.append({"at_us": at, "control": name, "hold_ms": hold})
     desk = [{"cmd": "undo"}, {"cmd": "judge", "correct": True}, {"cmd": "judge", "correct": False}]
@@ -217,6 +224,17 @@ def quiet_night(seed, game=None):
             busy.setdefault(p, []).append(at)
         times.append(at + rng.randint(1000, 3000))
     kinds = [KINDS[rng.randrange(len(KINDS))] for _ in times]
+    # no line into a board that is off or booting (a game with a power cut in it): nothing
+    # receives it then (USB is gone until the boot brings it back), so it gets no answer
+    deaf, off = [], None
+    for r in records:
+        if r.get("power") == "off":
+            off = r["at_us"]
+        elif r.get("power") == "on" and off is not None:
+            deaf.append((off, r["at_us"] + BOOT_LINES_US))
+            off = None
+    keep = [i for i, t in enumerate(times) if not any(a <= t <= b for a, b in deaf)]
+    times, kinds = [times[i] for i in keep], [kinds[i] for i in keep]
     disturbed, slipped = slip(records + extra, times, kinds)
     plain = Night(seed, head, sorted(records, key=lambda r: r["at_us"]))
     return plain, Night(seed, head, disturbed), slipped
@@ -312,7 +330,7 @@ def check(n, lines):
     stalls = _stalls(n.records)
     for (_, _, origin), evs in zip(segments, per_segment, strict=True):
         _press_checks(counts, evs, origin, edges)
-        _race_checks(counts, evs, stalls)
+        _race_checks(counts, evs, stalls, n.head["players"])
     _control_checks(counts, n, events, segments, stalls)
     _resume_checks(counts, segments, per_segment, stalls)
     return counts
@@ -387,23 +405,32 @@ def _presses_before_races(evs):
     return out
 
 
-def _race_checks(counts, evs, stalls):
+def _race_checks(counts, evs, stalls, players):
     armed, locked, pressed, opened, locked_by = None, set(), {}, 0, {}
+    out = set()  # left out of the race for another reason than a lockout (judged wrong)
     for ns, ev in _presses_before_races(evs):
         kind = ev["ev"]
         if kind == "armed":  # who may race; a wrong answer's lockout ends with its race
             armed, pressed, opened = set(ev["players"]), {}, ns
             locked = {p for p in locked if locked_by.get(p) != "wrong" or p not in armed}
+            out = {p for p in range(1, players + 1) if p not in armed and p not in locked}
         elif kind == "lockout":
             locked.add(ev["player"])
             locked_by[ev["player"]] = ev["reason"]
             pressed.pop(ev["player"], None)  # a press that locked its player is no buzz
             if ev["reason"] == "wrong" and armed is not None:
                 armed.discard(ev["player"])
+                out.add(ev["player"])
         elif kind == "unlock":
             locked.discard(ev["player"])
-            if armed is not None:  # a timed lockout ended: that player may race (Déglingo)
+            if armed is not None and ev["player"] not in out:
+                # a timed lockout ended: that player may race (Déglingo), unless the race had
+                # left them out already (judged wrong, as a resume's `armed` line says)
                 armed.add(ev["player"])
+        elif kind == "state":  # the resync after every undo: an undo can take a lockout
+            # back with no `unlock` line (docs/protocol.md `state`: "after every undo")
+            held = set(ev["locked"])
+            locked = {p for p in locked if p in held or locked_by.get(p) == "wrong"} | held
         elif kind in ("resume", "game", "game_over", "menu"):
             armed, locked, pressed = None, set(), {}
         elif kind == "press" and armed is not None:

@@ -98,6 +98,24 @@ def test_held_at_boot_is_spent():
     assert actions == []
 
 
+@pytest.mark.parametrize("boot_tick", [400000, 13700000])  # a fresh boot, a resumed clock
+def test_an_arm_held_at_boot_gives_no_repeats(boot_tick):
+    """Soak night 16: ARM held while the board came up after a power cut. Its repeats ran from
+    tick 0, and a resumed game's clock goes on from its last save (13.7 s here): 320 ARM
+    repeats at once, 320 Diddly entries, and the loop busy for seconds encoding them."""
+    buttons = _buttons()
+    buttons.held_at_boot(0b1110)  # ARM down
+    actions = []
+    buttons.poll(boot_tick, actions)
+    buttons.poll(boot_tick + 2000000, actions)  # held on for 2 s: still spent
+    actions += _edges(buttons, [(0, False, boot_tick + 2100000)])
+    buttons.poll(boot_tick + 2200000, actions)
+    assert actions == []
+    actions += _edges(buttons, [(0, True, boot_tick + 3000000)])  # the next press repeats
+    buttons.poll(boot_tick + 3000000 + 600000, actions)
+    assert actions == ["arm", "arm:repeat", "arm:repeat"]
+
+
 # ------------------------------------------------------------------ through the simulator
 def _quiz_with_arm_and_no(start_us, count, hold_ms, gap_us=200000):
     """A quiz question, then `count` ARM / NO (cancel) pairs: each ARM must give `armed`, each NO

@@ -90,15 +90,36 @@ def _moments(records, plain):
     return sorted(times)
 
 
-def _slip_times(moments, offsets_ms, phase_us):
-    """A slip time for every moment and offset; its sub-ms part changes from ms to ms."""
+def _deaf(records, plain):
+    """[(from µs, to µs)]: from each power cut to 1 ms after the `hello` of the boot that follows
+    it. No line can reach the board then (the USB device is gone until the new boot brings it
+    back: tablebuzz.sim.runner drops console bytes while no board runs), so none is slipped
+    there: a line sent into a dead board gets no answer because nothing received it."""
+    out = []
+    hellos = [ns / 1000 for ns, line in plain if line.startswith('{"ev":"hello"')]
+    off = None
+    for rec in records:
+        if rec.get("power") == "off" and off is None:
+            off = rec["at_us"]
+        elif rec.get("power") == "on" and off is not None:
+            after = [h for h in hellos if h >= rec["at_us"]]
+            out.append((off, (after[0] if after else float("inf")) + MS))
+            off = None
+    if off is not None:
+        out.append((off, float("inf")))
+    return out
+
+
+def _slip_times(moments, offsets_ms, phase_us, deaf=()):
+    """A slip time for every moment and offset; its sub-ms part changes from ms to ms. None
+    falls in a `deaf` window (_deaf)."""
     out = set()
     for m in moments:
         ms = int(m) // MS
         sub = (phase_us + 137 * ms) % MS
         for off in offsets_ms:
             at = ms * MS + off * MS + sub
-            if at > 2 * MS:
+            if at > 2 * MS and not any(a <= at <= b for a, b in deaf):
                 out.add(at)
     return sorted(out)
 
@@ -153,12 +174,7 @@ RUNS = (
 
 
 @pytest.mark.parametrize("run_no", range(len(RUNS)))
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=(
-        "issue 19: in the NAQT match a line slipped at 25.4 s gets no answer; not yet found why")))
-    if n == "quizbowl_naqt" else n
-    for n in sorted(SESSIONS)
-])
+@pytest.mark.parametrize("name", sorted(SESSIONS))
 def test_slipped_lines_change_no_game(name, run_no):
     head, records = SESSIONS[name]
     offsets, phase, noisy = RUNS[run_no]
@@ -167,7 +183,7 @@ def test_slipped_lines_change_no_game(name, run_no):
         records = _with_noise(head, records, plain)
         plain = _run(head, records)
     offsets = offsets if isinstance(offsets, tuple) else (offsets,)
-    times = _slip_times(_moments(records, plain), offsets, phase)
+    times = _slip_times(_moments(records, plain), offsets, phase, _deaf(records, plain))
     assert times  # every game has presses
     _check(name, head, records, times, plain=plain)
 
@@ -307,7 +323,7 @@ def test_slipped_lines_change_no_game_on_micropython(name):
     head, records = SESSIONS[name]
     plain = _run(head, records)
     offsets, phase = ((-4, -2, 0, 2, 4), 0) if not FULL else ((-3, -1, 1, 3), 500)
-    times = _slip_times(_moments(records, plain), offsets, phase)
+    times = _slip_times(_moments(records, plain), offsets, phase, _deaf(records, plain))
     mixed = _check(name, head, records, times, "micropython", plain=plain)
     assert mixed == _run(head, slip(records, times)[0])
 

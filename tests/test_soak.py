@@ -33,22 +33,7 @@ def _assert_none(lane, invariant):
     )
 
 
-# Still failing on main after the merges of this session (issue 19 stays open for them): nights
-# 2, 5 and 8 (Déglingo, Evidence) see a press line whose stamp the timeline does not give, and two
-# nights whose stream a slipped line changed (a held decision line and an `armed` line trading
-# places). ("decisions", two Déglingo races of night 8 without their press lines around them,
-# passes since races are decided as soon as proven: issue 20.)
-KNOWN = {
-    "press_stamps": "nights 2, 5, 8: press lines whose stamps the timeline does not give",
-    "same_as_quiet": "nights 2, 8: a decision line held for the journal and `armed` trade places",
-}
-
-
-@pytest.mark.parametrize("invariant", [
-    pytest.param(k, marks=pytest.mark.xfail(strict=True, reason="issue 19: " + KNOWN[k]))
-    if k in KNOWN else k
-    for k in soak.INVARIANTS if k != "same_bytes"
-])
+@pytest.mark.parametrize("invariant", [k for k in soak.INVARIANTS if k != "same_bytes"])
 def test_night_soak(invariant):
     _assert_none("cpython", invariant)
 

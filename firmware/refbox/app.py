@@ -83,6 +83,9 @@ class App:
         self._unsaved = []  # lines of decisions waiting for the journal to hold them (str)
         self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
+        # the ticks of this pass and of the one before it (see _take_words); before the first
+        # pass, the capture's start: the boot (journal, resume) can outlast a counter wrap
+        self._last_pass = self._this_pass = board.capture_start_tick
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
@@ -273,6 +276,8 @@ class App:
         working pass, so the flags are fresh. The simulator skips idle passes altogether, which is
         why they must change nothing."""
         self.now = now = self.clock.ticks_us()
+        self._last_pass = self._this_pass  # (a word read now came after that pass looked)
+        self._this_pass = now
         board = self.board
         capture = self._capture
         n = capture.pending()
@@ -442,14 +447,17 @@ class App:
         `gc_threshold` bytes) cannot fall inside the race: the race path allocates far less than
         that (bench/README.md). The race then opens at the tick after them, so the time they
         took is no part of it. Not at a safe moment (a press being judged), the collection waits
-        for the next one (`_gc_due`)."""
-        if not self.can_block():
-            self._gc_due = True
-            return
+        for the next one (`_gc_due`); the save never waits: both a press being judged and an
+        unread capture word are decided by their stamps after the write, and skipping the save
+        kept the decisions before the race back until the race was decided, behind the race's
+        own lines (issue 19 "a line changes nothing")."""
         if self.journal is not None and self._sync_journal(self.referee.now):
             self.referee.now = self.clock.ticks_us()
         if self._unsaved:
             self._release_saved()  # what was decided before the race is in the journal
+        if not self.can_block():
+            self._gc_due = True
+            return
         self._gc_due = False
         self.board.collect()
         self.referee.now = self.clock.ticks_us()
@@ -513,7 +521,7 @@ class App:
         """Decode what the capture holds (`n`: its `pending()`) into debouncer edges
         (refbox.capture: either path, one interface)."""
         reader = self._reader
-        edges = reader.read(n)
+        edges = reader.read(n, self._last_pass)
         if edges is None:
             return  # nothing came: nothing allocated
         if reader.lost:

@@ -6,8 +6,10 @@ Capture (design notes "Interrupts record, the loop decides"):
   at 125 MHz) and pushes `(counter << n_pins) | levels` on any change; a DMA channel paced by the
   SM's RX DREQ moves each word into a 4 KB RAM ring as it comes (no interrupt handler), and the
   loop reads the channel's live transfer count. The SM is started and stamped by a DMA chain, so
-  PIO stamps share the µs tick clock to ±0.5 µs. The 24-bit counter wraps every 0.94 s: the loop
-  unwraps it from the µs tick at which it read each word (refbox.capture).
+  PIO stamps share the µs tick clock to ±0.5 µs. The 24-bit counter wraps every 0.94 s (0.23 s
+  with 8 pins): the loop unwraps it from a µs tick by which each word was in the ring (its own
+  read, or after a long wait the note a 50 ms hard timer took of the DMA's progress:
+  refbox.capture, PioEdgeCapture.arrivals).
 - Pin-IRQ fallback: a hard handler per player pin stores (ticks_us, one GPIO_IN read). Resolution
   is the handler's (about 45 µs apart, lowest GPIO first when edges are pending together); presses
   in one snapshot are ties.
@@ -87,6 +89,7 @@ class MaskLog:
 
 
 _EDGE_PROGRAMS = {}  # n_pins -> assembled program: one copy in PIO memory however often built
+_MARK_TIMER = None  # the machine.Timer noting the capture's progress (PioEdgeCapture._mark)
 
 
 def edge_timestamper(n_pins):
@@ -166,7 +169,10 @@ class PioEdgeCapture:
     load = (1 << 28) - 1  # TRANS_COUNT per arming (RP2350 keeps 28 count bits)
     rearm_below = 1 << 20  # re-armed at a safe moment when fewer transfers remain
 
-    def __init__(self, sm_id, base_pin, n_pins, mhz):
+    mark_ms = 50  # how often the timer notes how far the DMA has come (see `_mark`)
+    marks = 32  # notes kept (a power of two): 1.6 s, more than the loop's longest wait
+
+    def __init__(self, sm_id, base_pin, n_pins, mhz, ticks_us=None):
         self._stall_bit = 1 << sm_id  # FDEBUG.RXSTALL of this state machine
         ring_bytes = self.ring_words * 4
         # the write ring wraps at a 4 KB boundary: take the aligned 4 KB inside 8 KB
@@ -197,6 +203,62 @@ class PioEdgeCapture:
         self.dma.active(1)
         machine.mem32[_PIO0_FDEBUG] = self._stall_bit
         self.start_tick, self.start_ns = _start_anchored(sm_id, mhz)
+        self._notes = array.array("i", [-1] * (2 * self.marks))  # (words, tick) pairs
+        self._note_at = 0  # the pair the timer writes next (the oldest)
+        if ticks_us is not None:
+            self._start_marks(ticks_us)
+
+    def _start_marks(self, ticks_us):
+        """Note the DMA's progress every `mark_ms` from a hard timer interrupt, so that a word
+        read late is still placed in the right counter wrap.
+
+        A word's counter says its time modulo one wrap (0.23 s with 8 stations); which wrap
+        comes from a tick by which the word was in the ring. The loop's own tick serves while it
+        reads often, but a blocking call can hold it longer than a wrap: a console write that
+        finds a host just stopped waits up to 1 s (docs/architecture.md "Console output"). The
+        timer's interrupt still runs then (pico-sdk alarm pool: the TIMER's IRQ), and its note,
+        taken at most `mark_ms` (plus any masked spell) after the word, is the tick the decoder
+        uses instead (`arrivals`)."""
+        global _MARK_TIMER
+        if _MARK_TIMER is not None:
+            _MARK_TIMER.deinit()  # a Board built again (Ctrl-C, `import main`): one timer
+        self._ticks_us = ticks_us
+        _MARK_TIMER = machine.Timer(  # -1: the rp2 port's only (soft, alarm pool) timer
+            -1, mode=machine.Timer.PERIODIC, period=self.mark_ms, callback=self._mark, hard=True
+        )
+
+    def _mark(self, _timer):
+        """The timer's hard interrupt: note the words written since arming and the tick.
+        Allocates nothing (small ints into an array). The words slot is cleared first, so a
+        pair read while it is rewritten is never taken for a whole one (`arrivals`)."""
+        notes = self._notes
+        i = self._note_at
+        notes[i] = -1
+        notes[i + 1] = self._ticks_us()
+        notes[i] = self._armed - self.dma.count  # type: ignore[attr-defined]
+        self._note_at = (i + 2) & (2 * self.marks - 1)
+
+    def seq(self):
+        """How many words the loop has taken since the channel was armed: the next word's
+        number, as `arrivals` counts them."""
+        return self._taken
+
+    def arrivals(self, since):
+        """[(words, tick)] oldest first: the notes taken after µs tick `since`, each saying
+        that by `tick` the DMA had written `words` words since it was armed (a word numbered
+        k, `seq` counting, was in the ring by the first note with words > k). Allocates: the
+        loop asks only after a pass that came late."""
+        notes = self._notes
+        size = 2 * self.marks
+        j = self._note_at
+        out = []
+        for _ in range(self.marks):
+            words = notes[j]
+            tick = notes[j + 1]
+            if words >= 0 and notes[j] == words and ticks_diff(tick, since) > 0:
+                out.append((words, tick))  # (torn by the interrupt: words read -1 or changed)
+            j = (j + 2) & (size - 1)
+        return out
 
     def pending(self):
         """Words written since the last `taken` (more than `ring_words`: the oldest are gone).
@@ -226,6 +288,9 @@ class PioEdgeCapture:
         self._armed = self.load
         self._taken = 0
         self.restarts += 1
+        notes = self._notes
+        for i in range(0, len(notes), 2):
+            notes[i] = -1  # they counted the words of the last arming
 
 
 def _log2(n):
@@ -533,7 +598,7 @@ class Board:
         self.capture = None  # type: PioEdgeCapture | PinIrqCapture | None
         if capture == "pio":
             self.capture = PioEdgeCapture(
-                0, self.player_pins[0], pinmap.PLAYER_COUNT, self.pio_mhz
+                0, self.player_pins[0], pinmap.PLAYER_COUNT, self.pio_mhz, clock.ticks_us
             )
         else:
             self.capture = PinIrqCapture(self.player_pins, self.ring, clock.ticks_us, self.base)

@@ -205,6 +205,14 @@ class PioEdgeCapture:
     def restart(self):
         return None
 
+    def seq(self):
+        return 0
+
+    def arrivals(self, since):
+        """No notes (refbox.board's timer): CircuitPython offers no hard timer interrupt, and
+        its console writes never wait (write_timeout 0), so the loop's own tick serves."""
+        return ()
+
 
 class KeypadEdges:
     """The control buttons' edges from `keypad.Keys`, as refbox.board.ControlEdges's ring: `head`,

@@ -55,11 +55,12 @@ class EdgeDecoder:
 
     def word(self, word, tick, out):
         """Decode one PIO word that was in the ring by µs tick `tick` (read after the loop found
-        it); append its edges to `out`.
+        it, or after a long wait the capture timer's note that came after it: refbox.app
+        `_take_words`); append its edges to `out`.
 
         The counter gives the time since the previous word modulo one wrap; the word's time is
-        the latest of those not after `tick`. Exact while a word waits less than a whole wrap to
-        be read (0.94 s with 6 pins, 0.23 s with 8).
+        the latest of those not after `tick`. Exact while `tick` is less than a whole wrap after
+        the word (0.94 s with 6 pins, 0.23 s with 8).
         """
         count = word >> self.n_pins
         counts = (self._count - count) & self.counter_mask
@@ -155,15 +156,21 @@ class PioWords(_Reader):
     """The PIO path: the words the DMA wrote into its RAM ring (refbox.board.PioEdgeCapture:
     `words`, `mask`, `index`, `taken(n)`, `stalled()`, `ring_words`)."""
 
+    late_pass_us = 100000  # a pass this long after the one before reads the timer's notes
+
     def __init__(self, capture, decoder, ticks_us):
         _Reader.__init__(self, decoder)
         self.capture = capture
         self._ticks_us = ticks_us
 
-    def read(self, n):
+    def read(self, n, since):
         """Decode the `n` words the DMA wrote since the last read. Words lost to a lapped ring
         (the oldest) or a full RX FIFO (the newest, `stalled`) break the chain: `lost` says so,
-        and the race's order is no longer proven (Arbiter.capture_lost)."""
+        and the race's order is no longer proven (Arbiter.capture_lost). `since`: the µs tick
+        of the loop's pass before this one (every word read now came after it looked): when
+        that is more than `late_pass_us` ago, the capture timer's notes say by when each word
+        was in the ring (PioEdgeCapture.arrivals), so a word is placed in its own counter wrap
+        however long the loop was held (a console write waiting for a stalled host)."""
         capture = self.capture
         stalled = capture.stalled()
         self.lost = 0
@@ -180,8 +187,19 @@ class PioWords(_Reader):
         index = capture.index
         decoder = self.decoder
         read_by = self._ticks_us()  # every one of the n words was in the ring before this
+        arrivals = ()
+        if ticks_diff(read_by, since) > self.late_pass_us:
+            arrivals = capture.arrivals(since)
+        first = capture.seq()
+        j = 0
         for i in range(n):  # a word's time needs only the one before: lost words cost levels
-            decoder.word(words[(index + i) & mask], read_by, edges)
+            by = read_by
+            if arrivals:
+                while j < len(arrivals) and arrivals[j][0] <= first + i:
+                    j += 1
+                if j < len(arrivals):
+                    by = arrivals[j][1]
+            decoder.word(words[(index + i) & mask], by, edges)
         capture.taken(n)
         if not lost and capture.pending() + n > capture.ring_words:
             lost = 1  # the DMA lapped the words while they were read
@@ -204,7 +222,7 @@ class IrqSnapshots(_Reader):
         self.lag_us = lag_us
         self.debouncers = debouncers
 
-    def read(self, n):
+    def read(self, n, since=None):
         """Decode every snapshot waiting; `lost`: records the ring dropped (0: none)."""
         ring = self.ring
         self.lost = 0

@@ -66,7 +66,9 @@ class ControlButtons:
     def held_at_boot(self, levels):
         """Controls already down at power-up (`levels`: bit i high when control i is released)
         count as pressed and spent: letting go gives no action (the safe-boot gesture is not also
-        an UNDO)."""
+        an UNDO), and a held ARM or NO gives no repeats (its press began before any tick the
+        board has: it repeated from tick 0, hundreds of steps at once after a resume, whose
+        clock goes on from the last save: soak night 16, 320 Diddly entries in one pass)."""
         for i in range(len(self.names)):
             if not (levels >> i) & 1:
                 self._raw[i] = self._down[i] = True
@@ -156,7 +158,7 @@ class ControlButtons:
                 actions.append(self.names[i])
         if not self._down[i]:
             return
-        if self.repeat[i]:
+        if self.repeat[i] and not self._held[i]:  # (held at boot: spent, no fast entry)
             while ticks_diff(t, self._next_repeat[i]) >= 0 and self._raw[i]:
                 count = self._repeats[i] = self._repeats[i] + 1
                 gap = REPEAT[min(count, len(REPEAT) - 1)]

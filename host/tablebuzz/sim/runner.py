@@ -773,8 +773,8 @@ class Simulation:
         self._schedule_next_record()
         while True:
             nxt = world.next_time()
-            if nxt is None:
-                break
+            if nxt is None or not world.foreground_pending():
+                break  # (a periodic timer alone keeps nothing going)
             late = self._records_done and nxt > self._end + TAIL_NS
             if late and not self.console.pending():
                 break

@@ -24,6 +24,7 @@ class World:
     irq_latency_ns = (20000, 25000)  # min, max; drawn uniformly per dispatch
     pin_handler_ns = 45000  # from one pin handler's start to the next's
     pio_handler_ns = 15000  # one bulk drain (design notes: ~10 µs a word if drained one at a time)
+    timer_handler_ns = 15000  # a hard machine.Timer callback of a few statements (its dispatch)
     neopixel_ns_per_pixel = 30000
     schedule_depth = 8
     # a MicroPython C-method call on the chip, from the call to its register write (a simple loop
@@ -62,6 +63,7 @@ class World:
         self.tones = []  # (ns, freq), likewise
         self.log = []  # notes for people: (ns, text)
         self._queue = []
+        self._background = 0  # events of at_background in the queue
         self._seq = 0
         self._first_seq = 0
         self._busy_until = 0  # CPU inside a handler or with interrupts masked
@@ -78,6 +80,7 @@ class World:
         self._in_handler = 0  # an interrupt handler runs: it reads the true time
         self.watchdog_ms = None  # machine.WDT's timeout while it runs (fakes/machine.py)
         self.watchdog_fed = 0
+        self.power_epoch = 0  # counts power cuts: a machine.Timer started before one is gone
         self.stats = {"pin_handlers": 0, "pio_handlers": 0, "merged_edges": 0, "masked_ns": 0}
         self.stats["i2c_ns"] = 0  # time the loop spent in I2C transfers
         self.stats["i2c_transfers"] = 0
@@ -136,6 +139,21 @@ class World:
         self._first_seq += 1
         heapq.heappush(self._queue, (max(t, self.now), self._first_seq - (1 << 60), fn, arg))
 
+    def at_background(self, t, fn, arg=None):
+        """Like at(), for what goes on by itself for ever (a periodic machine.Timer): it keeps no
+        run going (`foreground_pending`: the runner ends a run when only these are queued, as it
+        did when nothing was)."""
+        self._background += 1
+        self.at(t, self._run_background, (fn, arg))
+
+    def _run_background(self, pair):
+        self._background -= 1
+        pair[0](pair[1])
+
+    def foreground_pending(self):
+        """True while something other than `at_background` events is queued."""
+        return len(self._queue) > self._background
+
     def next_time(self):
         return self._queue[0][0] if self._queue else None
 
@@ -193,13 +211,17 @@ class World:
             irq.flags_value = latched & irq.trigger_value
 
     # ------------------------------------------------------------------ CPU and interrupts
-    def request_irq(self, key, priority, handler, arg):
-        """Raise a hard interrupt; merged with one of the same key that is still pending."""
+    def request_irq(self, key, priority, handler, arg, latency_ns=None):
+        """Raise a hard interrupt; merged with one of the same key that is still pending.
+        `latency_ns`: a fixed latency (a timer's), else one drawn from `irq_latency_ns`."""
         if key in self._pending:
             self.stats["merged_edges"] += 1
             return
         low, high = self.irq_latency_ns
-        ready = self.now + low + self.rng.below(high - low + 1)
+        if latency_ns is None:
+            ready = self.now + low + self.rng.below(high - low + 1)
+        else:
+            ready = self.now + latency_ns
         self._pending[key] = (priority, handler, arg, ready)
         self._plan_dispatch(ready)
 
@@ -223,9 +245,14 @@ class World:
                 best = key
         if best is not None:
             priority, handler, arg, ready = self._pending.pop(best)
-            cost = self.pio_handler_ns if best[0] == "pio" else self.pin_handler_ns
+            kind = best[0]
+            if kind == "timer":
+                cost = self.timer_handler_ns
+                self.stats["timer_handlers"] = self.stats.get("timer_handlers", 0) + 1
+            else:
+                cost = self.pio_handler_ns if kind == "pio" else self.pin_handler_ns
+                self.stats["pio_handlers" if kind == "pio" else "pin_handlers"] += 1
             self._busy_until = self.now + cost
-            self.stats["pio_handlers" if best[0] == "pio" else "pin_handlers"] += 1
             if best[0] == "pin":
                 self._serve_pin(best[1], arg)
             self._in_handler += 1
@@ -256,6 +283,7 @@ class World:
         contacts, the clock and what is queued for them go on: the table does not stop."""
         self.pin_irqs = {}
         self.pin_intr = {}
+        self.power_epoch += 1  # the timers stop (fakes/machine.py Timer)
         self._pending = {}
         self._dispatch_at = None
         self._soft = []

@@ -195,6 +195,54 @@ class WDT:
         w.watchdog_fed = w.now
 
 
+class Timer:
+    """The rp2 port's soft timer (ports/rp2/machine_timer.c, v1.28.0): id -1 only, keyword
+    arguments `mode`, `period` (ms), `callback`, `hard` (default False). Its callback runs from
+    the pico-sdk alarm pool's TIMER interrupt: here a hard interrupt the world dispatches as it
+    does a pin's (latency, masks, one handler at a time), every `period` ms from the call. Its
+    handler gives the loop nothing to read, so it does not wake the loop. Stopped by `deinit()`
+    and by a power cut."""
+
+    ONE_SHOT = 0
+    PERIODIC = 1
+
+    def __init__(self, id=-1, mode=PERIODIC, period=-1, callback=None, hard=False):
+        if id != -1:
+            raise ValueError("Timer doesn't exist")
+        self._armed = None
+        if callback is not None:
+            self.init(mode=mode, period=period, callback=callback, hard=hard)
+
+    def init(self, mode=PERIODIC, period=-1, callback=None, hard=False):
+        if not hard:
+            raise NotImplementedError("the simulator models hard timer callbacks only")
+        w = _world.current
+        self.deinit()
+        self._mode = mode
+        self._period_ns = max(1, period) * 1000000
+        self._callback = callback
+        self._armed = w.power_epoch  # a power cut stops it (World.power_off)
+        w.at_background(w.now + self._period_ns, self._due)
+
+    def deinit(self):
+        self._armed = None
+
+    def _due(self, _):
+        w = _world.current
+        if self._armed != w.power_epoch:
+            return
+        from tablebuzz.sim.world import World
+
+        # straight to the world's dispatch: the runner's wrapper would step the loop after it;
+        # a fixed latency, so the timer draws nothing from the world's random numbers (the
+        # contacts' bounce and the pin interrupts' latencies come out as without it)
+        World.request_irq(w, ("timer", id(self)), -3, self._callback, self, w.irq_latency_ns[0])
+        if self._mode == self.PERIODIC:
+            w.at_background(w.now + self._period_ns, self._due)
+        else:
+            self._armed = None
+
+
 def freq(hz=None):
     w = _world.current
     if hz is None:
