@@ -292,6 +292,9 @@ class Referee:
                 self._record(self.game.win_entry(winner, first))
                 if self.decided is not None:
                     self.decided()  # the winner's LED before the rest of the pass
+                # the prompts the win brings, right behind it: before any later press is handed
+                # over, in whichever pass that falls (a decision can stop its pass's hand-over)
+                self.prompts()
 
     def buttons(self):
         """What each control does now, for people: [(control, meaning)] (Game.buttons; the menu's;
