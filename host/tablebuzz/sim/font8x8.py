@@ -35,7 +35,7 @@ def glyphs():
     Raises FontUnavailableError."""
     global _glyphs
     if _glyphs is None:
-        from tablebuzz.sim.simulate import SimError, micropython_binary
+        from tablebuzz.sim.ports import SimError, micropython_binary
 
         try:
             binary = micropython_binary()

