@@ -280,3 +280,19 @@ def test_the_same_pictures_give_the_same_glass_and_the_same_bus_bytes():
     )
     assert circuitpython[0] == micropython[0]
     assert circuitpython[1] == micropython[1]
+
+
+def test_the_core_hashes_with_circuitpythons_hashlib(monkeypatch):
+    """CircuitPython's hashlib has only new(name, data) (no hashlib.sha256: on the emulated RP2040
+    the first game's commitment raised AttributeError): refbox.compat.sha256 takes that way, and
+    the commitment and the journal's check are the same bytes."""
+    import hashlib
+    import types
+
+    from refbox import compat, journal, prng
+
+    before = (prng.commitment(b"\x01" * 16), journal.checksum(b"payload"))
+    only_new = types.SimpleNamespace(new=lambda name, data=b"": hashlib.new(name, data))
+    monkeypatch.setattr(compat, "hashlib", only_new)
+    monkeypatch.setattr(compat, "_sha256", getattr(only_new, "sha256", None))
+    assert (prng.commitment(b"\x01" * 16), journal.checksum(b"payload")) == before

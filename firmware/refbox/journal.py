@@ -23,10 +23,10 @@ Pure: the filesystem comes in as an object with open(name, mode), rename(a, b), 
 size(name) (OsFiles below on the board and the unix port; tablebuzz.sim.flashfs in the simulator).
 """
 
-import hashlib
 import json
 from binascii import hexlify
 
+from refbox.compat import sha256
 from refbox.protocol import encode_value
 
 MAGIC = "tablebuzz-journal"
@@ -63,7 +63,7 @@ class OsFiles:
 
 def checksum(payload):
     """The record checksum: the first 8 hex digits of SHA-256 of `payload` (bytes)."""
-    return hexlify(hashlib.sha256(payload).digest()[:4]).decode()
+    return hexlify(sha256(payload).digest()[:4]).decode()
 
 
 def encode_record(fields):

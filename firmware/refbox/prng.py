@@ -7,10 +7,9 @@ commitment or from the cards already seen. Source: Blackman & Vigna, "Scrambled 
 number generators" (xoshiro128**); rules/README.md "Randomness" and "Nothing hidden leaks".
 """
 
-import hashlib
 from binascii import hexlify, unhexlify
 
-from refbox.compat import const
+from refbox.compat import const, sha256
 
 _MASK32 = const(0xFFFFFFFF)
 SEED_BYTES = const(16)
@@ -45,14 +44,14 @@ def seed_hex(seed):
 def commitment(seed):
     """SHA-256 commitment (64 hex digits) published at game start, checkable once the seed is
     revealed."""
-    return hexlify(hashlib.sha256(_COMMIT_PREFIX + seed_hex(seed).encode()).digest()).decode()
+    return hexlify(sha256(_COMMIT_PREFIX + seed_hex(seed).encode()).digest()).decode()
 
 
 class Prng:
     """xoshiro128** over four 32-bit words, seeded from a 16-byte seed through SHA-256."""
 
     def __init__(self, seed):
-        digest = hashlib.sha256(b"tablebuzz-prng:" + seed).digest()
+        digest = sha256(b"tablebuzz-prng:" + seed).digest()
         words = []
         for i in range(4):
             b = digest[4 * i : 4 * i + 4]
