@@ -107,7 +107,11 @@ class Referee:
             pressed = not pressed  # jump pads: leaving the pad (its contact opening) is the press
         queue = self._switches
         i = len(queue)
-        while i and queue[i - 1][0].diff_ns(stamp) > 0:
+        while i:  # in stamp order; equal stamps (one PIO sample) by station, never by which
+            ahead = queue[i - 1]  # pass confirmed them first
+            later = ahead[0].diff_ns(stamp)
+            if later < 0 or (later == 0 and ahead[2] <= station):
+                break
             i -= 1
         queue.insert(i, (stamp, pressed, station))
 
