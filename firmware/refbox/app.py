@@ -503,8 +503,8 @@ class App:
             stalled = capture.stalled()
             if not (n or stalled):
                 return  # nothing came: nothing allocated
-            edges = []
-            self._take_words(capture, n, stalled, edges)
+            edges = []  # only a re-read after lost words puts edges here
+            self._take_words(capture, n, stalled, edges, happenings)
         else:
             edges = []
             ring = self.board.ring
@@ -571,22 +571,22 @@ class App:
             stamp = latest
         return stamp
 
-    def _take_words(self, capture, n, stalled, edges):
-        """Decode the `n` words the DMA wrote since the last pass. Words lost to a lapped ring (the
-        oldest) or a full RX FIFO (the newest, `stalled`) break the chain: the levels are re-read
-        and the race's order is no longer proven (Arbiter.capture_lost)."""
+    def _take_words(self, capture, n, stalled, edges, happenings):
+        """Decode the `n` words the DMA wrote since the last pass, each edge straight to its
+        debouncer (which may append to `happenings`). Words lost to a lapped ring (the oldest) or
+        a full RX FIFO (the newest, `stalled`) break the chain: the levels are re-read (their
+        edges appended to `edges`) and the race's order is no longer proven
+        (Arbiter.capture_lost)."""
         lost = 0
         if n > capture.ring_words:
             lost = n - capture.ring_words
             capture.taken(lost)  # overwritten: go on from the oldest word still in the ring
             n = capture.ring_words
-        words = capture.words
-        mask = capture.mask
-        index = capture.index
-        decoder = self.decoder
         read_by = self.clock.ticks_us()  # every one of the n words was in the ring before this
-        for i in range(n):  # a word's time needs only the one before: lost words cost levels
-            decoder.word(words[(index + i) & mask], read_by, edges)
+        # a word's time needs only the one before: lost words cost levels
+        self.decoder.decode(
+            capture.words, capture.index, capture.mask, n, read_by, self.debouncers, happenings
+        )
         capture.taken(n)
         if not lost and capture.pending() + n > capture.ring_words:
             lost = 1  # the DMA lapped the words while they were read

@@ -14,7 +14,12 @@ Two capture paths feed the same ring (see refbox.board):
 Levels are raw pin levels: buttons are active low, so a 0 bit is a closed contact.
 """
 
+from refbox.compat import const
 from refbox.ticks import Stamp, ticks_diff
+
+# refbox.ticks's, as compile-time constants for `decode`'s loop (ticks_diff written out there)
+_TICKS_HALF = const(1 << 29)
+_TICKS_MAX = const((1 << 30) - 1)
 
 
 class EdgeDecoder:
@@ -33,8 +38,10 @@ class EdgeDecoder:
         self.wrap_ns = (self.counter_mask + 1) * ns_num // ns_den
         self.levels = self.level_mask  # all released until told otherwise
         self._count = self.counter_mask
-        self._stamp = Stamp(0)
+        self._us = 0  # the chain's time: µs tick and ns inside it
+        self._ns = 0
         self._frac = 0  # remainder of the chain in 1/ns_den ns
+        self._lists = None  # `word`'s stand-ins for the debouncers
 
     def start(self, tick, ns=0, first_sample_cycles=5):
         """Anchor the chain: the state machine was started `ns` after µs tick `tick` with its
@@ -44,7 +51,9 @@ class EdgeDecoder:
         refbox.board.edge_timestamper), when the counter still holds all ones.
         """
         self._count = self.counter_mask
-        self._stamp = Stamp(tick).after_ns(ns + first_sample_cycles * 1000 // self.ns_den)
+        stamp = Stamp(tick).after_ns(ns + first_sample_cycles * 1000 // self.ns_den)
+        self._us = stamp.us
+        self._ns = stamp.ns
         self._frac = 0
         self._baseline = True  # the first sample gives the levels as found: held, not pressed
 
@@ -54,37 +63,84 @@ class EdgeDecoder:
 
     def word(self, word, tick, out):
         """Decode one PIO word that was in the ring by µs tick `tick` (read after the loop found
-        it); append its edges to `out`.
+        it); append its edges `(station, closed, Stamp)` to `out` (`decode` of one word)."""
+        if self._lists is None:
+            self._lists = [_Edges(station) for station in range(self.n_pins)]
+        self.decode((word,), 0, 0, 1, tick, self._lists, out)
 
-        The counter gives the time since the previous word modulo one wrap; the word's time is
-        the latest of those not after `tick`. Exact while a word waits less than a whole wrap to
-        be read (0.94 s with 6 pins, 0.23 s with 8).
+    def decode(self, words, index, mask, n, tick, stations, out):
+        """Decode `n` PIO words of the ring `words` from `index` on (positions wrap by `mask`),
+        every one of them in the ring by µs tick `tick`, and feed each edge, in time order, to
+        its station: `stations[station].edge(closed, Stamp, out)` (refbox.debounce.Debouncer).
+
+        The counter gives each word's time since the previous word modulo one wrap; the word's
+        time is the latest of those not after `tick`. Exact while a word waits less than a whole
+        wrap to be read (0.94 s with 6 pins, 0.23 s with 8).
+        One loop with the chain in locals and the tick arithmetic written out: a noise burst is a
+        word per edge, and on the chip each call, attribute or allocation saved is 2-40 µs
+        (bench/README.md "bench_chip_latency.py").
         """
-        count = word >> self.n_pins
-        counts = (self._count - count) & self.counter_mask
-        delta_num = counts * self.ns_num + self._frac
-        stamp = self._stamp
-        room = (
-            ticks_diff(tick, stamp.us) * 1000
-            - stamp.ns
-            + self.margin_ns
-            - delta_num // self.ns_den
-        )
-        if room >= self.wrap_ns:  # whole wraps passed between the two words
-            delta_num += (room // self.wrap_ns) * (self.counter_mask + 1) * self.ns_num
-        self._stamp = stamp.after_ns(delta_num // self.ns_den)
-        self._frac = delta_num % self.ns_den
-        self._count = count
-        baseline = self._baseline and counts == 0
-        self._baseline = False
-        if baseline:
-            # The program's first sample (counter all ones) gives the levels as found. A contact
-            # already closed then was pressed before the board could see it (a stuck switch, a
-            # finger held through a power cut): it is ignored until let go, so no press from
-            # before the boot can decide a race (docs/architecture.md "The journal").
-            self.levels = word & self.level_mask
-            return
-        self._edges(word & self.level_mask, self._stamp, out)
+        shift = self.n_pins
+        counter_mask = self.counter_mask
+        level_mask = self.level_mask
+        ns_num = self.ns_num
+        ns_den = self.ns_den
+        wrap_ns = self.wrap_ns
+        margin_ns = self.margin_ns
+        last = self._count
+        frac = self._frac
+        us = self._us
+        ns = self._ns
+        levels = self.levels
+        baseline = self._baseline and n > 0
+        # The chain only moves on, so no word's room exceeds the first's: when that is under a
+        # wrap (every word read within a wrap of the last one), no word needs the check.
+        far = (((tick - us + _TICKS_HALF) & _TICKS_MAX) - _TICKS_HALF) * 1000 - ns + margin_ns
+        far = far >= wrap_ns
+        self._baseline = self._baseline and n == 0
+        for i in range(n):
+            word = words[(index + i) & mask]
+            count = word >> shift
+            counts = (last - count) & counter_mask
+            last = count
+            delta_num = counts * ns_num + frac
+            delta = delta_num // ns_den
+            if far:
+                room = (((tick - us + _TICKS_HALF) & _TICKS_MAX) - _TICKS_HALF) * 1000 - ns
+                room += margin_ns - delta
+                if room >= wrap_ns:  # whole wraps passed between the two words
+                    delta_num += (room // wrap_ns) * (counter_mask + 1) * ns_num
+                    delta = delta_num // ns_den
+            frac = delta_num - delta * ns_den  # (delta_num >= 0: the remainder)
+            ns += delta
+            us = (us + ns // 1000) & _TICKS_MAX
+            ns %= 1000
+            if baseline:
+                baseline = False
+                if counts == 0:
+                    # The program's first sample (counter all ones) gives the levels as found. A
+                    # contact already closed then was pressed before the board could see it (a
+                    # stuck switch, a finger held through a power cut): it is ignored until let
+                    # go, so no press from before the boot can decide a race
+                    # (docs/architecture.md "The journal").
+                    levels = word & level_mask
+                    continue
+            now = word & level_mask
+            changed = now ^ levels
+            levels = now
+            if changed:
+                stamp = Stamp(us, ns)  # one for the word's edges
+                station = 0
+                while changed:
+                    if changed & 1:
+                        stations[station].edge(not (levels >> station) & 1, stamp, out)
+                    changed >>= 1
+                    station += 1
+        self.levels = levels
+        self._count = last
+        self._frac = frac
+        self._us = us
+        self._ns = ns
 
     def keepalive(self, tick):
         """Carry the chain forward over a long quiet spell (call it every loop pass with `tick`).
@@ -95,13 +151,15 @@ class EdgeDecoder:
         wrap behind `tick`: the counter has the same value after a whole wrap, so the chain stays
         exact.
         """
-        elapsed_us = ticks_diff(tick, self._stamp.us)
+        elapsed_us = ticks_diff(tick, self._us)
         if elapsed_us < 60000000:
             return
         wrap_num = (self.counter_mask + 1) * self.ns_num  # one wrap, in 1/ns_den ns
         wraps = elapsed_us * 1000 * self.ns_den // wrap_num - 1
         delta_num = wraps * wrap_num + self._frac
-        self._stamp = self._stamp.after_ns(delta_num // self.ns_den)
+        stamp = Stamp(self._us, self._ns).after_ns(delta_num // self.ns_den)
+        self._us = stamp.us
+        self._ns = stamp.ns
         self._frac = delta_num % self.ns_den
 
     def snapshot(self, levels, tick, out):
@@ -117,3 +175,14 @@ class EdgeDecoder:
                 out.append((station, not (levels >> station) & 1, stamp))
             changed >>= 1
             station += 1
+
+
+class _Edges:
+    """Stands in for a station's debouncer in `EdgeDecoder.word`: keeps each edge as
+    `(station, closed, Stamp)`."""
+
+    def __init__(self, station):
+        self.station = station
+
+    def edge(self, closed, stamp, out):
+        out.append((self.station, closed, stamp))
