@@ -42,6 +42,11 @@ class EdgeDecoder:
         self._ns = 0
         self._frac = 0  # remainder of the chain in 1/ns_den ns
         self._lists = None  # `word`'s stand-ins for the debouncers
+        # the lowest set bit's index of each set of changed pins (`decode`: a pin found in one
+        # step, not a scan of every lower pin)
+        self._lowest = bytearray(1 << n_pins)
+        for bits in range(1, 1 << n_pins):
+            self._lowest[bits] = _lowest_bit(bits)
 
     def start(self, tick, ns=0, first_sample_cycles=5):
         """Anchor the chain: the state machine was started `ns` after µs tick `tick` with its
@@ -92,6 +97,7 @@ class EdgeDecoder:
         us = self._us
         ns = self._ns
         levels = self.levels
+        lowest = self._lowest
         baseline = self._baseline and n > 0
         # The chain only moves on, so no word's room exceeds the first's: when that is under a
         # wrap (every word read within a wrap of the last one), no word needs the check.
@@ -130,12 +136,10 @@ class EdgeDecoder:
             levels = now
             if changed:
                 stamp = Stamp(us, ns)  # one for the word's edges
-                station = 0
-                while changed:
-                    if changed & 1:
-                        stations[station].edge(not (levels >> station) & 1, stamp, out)
-                    changed >>= 1
-                    station += 1
+                while changed:  # each changed pin, lowest first: one turn per edge
+                    station = lowest[changed]
+                    stations[station].edge(not (levels >> station) & 1, stamp, out)
+                    changed &= changed - 1
         self.levels = levels
         self._count = last
         self._frac = frac
@@ -175,6 +179,15 @@ class EdgeDecoder:
                 out.append((station, not (levels >> station) & 1, stamp))
             changed >>= 1
             station += 1
+
+
+def _lowest_bit(bits):
+    """Index of the lowest set bit of `bits` (> 0)."""
+    index = 0
+    while not bits & 1:
+        bits >>= 1
+        index += 1
+    return index
 
 
 class _Edges:
