@@ -117,9 +117,11 @@ class Debouncer:
             self.closed = False
         if closed == self.closed:
             return
+        held = 0
         state = self.state
         if state != _UP:
-            self._judge(stamp, out)  # what the level held since the last edge decided up to here
+            # what the level held since the last edge decided up to here; and for how long
+            held = self._judge(stamp, out)
             state = self.state
         if state == _UP:
             if closed:
@@ -127,9 +129,7 @@ class Debouncer:
                 self.first = stamp
                 self.closed_ns = 0
                 self.open_ns = 0
-        elif state == _CANDIDATE:
-            since = self.since  # stamp.diff_ns(since) written out: this runs for every edge
-            held = (((stamp.us - since.us + _HALF) & _MAX) - _HALF) * 1000 + stamp.ns - since.ns
+        elif state == _CANDIDATE:  # (it was one before: `held` is this level's time)
             if closed:
                 self.open_ns += held
             else:
@@ -150,15 +150,16 @@ class Debouncer:
             self._judge(now, out)
 
     def _judge(self, t, out):
-        """Decide what the level held since `since` means by Stamp `t` (no edge in between)."""
+        """Decide what the level held since `since` means by Stamp `t` (no edge in between).
+        Returns ns from `since` to `t` (0 when released and settled, or nothing seen yet)."""
         state = self.state
         since = self.since
         if state == _UP or since is None:
-            return
+            return 0
         # t.diff_ns(since) written out (a call saved: this runs for every edge)
         held = (((t.us - since.us + _HALF) & _MAX) - _HALF) * 1000 + t.ns - since.ns
         if held < 0:
-            return  # an edge later than `t` was fed already
+            return held  # an edge later than `t` was fed already
         if state == _DOWN:
             if self.closed:
                 if self.opened is not None and held > self.bounce_gap_us * 1000:
@@ -167,7 +168,7 @@ class Debouncer:
                 self.state = _UP
                 out.append(("release", self.station, self.opened))
                 self.opened = None
-            return
+            return held
         first = self.first
         to_cap = self.judge_us * 1000  # ns from `since`: judge_us from `first`, less since - first
         to_cap -= (((since.us - first.us + _HALF) & _MAX) - _HALF) * 1000 + since.ns - first.ns
@@ -179,16 +180,17 @@ class Debouncer:
             if need <= held and need <= to_cap:
                 self.state = _DOWN
                 out.append(("press", self.station, self.first))
-                return
+                return held
         else:
             allowed = self.noise_ratio * self.closed_ns
             if allowed < self.bounce_gap_us * 1000:
                 allowed = self.bounce_gap_us * 1000
             if held > allowed:
                 self._drop()  # open too long for bounce: what closed before was noise
-                return
+                return held
         if held >= to_cap:
             self._drop()  # still not a press: a storm; a closed contact must open first
+        return held
 
     def _drop(self):
         self.state = _UP
