@@ -169,9 +169,10 @@ class Debouncer:
                 out.append(("release", self.station, self.opened))
                 self.opened = None
             return held
-        first = self.first
+        first = self.first  # (set: a candidate is being judged)
         to_cap = self.judge_us * 1000  # ns from `since`: judge_us from `first`, less since - first
-        to_cap -= (((since.us - first.us + _HALF) & _MAX) - _HALF) * 1000 + since.ns - first.ns
+        to_cap -= (((since.us - first.us + _HALF) & _MAX) - _HALF) * 1000  # type: ignore[union-attr]
+        to_cap -= since.ns - first.ns  # type: ignore[union-attr]
         if self.closed:
             need = self.press_us * 1000
             if need < self.open_ns:
