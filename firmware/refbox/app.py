@@ -83,7 +83,7 @@ class App:
         self._unsaved = []  # lines of decisions waiting for the journal to hold them (str)
         self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
-        # the ticks of this pass and of the one before it (see _take_words); before the first
+        # the ticks of this pass and of the one before it (see refbox.capture.PioWords.read); before the first
         # pass, the capture's start: the boot (journal, resume) can outlast a counter wrap
         self._last_pass = self._this_pass = board.capture_start_tick
         self.referee = Referee(
@@ -521,7 +521,7 @@ class App:
         """Decode what the capture holds (`n`: its `pending()`) into debouncer edges
         (refbox.capture: either path, one interface)."""
         reader = self._reader
-        edges = reader.read(n, self._last_pass)
+        edges = reader.read(n, self._last_pass, happenings)
         if edges is None:
             return  # nothing came: nothing allocated
         if reader.lost:

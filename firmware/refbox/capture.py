@@ -15,7 +15,12 @@ Two capture paths feed the same ring (see refbox.board):
 Levels are raw pin levels: buttons are active low, so a 0 bit is a closed contact.
 """
 
+from refbox.compat import const
 from refbox.ticks import Stamp, ticks_add, ticks_diff
+
+# refbox.ticks's, as compile-time constants for `decode`'s loop (ticks_diff written out there)
+_TICKS_HALF = const(1 << 29)
+_TICKS_MAX = const((1 << 30) - 1)
 
 
 class EdgeDecoder:
@@ -34,8 +39,15 @@ class EdgeDecoder:
         self.wrap_ns = (self.counter_mask + 1) * ns_num // ns_den
         self.levels = self.level_mask  # all released until told otherwise
         self._count = self.counter_mask
-        self._stamp = Stamp(0)
+        self._us = 0  # the chain's time: µs tick and ns inside it
+        self._ns = 0
         self._frac = 0  # remainder of the chain in 1/ns_den ns
+        self._lists = None  # `word`'s stand-ins for the debouncers
+        # the lowest set bit's index of each set of changed pins (`decode`: a pin found in one
+        # step, not a scan of every lower pin)
+        self._lowest = bytearray(1 << n_pins)
+        for bits in range(1, 1 << n_pins):
+            self._lowest[bits] = _lowest_bit(bits)
 
     def start(self, tick, ns=0, first_sample_cycles=5):
         """Anchor the chain: the state machine was started `ns` after µs tick `tick` with its
@@ -45,7 +57,9 @@ class EdgeDecoder:
         refbox.board.edge_timestamper), when the counter still holds all ones.
         """
         self._count = self.counter_mask
-        self._stamp = Stamp(tick).after_ns(ns + first_sample_cycles * 1000 // self.ns_den)
+        stamp = Stamp(tick).after_ns(ns + first_sample_cycles * 1000 // self.ns_den)
+        self._us = stamp.us
+        self._ns = stamp.ns
         self._frac = 0
         self._baseline = True  # the first sample gives the levels as found: held, not pressed
 
@@ -55,38 +69,83 @@ class EdgeDecoder:
 
     def word(self, word, tick, out):
         """Decode one PIO word that was in the ring by µs tick `tick` (read after the loop found
-        it, or after a long wait the capture timer's note that came after it: refbox.app
-        `_take_words`); append its edges to `out`.
+        it); append its edges `(station, closed, Stamp)` to `out` (`decode` of one word)."""
+        if self._lists is None:
+            self._lists = [_Edges(station) for station in range(self.n_pins)]
+        self.decode((word,), 0, 0, 1, tick, self._lists, out)
 
-        The counter gives the time since the previous word modulo one wrap; the word's time is
-        the latest of those not after `tick`. Exact while `tick` is less than a whole wrap after
-        the word (0.94 s with 6 pins, 0.23 s with 8).
+    def decode(self, words, index, mask, n, tick, stations, out):
+        """Decode `n` PIO words of the ring `words` from `index` on (positions wrap by `mask`),
+        every one of them in the ring by µs tick `tick`, and feed each edge, in time order, to
+        its station: `stations[station].edge(closed, Stamp, out)` (refbox.debounce.Debouncer).
+
+        The counter gives each word's time since the previous word modulo one wrap; the word's
+        time is the latest of those not after `tick`. Exact while a word waits less than a whole
+        wrap to be read (0.94 s with 6 pins, 0.23 s with 8).
+        One loop with the chain in locals and the tick arithmetic written out: a noise burst is a
+        word per edge, and on the chip each call, attribute or allocation saved is 2-40 µs
+        (bench/README.md "bench_chip_latency.py").
         """
-        count = word >> self.n_pins
-        counts = (self._count - count) & self.counter_mask
-        delta_num = counts * self.ns_num + self._frac
-        stamp = self._stamp
-        room = (
-            ticks_diff(tick, stamp.us) * 1000
-            - stamp.ns
-            + self.margin_ns
-            - delta_num // self.ns_den
-        )
-        if room >= self.wrap_ns:  # whole wraps passed between the two words
-            delta_num += (room // self.wrap_ns) * (self.counter_mask + 1) * self.ns_num
-        self._stamp = stamp.after_ns(delta_num // self.ns_den)
-        self._frac = delta_num % self.ns_den
-        self._count = count
-        baseline = self._baseline and counts == 0
-        self._baseline = False
-        if baseline:
-            # The program's first sample (counter all ones) gives the levels as found. A contact
-            # already closed then was pressed before the board could see it (a stuck switch, a
-            # finger held through a power cut): it is ignored until let go, so no press from
-            # before the boot can decide a race (docs/architecture.md "The journal").
-            self.levels = word & self.level_mask
-            return
-        self._edges(word & self.level_mask, self._stamp, out)
+        shift = self.n_pins
+        counter_mask = self.counter_mask
+        level_mask = self.level_mask
+        ns_num = self.ns_num
+        ns_den = self.ns_den
+        wrap_ns = self.wrap_ns
+        margin_ns = self.margin_ns
+        last = self._count
+        frac = self._frac
+        us = self._us
+        ns = self._ns
+        levels = self.levels
+        lowest = self._lowest
+        baseline = self._baseline and n > 0
+        # The chain only moves on, so no word's room exceeds the first's: when that is under a
+        # wrap (every word read within a wrap of the last one), no word needs the check.
+        far = (((tick - us + _TICKS_HALF) & _TICKS_MAX) - _TICKS_HALF) * 1000 - ns + margin_ns
+        far = far >= wrap_ns
+        self._baseline = self._baseline and n == 0
+        for i in range(n):
+            word = words[(index + i) & mask]
+            count = word >> shift
+            counts = (last - count) & counter_mask
+            last = count
+            delta_num = counts * ns_num + frac
+            delta = delta_num // ns_den
+            if far:
+                room = (((tick - us + _TICKS_HALF) & _TICKS_MAX) - _TICKS_HALF) * 1000 - ns
+                room += margin_ns - delta
+                if room >= wrap_ns:  # whole wraps passed between the two words
+                    delta_num += (room // wrap_ns) * (counter_mask + 1) * ns_num
+                    delta = delta_num // ns_den
+            frac = delta_num - delta * ns_den  # (delta_num >= 0: the remainder)
+            ns += delta
+            us = (us + ns // 1000) & _TICKS_MAX
+            ns %= 1000
+            if baseline:
+                baseline = False
+                if counts == 0:
+                    # The program's first sample (counter all ones) gives the levels as found. A
+                    # contact already closed then was pressed before the board could see it (a
+                    # stuck switch, a finger held through a power cut): it is ignored until let
+                    # go, so no press from before the boot can decide a race
+                    # (docs/architecture.md "The journal").
+                    levels = word & level_mask
+                    continue
+            now = word & level_mask
+            changed = now ^ levels
+            levels = now
+            if changed:
+                stamp = Stamp(us, ns)  # one for the word's edges
+                while changed:  # each changed pin, lowest first: one turn per edge
+                    station = lowest[changed]
+                    stations[station].edge(not (levels >> station) & 1, stamp, out)
+                    changed &= changed - 1
+        self.levels = levels
+        self._count = last
+        self._frac = frac
+        self._us = us
+        self._ns = ns
 
     def keepalive(self, tick):
         """Carry the chain forward over a long quiet spell (call it every loop pass with `tick`).
@@ -97,13 +156,15 @@ class EdgeDecoder:
         wrap behind `tick`: the counter has the same value after a whole wrap, so the chain stays
         exact.
         """
-        elapsed_us = ticks_diff(tick, self._stamp.us)
+        elapsed_us = ticks_diff(tick, self._us)
         if elapsed_us < 60000000:
             return
         wrap_num = (self.counter_mask + 1) * self.ns_num  # one wrap, in 1/ns_den ns
         wraps = elapsed_us * 1000 * self.ns_den // wrap_num - 1
         delta_num = wraps * wrap_num + self._frac
-        self._stamp = self._stamp.after_ns(delta_num // self.ns_den)
+        stamp = Stamp(self._us, self._ns).after_ns(delta_num // self.ns_den)
+        self._us = stamp.us
+        self._ns = stamp.ns
         self._frac = delta_num % self.ns_den
 
     def snapshot(self, levels, tick, out):
@@ -124,8 +185,10 @@ class EdgeDecoder:
 def open_reader(board, clock, base, stations, lag_us, debouncers):
     """The loop's reader of `board.capture`, whichever path it is (`mode` "pio" or "irq"), with
     its decoder anchored at the capture's start. One interface for both:
-    - `read(n)`: the edges [(station, closed, Stamp)] of what came (`n`: the capture's
-      `pending()`), or None when nothing came (nothing is allocated then); `lost` then holds how
+    - `read(n, since, happenings)`: what came (`n`: the capture's `pending()`; `since`: the
+      tick of the loop's pass before) as edges to the debouncers (the PIO path feeds them as it
+      decodes), returning a list of edges still to feed, or None when nothing came (nothing is
+      allocated then); `lost` then holds how
       many words or records were lost (0: none), for the loop to say so and re-read the levels;
     - `resync(levels, tick, edges)`: the levels re-read at µs `tick` as edges (after a loss);
     - `keepalive(tick)`: keeps the PIO chain's wrap count when no word came for a while.
@@ -136,7 +199,7 @@ def open_reader(board, clock, base, stations, lag_us, debouncers):
     decoder.start(board.capture_start_tick, board.capture_start_ns)
     capture = board.capture
     if capture.mode == "pio":
-        return PioWords(capture, decoder, clock.ticks_us)
+        return PioWords(capture, decoder, clock.ticks_us, debouncers)
     return IrqSnapshots(capture.ring, decoder, board.masks, base, stations, lag_us, debouncers)
 
 
@@ -158,25 +221,29 @@ class PioWords(_Reader):
 
     late_pass_us = 100000  # a pass this long after the one before reads the timer's notes
 
-    def __init__(self, capture, decoder, ticks_us):
+    def __init__(self, capture, decoder, ticks_us, debouncers):
         _Reader.__init__(self, decoder)
         self.capture = capture
         self._ticks_us = ticks_us
+        self._debouncers = debouncers
 
-    def read(self, n, since):
-        """Decode the `n` words the DMA wrote since the last read. Words lost to a lapped ring
-        (the oldest) or a full RX FIFO (the newest, `stalled`) break the chain: `lost` says so,
-        and the race's order is no longer proven (Arbiter.capture_lost). `since`: the µs tick
-        of the loop's pass before this one (every word read now came after it looked): when
-        that is more than `late_pass_us` ago, the capture timer's notes say by when each word
-        was in the ring (PioEdgeCapture.arrivals), so a word is placed in its own counter wrap
-        however long the loop was held (a console write waiting for a stalled host)."""
+    def read(self, n, since, happenings):
+        """Decode the `n` words the DMA wrote since the last read, each edge straight to its
+        station's debouncer (`Debouncer.edge`, which may append to `happenings`); returns a new
+        list for edges still to feed (a re-read after lost words: the loop's), or None when
+        nothing came (nothing is allocated then). Words lost to a lapped ring (the oldest) or a
+        full RX FIFO (the newest, `stalled`) break the chain: `lost` says so, and the race's
+        order is no longer proven (Arbiter.capture_lost). `since`: the µs tick of the loop's
+        pass before this one (every word read now came after it looked): when that is more than
+        `late_pass_us` ago, the capture timer's notes say by when each word was in the ring
+        (PioEdgeCapture.arrivals), so a word is placed in its own counter wrap however long the
+        loop was held (a console write waiting for a stalled host); such a read decodes word by
+        word, each by its own note."""
         capture = self.capture
         stalled = capture.stalled()
         self.lost = 0
         if not (n or stalled):
             return None
-        edges = []  # type: list
         lost = 0
         if n > capture.ring_words:
             lost = n - capture.ring_words
@@ -186,26 +253,29 @@ class PioWords(_Reader):
         mask = capture.mask
         index = capture.index
         decoder = self.decoder
+        debouncers = self._debouncers
         read_by = self._ticks_us()  # every one of the n words was in the ring before this
         arrivals = ()
         if ticks_diff(read_by, since) > self.late_pass_us:
             arrivals = capture.arrivals(since)
-        first = capture.seq()
-        j = 0
-        for i in range(n):  # a word's time needs only the one before: lost words cost levels
-            by = read_by
-            if arrivals:
+        if arrivals:
+            first = capture.seq()
+            j = 0
+            for i in range(n):  # a word's time needs only the one before: lost words cost levels
+                by = read_by
                 while j < len(arrivals) and arrivals[j][0] <= first + i:
                     j += 1
                 if j < len(arrivals):
                     by = arrivals[j][1]
-            decoder.word(words[(index + i) & mask], by, edges)
+                decoder.decode(words, (index + i) & mask, mask, 1, by, debouncers, happenings)
+        else:  # the usual read: one loop over every word (EdgeDecoder.decode)
+            decoder.decode(words, index, mask, n, read_by, debouncers, happenings)
         capture.taken(n)
         if not lost and capture.pending() + n > capture.ring_words:
             lost = 1  # the DMA lapped the words while they were read
         if lost or stalled:
             self.lost = lost or 1
-        return edges
+        return []
 
 
 class IrqSnapshots(_Reader):
@@ -222,8 +292,9 @@ class IrqSnapshots(_Reader):
         self.lag_us = lag_us
         self.debouncers = debouncers
 
-    def read(self, n, since=None):
-        """Decode every snapshot waiting; `lost`: records the ring dropped (0: none)."""
+    def read(self, n, since=None, happenings=None):
+        """Decode every snapshot waiting, as edges for the loop to feed (`since`, `happenings`:
+        the PIO path's, see open_reader); `lost`: records the ring dropped (0: none)."""
         ring = self.ring
         self.lost = 0
         edges = []  # type: list
@@ -288,3 +359,23 @@ class IrqSnapshots(_Reader):
         if latest.diff_ns(stamp) < 0:
             stamp = latest
         return stamp
+
+
+def _lowest_bit(bits):
+    """Index of the lowest set bit of `bits` (> 0)."""
+    index = 0
+    while not bits & 1:
+        bits >>= 1
+        index += 1
+    return index
+
+
+class _Edges:
+    """Stands in for a station's debouncer in `EdgeDecoder.word`: keeps each edge as
+    `(station, closed, Stamp)`."""
+
+    def __init__(self, station):
+        self.station = station
+
+    def edge(self, closed, stamp, out):
+        out.append((self.station, closed, stamp))

@@ -30,6 +30,9 @@ from refbox.compat import const
 _UP = const(0)
 _CANDIDATE = const(1)
 _DOWN = const(2)
+# refbox.ticks's tick arithmetic (Stamp.diff_ns), written out where it runs for every edge
+_HALF = const(1 << 29)
+_MAX = const((1 << 30) - 1)
 
 
 class Debouncer:
@@ -114,19 +117,24 @@ class Debouncer:
             self.closed = False
         if closed == self.closed:
             return
-        self._judge(stamp, out)  # what the level held since the last edge decided up to here
-        if self.state == _UP:
+        held = 0
+        state = self.state
+        if state != _UP:
+            # what the level held since the last edge decided up to here; and for how long
+            held = self._judge(stamp, out)
+            state = self.state
+        if state == _UP:
             if closed:
                 self.state = _CANDIDATE
                 self.first = stamp
                 self.closed_ns = 0
                 self.open_ns = 0
-        elif self.state == _CANDIDATE:
+        elif state == _CANDIDATE:  # (it was one before: `held` is this level's time)
             if closed:
-                self.open_ns += stamp.diff_ns(self.since)
+                self.open_ns += held
             else:
-                self.closed_ns += stamp.diff_ns(self.since)
-        elif self.state == _DOWN and not closed and self.opened is None:
+                self.closed_ns += held
+        elif not closed and self.opened is None:  # (_DOWN)
             self.opened = stamp  # a release may begin here
         self.closed = closed
         self.since = stamp
@@ -142,13 +150,17 @@ class Debouncer:
             self._judge(now, out)
 
     def _judge(self, t, out):
-        """Decide what the level held since `since` means by Stamp `t` (no edge in between)."""
-        if self.state == _UP or self.since is None:
-            return
-        held = t.diff_ns(self.since)
+        """Decide what the level held since `since` means by Stamp `t` (no edge in between).
+        Returns ns from `since` to `t` (0 when released and settled, or nothing seen yet)."""
+        state = self.state
+        since = self.since
+        if state == _UP or since is None:
+            return 0
+        # t.diff_ns(since) written out (a call saved: this runs for every edge)
+        held = (((t.us - since.us + _HALF) & _MAX) - _HALF) * 1000 + t.ns - since.ns
         if held < 0:
-            return  # an edge later than `t` was fed already
-        if self.state == _DOWN:
+            return held  # an edge later than `t` was fed already
+        if state == _DOWN:
             if self.closed:
                 if self.opened is not None and held > self.bounce_gap_us * 1000:
                     self.opened = None  # closed again for good: that opening was a drop-out
@@ -156,8 +168,11 @@ class Debouncer:
                 self.state = _UP
                 out.append(("release", self.station, self.opened))
                 self.opened = None
-            return
-        to_cap = self.judge_us * 1000 - self.since.diff_ns(self.first)  # ns from `since`
+            return held
+        first = self.first  # (set: a candidate is being judged)
+        to_cap = self.judge_us * 1000  # ns from `since`: judge_us from `first`, less since - first
+        to_cap -= (((since.us - first.us + _HALF) & _MAX) - _HALF) * 1000  # type: ignore[union-attr]
+        to_cap -= since.ns - first.ns  # type: ignore[union-attr]
         if self.closed:
             need = self.press_us * 1000
             if need < self.open_ns:
@@ -166,16 +181,17 @@ class Debouncer:
             if need <= held and need <= to_cap:
                 self.state = _DOWN
                 out.append(("press", self.station, self.first))
-                return
+                return held
         else:
             allowed = self.noise_ratio * self.closed_ns
             if allowed < self.bounce_gap_us * 1000:
                 allowed = self.bounce_gap_us * 1000
             if held > allowed:
                 self._drop()  # open too long for bounce: what closed before was noise
-                return
+                return held
         if held >= to_cap:
             self._drop()  # still not a press: a storm; a closed contact must open first
+        return held
 
     def _drop(self):
         self.state = _UP

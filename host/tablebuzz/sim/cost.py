@@ -1,7 +1,7 @@
 """What the firmware's Python costs on the chip: the simulator's CPU model, and its one table.
 
 The simulator runs the firmware at the speed of the host, so by itself it would say a `race` line
-leaves ~2 ms after the press while the chip takes ~8 ms (a lone press) to ~19 ms (8 presses).
+leaves ~2 ms after the press while the chip takes ~8 ms (a lone press) to ~17 ms (8 presses).
 `CpuModel` charges every loop pass the CPU time the chip would spend on it, from counts the
 simulator can see (so CPython and the MicroPython unix port, which see the same counts, give the
 same bytes):
@@ -32,12 +32,13 @@ timing use it.
 DEFAULT = "on"  # the model when a simulator header has no "cpu": "on" (the chip's speed) or "off"
 
 CALIBRATION = {
-    "date": "2026-12-01",
+    "date": "2026-12-02",
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
     "deploy": ".mpy (tablebuzz.link.flash.build), booted from a saved flash image",
     "firmware": "branch speed (issue 20): the race decided as soon as proven, the deciding pass "
     "stopped at the decision, the winner's LED lit at once, gc before each race, the loop woken "
-    "for a press being confirmed",
+    "for a press being confirmed; branch speed2: capture words decoded in one loop straight "
+    "into the debouncers",
     "runs": "SAVE=bench/data/cpu bench/bench_chip_latency.py: latency_a (an 8-player quiz, 18 "
     "races: 1, 2, 4, 6 and 8 presses 1-30 µs apart and lone presses in 64-edge noise bursts on "
     "two other stations, 3 of each, each armed and judged); board_run.ts --load-flash "
@@ -50,9 +51,9 @@ TABLE = {
     "pass": 230000,
     "input_line": 2000000,  # a command line parsed (JSON, the command's checks)
     "input_byte": 20000,
-    "words": 3000000,  # a pass that decodes capture words: the debouncers, the horizons
-    "word": 690000,  # each capture word decoded into the debouncers
-    "accept": 610000,  # a press accepted: the debouncer, the referee's queue
+    "words": 2600000,  # a pass that decodes capture words: the debouncers, the horizons
+    "word": 330000,  # each capture word decoded into the debouncers (EdgeDecoder.decode)
+    "accept": 900000,  # a press accepted: the debouncer, the referee's queue
     "line": 2400000,  # an event encoded and queued, besides its bytes
     "line_byte": 10000,  # the shapes are cached: only strings are walked
     "frame": 1500000,  # an LED frame rendered and handed to the PIO
