@@ -83,8 +83,9 @@ class App:
         self._unsaved = []  # lines of decisions waiting for the journal to hold them (str)
         self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
-        # the ticks of this pass and of the one before it (see refbox.capture.PioWords.read); before the first
-        # pass, the capture's start: the boot (journal, resume) can outlast a counter wrap
+        # the ticks of this pass and of the one before it (refbox.capture.PioWords.read);
+        # before the first pass, the capture's start: the boot (journal, resume) can outlast a
+        # counter wrap
         self._last_pass = self._this_pass = board.capture_start_tick
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
