@@ -35,10 +35,10 @@ CALIBRATION = {
     "date": "2026-12-02",
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
     "deploy": ".mpy (tablebuzz.link.flash.build), booted from a saved flash image",
-    "firmware": "branch speed (issue 20): the race decided as soon as proven, the deciding pass "
-    "stopped at the decision, the winner's LED lit at once, gc before each race, the loop woken "
-    "for a press being confirmed; branch speed2: capture words decoded in one loop straight "
-    "into the debouncers",
+    "firmware": "main after the merges of 2026-12-02 (issue 20: the race decided as soon as "
+    "proven, the winner's LED at once, gc before each race, capture words decoded straight into "
+    "the debouncers; issue 19: the capture timer's notes; issue 22: the prompts' `doing` "
+    "sentence, sent right behind a race's decision)",
     "runs": "SAVE=bench/data/cpu bench/bench_chip_latency.py: latency_a (an 8-player quiz, 18 "
     "races: 1, 2, 4, 6 and 8 presses 1-30 µs apart and lone presses in 64-edge noise bursts on "
     "two other stations, 3 of each, each armed and judged); board_run.ts --load-flash "
@@ -56,7 +56,7 @@ TABLE = {
     "accept": 900000,  # a press accepted: the debouncer, the referee's queue
     "line": 2400000,  # an event encoded and queued, besides its bytes
     "line_byte": 10000,  # the shapes are cached: only strings are walked
-    "frame": 1500000,  # an LED frame rendered and handed to the PIO
+    "frame": 3800000,  # an LED frame rendered and handed to the PIO (3.8 ms race line -> LED)
     "fs_op": 1000000,  # open, write, close, rename, remove
     "fs_byte": 50000,  # a journal byte written: encode_value, SHA-256, the littlefs copy
     "fs_read_byte": 10000,  # a journal byte read at boot: the checks, json.loads, the fold
@@ -73,6 +73,9 @@ TABLE = {
         "question": 9500000,
         "race": 0,
         "press": 0,
+        # the prompts and the sentence of what is happening (Referee.buttons, Game.doing),
+        # worked out right behind a race's decision and after every command
+        "buttons": 5000000,
     },
 }
 
