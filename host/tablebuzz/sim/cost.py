@@ -73,9 +73,6 @@ TABLE = {
         "question": 9500000,
         "race": 0,
         "press": 0,
-        # the prompts and the sentence of what is happening (Referee.buttons, Game.doing),
-        # worked out right behind a race's decision and after every command
-        "buttons": 5000000,
     },
 }
 
