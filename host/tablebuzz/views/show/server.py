@@ -180,10 +180,11 @@ class Hub:
         await self._send(ws, self.message())
         try:
             while True:
-                text = await ws.receive_text()
+                try:
+                    text = await ws.receive_text()
+                except (WebSocketDisconnect, RuntimeError):
+                    break  # the page went away (RuntimeError: starlette, after a send failed)
                 await self._message(ws, text)
-        except WebSocketDisconnect:
-            pass
         finally:
             self.pages.pop(ws, None)
             await self.broadcast()
