@@ -2,7 +2,6 @@
 (tablebuzz.link.connection), drawn from the host's one fold of the board's events
 (tablebuzz.views.table), as the scoreboard is."""
 
-import os
 
 from rich.text import Text
 from textual import events
@@ -11,7 +10,7 @@ from textual.containers import Horizontal
 
 from tablebuzz.link.serial_link import LinkError
 from tablebuzz.views.eventlog import Narrator, menu_text
-from tablebuzz.views.tui.terminal import end_with_the_terminal, terminal_gone
+from tablebuzz.views.tui.terminal import end_with_the_terminal, watch_the_terminal
 from tablebuzz.views.tui.widgets import CONTROL_KEYS, SCREEN_CSS, hex_colour, screen_widgets
 
 
@@ -62,12 +61,7 @@ class BoardApp(App):
         self.pump()
         if self._poll_s:
             self.set_interval(self._poll_s, self.pump)
-        if getattr(self, "watch_terminal", False):  # set by run(): a screen on a real terminal
-            self.set_interval(1.0, self._check_terminal)
-
-    def _check_terminal(self):
-        if terminal_gone():
-            os._exit(129)  # as SIGHUP: nobody is watching, and no terminal to restore
+        watch_the_terminal(self)  # set up by run(): a screen on a real terminal
 
     def pump(self):
         for item in self.link.poll():

@@ -28,7 +28,6 @@ test moves that clock, and keys are stamped with its current time (or by `key_ti
 """
 
 import json
-import os
 
 from rich.text import Text
 from textual import events
@@ -39,7 +38,7 @@ from textual.widgets import Static
 from tablebuzz.link.connection import SimConnection
 from tablebuzz.views.eventlog import Narrator, game_name, menu_text
 from tablebuzz.views.table import Table
-from tablebuzz.views.tui.terminal import end_with_the_terminal, terminal_gone
+from tablebuzz.views.tui.terminal import end_with_the_terminal, watch_the_terminal
 from tablebuzz.views.tui.widgets import (
     CONTROL_KEYS,
     SCREEN_CSS,
@@ -213,12 +212,7 @@ class SimulatorApp(App):
         self.pump()
         if self._tick_s:
             self.set_interval(self._tick_s, self.pump)
-        if getattr(self, "watch_terminal", False):  # set by run(): a screen on a real terminal
-            self.set_interval(1.0, self._check_terminal)
-
-    def _check_terminal(self):
-        if terminal_gone():
-            os._exit(129)  # as SIGHUP: nobody is watching, and no terminal to restore
+        watch_the_terminal(self)  # set up by run(): a screen on a real terminal
 
     # ------------------------------------------------------------------ the clock
     def _sim_seconds(self):

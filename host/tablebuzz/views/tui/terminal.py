@@ -24,6 +24,18 @@ def end_with_the_terminal(app):
     signal.signal(signal.SIGTERM, stop)
 
 
+def watch_the_terminal(app):
+    """From the app's on_mount: where `end_with_the_terminal` found a terminal to watch, check
+    every second that it is still there, and end the process once it is gone."""
+    if getattr(app, "watch_terminal", False):  # (a test's pilot has none)
+        app.set_interval(1.0, _exit_if_gone)
+
+
+def _exit_if_gone():
+    if terminal_gone():
+        os._exit(129)  # as SIGHUP: nobody is watching, and no terminal to restore
+
+
 def terminal_gone():
     """True once this process's controlling terminal has been hung up or closed: opening
     /dev/tty then fails (ENXIO or EIO)."""
