@@ -60,20 +60,11 @@ def same_but_anchor(mp_lines, cp_lines):
       they must be identical;
     - the lines' own times (when the host got them) may differ by up to CONTROL_LAG_NS: a control
       acts when keypad's scans have seen it, not 10 ms after its IRQ-stamped edge;
-    - presses tied to the ns may come in another order (_ties_sorted);
-    - a `buttons` prompt may stand elsewhere among a race's later `press` lines: it goes out in
-      the pass that finds the prompts changed, and a race is decided before its later presses
-      are confirmed, so which pass that is follows each board's loop timing (the same prompts,
-      in the same order, are checked apart).
+    - presses tied to the ns may come in another order (_ties_sorted).
     Returns the offsets seen (ns)."""
     assert len(mp_lines) == len(cp_lines)
     mp_events = _ties_sorted([(ns, json.loads(text)) for ns, text in mp_lines])
     cp_events = _ties_sorted([(ns, json.loads(text)) for ns, text in cp_lines])
-    prompts = [[e for _, e in events if e.get("ev") == "buttons"]
-               for events in (mp_events, cp_events)]
-    assert prompts[0] == prompts[1]
-    mp_events = [(ns, e) for ns, e in mp_events if e.get("ev") != "buttons"]
-    cp_events = [(ns, e) for ns, e in cp_events if e.get("ev") != "buttons"]
     per_boot = {}
     boot = 0
     for (mp_ns, mp), (cp_ns, cp) in zip(mp_events, cp_events, strict=True):
