@@ -7,11 +7,12 @@ docs/protocol.md "Commands"): a read-only `state` (answered by `state`, followed
 `slip(records, moments)` adds them; `answers_removed(lines, slipped)` takes each one's answer out
 of the device's output, so that what is left can be compared with the run without them.
 
-A slipped line is matched to its answer as the board writes it: a line of the answer's kind at
-or after the slipped line's arrival (ns), in arrival order; for `state`, the last one of the loop
-pass that wrote the first such line (a pass reads its command lines after its controls, so an
-undo's own `state` in that pass comes before). Nothing else in the stream is
-dropped: an `error` or a `state` the game itself sent stays and is compared.
+Every slipped command carries an `id` (docs/protocol.md "Command ids"), so its answer is found by
+it, never guessed: a `state` is answered by `state` (or `menu`), the quiz's `name` lines and
+`buttons`, then `done` with the id; a refused command by its `error` with the id. A line that is
+not JSON cannot carry an id: its `error` is matched by kind, the first at or after its arrival.
+Nothing else in the stream is dropped: an `error` or a `state` the game itself sent (an undo's
+own resync, identical to an answer) stays and is compared.
 """
 
 import json
@@ -38,8 +39,8 @@ def with_sentinel(records, after_us):
 def slip(records, times_us, kinds=None):
     """(records with a slipped line at each time of `times_us` (µs, any order; kind i % len
     cycles through `kinds`, default KINDS), [(arrival ns, answer event, (error code, detail
-    part))] in arrival order). The records come out in time order, a slipped line after any
-    record at its µs."""
+    part), id or None)] in arrival order). Each slipped command carries the id `slip<i>` (a raw
+    line cannot). The records come out in time order, a slipped line after any record at its µs."""
     kinds = KINDS if kinds is None else kinds
     added = []
     for i, at in enumerate(times_us):
@@ -47,11 +48,74 @@ def slip(records, times_us, kinds=None):
         added.append((at, i, action, answer, code))
     added.sort(key=lambda a: (a[0], a[1]))
     out = list(records)
-    for at, _, action, _, _ in added:
-        out.append(dict({"at_us": at}, **action))
+    slipped = []
+    for at, i, action, answer, code in added:
+        record = dict({"at_us": at}, **action)
+        ident = None
+        if "send" in action:  # an id names its answer (docs/protocol.md "Command ids")
+            ident = "slip%d" % i
+            record["send"] = dict(action["send"], id=ident)
+        out.append(record)
+        slipped.append((round(at * 1000), answer, code, ident))
     out.sort(key=lambda r: r["at_us"])  # stable: a slipped line goes after the records at its µs
-    slipped = [(round(at * 1000), answer, code) for at, _, _, answer, code in added]
     return out, slipped
+
+
+def answers_removed(lines, slipped):
+    """The device's [(ns, line)] without the answers of `slipped` (from slip()). Raises
+    AssertionError naming the slipped line if its answer is missing: every line gets one."""
+    keep = [True] * len(lines)
+    by_id = {}  # id -> index of its `done` or `error` line
+    for i, (_, line) in enumerate(lines):
+        if '"id":"slip' in line:
+            ev = json.loads(line)
+            if ev["ev"] in ("done", "error") and isinstance(ev.get("id"), str):
+                by_id[ev["id"]] = i
+    raw = {}  # (answer, code) -> [indices of lines of that kind], and how far taken
+    for at_ns, answer, code, ident in slipped:
+        if ident is not None:
+            assert ident in by_id, "no answer for the line slipped at %d ns (%s)" % (at_ns, ident)
+            i = by_id[ident]
+            keep[i] = False
+            if answer == "state":  # `done` ends the answer: before it the prompts, the quiz's
+                _drop_state_answer(lines, keep, i)  # names and the state (or menu) itself
+            continue
+        key = (answer, code)
+        if key not in raw:
+            found = [i for i, (_, line) in enumerate(lines) if _is_answer(line, answer, code)]
+            raw[key] = [found, 0]
+        found, taken = raw[key]
+        while taken < len(found) and (lines[found[taken]][0] < at_ns or not keep[found[taken]]):
+            taken += 1
+        assert taken < len(found), "no %s answer for the line slipped at %d ns" % (answer, at_ns)
+        keep[found[taken]] = False
+        raw[key][1] = taken + 1
+    return [line for line, k in zip(lines, keep, strict=True) if k]
+
+
+def _drop_state_answer(lines, keep, done):
+    """Mark the lines of the `state` answer that ends with the `done` at index `done`: walking
+    back over the kept lines, `buttons`, any `name` lines, then the `state` or `menu`."""
+    j = done - 1
+    while j >= 0 and not keep[j]:
+        j -= 1
+    assert j >= 0 and lines[j][1].startswith('{"ev":"buttons"'), "no prompts before %r" % (
+        lines[done][1],)
+    keep[j] = False
+    prompts = lines[j][1]
+    j -= 1
+    # a pass's own prompts come at its end, after the answers to its lines: the same `buttons`
+    # line twice, the answer's then the game's, and taking either out leaves the same stream
+    while j >= 0 and (
+        not keep[j] or lines[j][1].startswith('{"ev":"name"') or lines[j][1] == prompts
+    ):
+        if lines[j][1] != prompts:
+            keep[j] = False  # a name line, or one already taken
+        j -= 1
+    assert j >= 0 and (
+        lines[j][1].startswith('{"ev":"state"') or lines[j][1].startswith('{"ev":"menu"')
+    ), "no state before %r" % (lines[done][1],)
+    keep[j] = False
 
 
 def _is_answer(line, answer, code):
@@ -61,39 +125,6 @@ def _is_answer(line, answer, code):
         return False
     error = json.loads(line)
     return error["code"] == code[0] and code[1] in error["detail"]
-
-
-def answers_removed(lines, slipped):
-    """The device's [(ns, line)] without the answers of `slipped` (from slip()). Raises
-    AssertionError naming the slipped line if its answer is missing: every line gets one."""
-    keep = [True] * len(lines)
-    candidates = {}  # (answer, code) -> [indices of lines of that kind], and how far taken
-    for at_ns, answer, code in slipped:
-        key = (answer, code)
-        if key not in candidates:
-            found = [i for i, (_, line) in enumerate(lines) if _is_answer(line, answer, code)]
-            candidates[key] = [found, 0]
-        found, taken = candidates[key]
-        while taken < len(found) and (lines[found[taken]][0] < at_ns or not keep[found[taken]]):
-            taken += 1
-        assert taken < len(found), "no %s answer for the line slipped at %d ns" % (answer, at_ns)
-        i = found[taken]
-        if answer == "state":
-            # in one loop pass the commands are read after the controls: a state line an undo
-            # sent in that pass comes first, the answers to the pass's lines last
-            same_pass = [j for j in found[taken:] if lines[j][0] == lines[i][0] and keep[j]]
-            i = same_pass[-1]
-        else:
-            candidates[key][1] = taken + 1
-        keep[i] = False
-        if answer == "state":  # the quiz's names follow its state, then the prompts
-            j = i + 1
-            while j < len(lines) and lines[j][1].startswith('{"ev":"name"'):
-                keep[j] = False
-                j += 1
-            if j < len(lines) and lines[j][1].startswith('{"ev":"buttons"'):
-                keep[j] = False
-    return [line for line, k in zip(lines, keep, strict=True) if k]
 
 
 def first_difference(a, b):

@@ -329,8 +329,8 @@ def check(n, lines):
                 edges.setdefault(r[key], []).append(round(r["at_us"] * 1000))
     stalls = _stalls(n.records)
     for (_, _, origin), evs in zip(segments, per_segment, strict=True):
-        _press_checks(counts, evs, origin, edges)
-        _race_checks(counts, evs, stalls, n.head["players"])
+        board_to_timeline = _press_checks(counts, evs, origin, edges)
+        _race_checks(counts, evs, stalls, n.head["players"], (board_to_timeline, edges))
     _control_checks(counts, n, events, segments, stalls)
     _resume_checks(counts, segments, per_segment, stalls)
     return counts
@@ -340,7 +340,8 @@ def _press_checks(counts, evs, origin, edges):
     """Press lines in stamp order, and each stamp a first edge (a press, or a noise pulse just
     before one: it backdates the press, refbox.debounce) of that player in the timeline, on the
     board's clock: after a resume it is shifted to go on from the last save (docs/architecture.md
-    "Resume"), so the shift is read as the one most press lines agree on."""
+    "Resume"), so the shift is read as the one most press lines agree on. Returns the segment's
+    board stamp (ns) -> timeline ns function."""
     last = None
     pressed = [(ns, ev) for ns, ev in evs if ev["ev"] == "press"]
     for ns, ev in pressed:
@@ -362,6 +363,13 @@ def _press_checks(counts, evs, origin, edges):
         at = origin + _stamp_ns(ev) - shift_ns
         true = [e for e in edges.get(ev["player"], []) if -4000 <= at - e <= 6000]
         counts.ok("press_stamps", bool(true), "%d ns: %s has no such press" % (ns, ev))
+    return lambda stamp_ns: origin + stamp_ns - shift_ns
+
+
+def _edge_at(edges, player, at):
+    """True if the timeline has a first edge of `player` at timeline ns `at` (-4..+6 µs, as the
+    press stamps are read)."""
+    return any(-4000 <= at - e <= 6000 for e in edges.get(player, []))
 
 
 def _stalls(records):
@@ -405,7 +413,13 @@ def _presses_before_races(evs):
     return out
 
 
-def _race_checks(counts, evs, stalls, players):
+def _race_checks(counts, evs, stalls, players, timeline):
+    """Every `race` line as the press lines since its `armed` say. A race line that ends its
+    segment (the power went off after it, before its press lines, which follow it: docs/protocol.md
+    "Order of lines around a race") is read against the timeline itself: its winner's first edge
+    at its stamp (`timeline`: the segment's board-to-timeline clock, and the edges)."""
+    to_timeline, edges = timeline
+    last_race = evs[-1][0] if evs and evs[-1][1]["ev"] == "race" else None
     armed, locked, pressed, opened, locked_by = None, set(), {}, 0, {}
     out = set()  # left out of the race for another reason than a lockout (judged wrong)
     for ns, ev in _presses_before_races(evs):
@@ -442,6 +456,11 @@ def _race_checks(counts, evs, stalls, players):
                 armed, pressed = None, {}  # lines of this race may be lost: not read here
                 continue
             stamp = _stamp_ns(ev)
+            if not pressed and ns == last_race:  # its press lines were lost with the power
+                good = _edge_at(edges, ev["winner"], to_timeline(stamp))
+                counts.ok("decisions", good, "%d ns: %s; cut before its press lines" % (ns, ev))
+                armed, pressed = None, {}
+                continue
             first = min(pressed.values()) if pressed else None
             at_first = sorted(p for p, s in pressed.items() if s == first)
             good = first is not None and pressed.get(ev["winner"]) == stamp == first

@@ -337,7 +337,7 @@ def test_a_slipped_state_is_answered_where_it_arrived():
     plain = _run(head, records)
     kept = answers_removed(mixed, slipped)
     removed = [line.split(",")[0] for _, line in [x for x in mixed if x not in kept]]
-    assert removed == ['{"ev":"state"', '{"ev":"buttons"']  # the answer, and only it
+    assert removed == ['{"ev":"state"', '{"ev":"buttons"', '{"ev":"done"']  # the answer, only it
     assert [line for _, line in answers_removed(mixed, slipped)] == [line for _, line in plain]
     with pytest.raises(AssertionError):
-        answers_removed(plain, [(plain[-1][0] + 1, "state", None)])  # no answer: it says so
+        answers_removed(plain, [(plain[-1][0] + 1, "state", None, "slip0")])  # no answer: says so

@@ -9,6 +9,7 @@ Interrupts record, the loop decides: the board's handlers only fill the capture 
 from refbox import FIRMWARE_VERSION, PROTOCOL_VERSION
 from refbox.arbiter import ARMED, READY
 from refbox.capture import open_reader
+from refbox.compat import const
 from refbox.controls import ControlButtons
 from refbox.debounce import Debouncer
 from refbox.games import GAME_ORDER
@@ -27,6 +28,12 @@ from refbox.ticks import Stamp, ticks_add, ticks_diff
 AT_ONCE = ("press", "race", "margin", "armed")
 # Lines that decide nothing: they never make a decision wait, and keep their place behind one.
 NEUTRAL = ("hello", "error", "state", "menu", "done", "buttons")
+# where the stamp is in the (key, value) fields of a `race` event (winner, margin_ns, tie, tied,
+# t_us, t_ns) and of a `press` event (player, t_us, t_ns), as refbox.referee builds them
+_RACE_T_US = const(4)
+_RACE_T_NS = const(5)
+_PRESS_T_US = const(1)
+_PRESS_T_NS = const(2)
 
 
 class App:
@@ -148,6 +155,8 @@ class App:
         self._stale = True  # and may change the display
         if name == "race":
             self._racing = True  # the rest of this pass waits for the LEDs
+            if self._held:
+                self._out_before(fields)
             if self.keyboard is not None:
                 for key, value in fields:
                     if key == "winner":
@@ -162,6 +171,29 @@ class App:
             return
         self._out(name, fields)
 
+    def _out_before(self, race):
+        """The held lines of what came before a race's first counted press go out ahead of its
+        `race` line (fields `race`), in their order: a `press` stamped before it (a station not
+        in the race) and what followed it. Whether such a line was held depends on when the loop
+        handed its press over (a noise closure elsewhere holds the press horizon back), so
+        without this a noise pulse moved it behind the race (issue 19 "a line changes
+        nothing"). The race's own `press` lines (stamped at or after its first) stay held: the
+        race line costs nothing more then. Allocates only when a line goes."""
+        t_us = race[_RACE_T_US][1]
+        t_ns = race[_RACE_T_NS][1]
+        held = self._held
+        n = 0
+        for name, fields in held:
+            if name == "press":
+                d = ticks_diff(fields[_PRESS_T_US][1], t_us)
+                if d > 0 or (d == 0 and fields[_PRESS_T_NS][1] >= t_ns):
+                    break
+            n += 1
+        if n:
+            for name, fields in held[:n]:
+                self._out(name, fields)
+            del held[:n]
+
     def _out(self, name, fields):
         """One event line to the console, unless it must wait for the journal (persist before
         emit: docs/architecture.md "The journal"): a decision's line leaves only once the save
@@ -170,13 +202,23 @@ class App:
         line = encode_event(name, fields)
         unsaved = self._unsaved
         if self._hold:
-            phase = self.referee.arbiter.phase
-            locks = name == "lockout" or name == "unlock"
-            if name in AT_ONCE or phase == ARMED or (locks and phase == READY):
-                pass  # time-critical: out now, ahead of a decision waiting for the journal
-            elif unsaved or name not in NEUTRAL:
-                unsaved.append(line)  # persist before emit: out once the journal holds it
-                return
+            if unsaved:
+                if name != "race":
+                    # behind the decision that waits for the journal, whatever this line is:
+                    # the lines' order must not depend on when the save could run (a host
+                    # polling, a stalled console or noise move it; issue 19 "a line changes
+                    # nothing"). A race cannot open while a line waits (_before_race saves
+                    # first), so only a `race` line could be here, and it never waits.
+                    unsaved.append(line)
+                    return
+            else:
+                phase = self.referee.arbiter.phase
+                locks = name == "lockout" or name == "unlock"
+                if name in AT_ONCE or phase == ARMED or (locks and phase == READY):
+                    pass  # time-critical: out now (nothing waits for the journal)
+                elif name not in NEUTRAL:
+                    unsaved.append(line)  # persist before emit: out once the journal holds it
+                    return
         board.write_line(line)
         if not self._outbox.careful:
             board.flush()  # out now, not at the end of the pass: the rest of a decision's
