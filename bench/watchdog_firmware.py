@@ -7,7 +7,9 @@ and, in place of the product's main.py, a test-only main.py that runs the very s
 (refbox.boot.main) but makes one loop pass hang N ms after main.py started (`while True: pass`
 inside App.step: nothing feeds the watchdog any more, hard IRQs and the capture go on). Before it
 hangs it writes the flag file `hang.done` and prints `{"test":"hang"}`, so the board that the
-watchdog resets boots normally, resumes its game from the journal, and never hangs again.
+watchdog resets boots normally, resumes its game from the journal, and never hangs again. At
+every boot it first prints `{"test":"boot","reset_cause":N,"wdt_reset":W}` (machine.reset_cause(),
+which reads the watchdog's REASON register, and machine.WDT_RESET to compare it with).
 `--hang-after-ms 0` never hangs (for the Ctrl-C check: Ctrl-C, then wait past the timeout: the
 REPL must stay up, no reset). `--watchdog-ms` shortens refbox.boot.WATCHDOG_MS (default: the
 product's 8000) to keep emulated runs short; the mechanism is the same.
@@ -28,9 +30,13 @@ TEST_MAIN = '''"""TEST FIRMWARE ONLY (bench/watchdog_firmware.py): hangs one loo
 import os
 import time
 
+import machine
 import micropython
 
 micropython.alloc_emergency_exception_buf(100)
+# the last reset as the chip tells it (the watchdog's REASON: machine.WDT_RESET after its reset)
+_cause = (machine.reset_cause(), machine.WDT_RESET)
+print('{"test":"boot","reset_cause":%%d,"wdt_reset":%%d}' %% _cause)
 
 from refbox import app, boot  # noqa: E402
 
