@@ -17,7 +17,7 @@ from tablebuzz.paths import REPO
 from tablebuzz.rooms import topics
 from tablebuzz.rooms.spool import Spool, SpoolError
 from tablebuzz.rooms.state import HubState
-from test_show import ARTIFACTS, browser, open_page, wait_text  # noqa: F401 - the fixture
+from test_show import ARTIFACTS, browser, on, open_page, wait_text  # noqa: F401 - the fixture
 
 EXAMPLES = REPO / "examples"
 COLOURS = [(255, 0, 0), (0, 96, 255), (0, 200, 0), (255, 160, 0), (200, 0, 255), (0, 220, 200)]
@@ -111,7 +111,7 @@ def _two_rooms_live(browser, procs, tmp_path, broker_port, h, label):  # noqa: F
         wait_text(page, "#standings", ["Standings · quiz", "Owls", "35.00", "alpha P5"])
         body = page.locator("body").inner_text()
         assert "undefined" not in body and "NaN" not in body and "null" not in body
-        page.screenshot(path=str(ARTIFACTS / ("director-%s.png" % label)), full_page=True)
+        on(page).screenshot(path=str(ARTIFACTS / ("director-%s.png" % label)), full_page=True)
         open_page(page, h.url + "/overlay/beta")  # the hub's overlay of one room
         wait_text(page, "#winner", ["P1", "nobody else yet"])
     finally:
@@ -322,7 +322,7 @@ def test_the_obs_overlay_shows_winner_margin_and_timer_on_a_transparent_page(bro
             "rgba(0, 0, 0, 0)"
         box = page.locator("#panel").bounding_box()
         assert box["x"] >= 0 and box["y"] + box["height"] <= 1080  # inside a 1080p source
-        page.screenshot(path=str(ARTIFACTS / "overlay.png"), omit_background=True)
+        on(page).screenshot(path=str(ARTIFACTS / "overlay.png"), omit_background=True)
         wait_text(page, "#margin", ["by "], timeout=20000)
         body = page.locator("body").inner_text()
         assert "undefined" not in body and "NaN" not in body and "null" not in body
