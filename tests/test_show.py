@@ -180,8 +180,9 @@ def test_scoreboard_and_desk_follow_a_scripted_game(browser, show, tmp_path, scr
 
 
 def test_a_tournament_quiz_on_the_scoreboard_teams_names_line_and_timers(browser, show):
+    # 8.2 s of play at speed 2; the sudden death (its last second) is on the board for 0.5 s
     server = show("--sim", "--script", str(REPO / "examples" / "quiz_tournament.jsonl"),
-                  "--speed", "1")
+                  "--speed", "2")
     board = browser.new_page()
     try:
         open_page(board, server.url + "/")
