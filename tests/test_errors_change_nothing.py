@@ -64,6 +64,15 @@ def _without_errors(lines):
     return [line for _, line in lines if not line.startswith('{"ev":"error"')]
 
 
+_PLAIN = {}  # example path -> its lines without refusals: one run, not one per drawn example
+
+
+def _plain(path, records, head):
+    if path not in _PLAIN:
+        _PLAIN[path] = run_raw(timeline(*records), **head)
+    return _PLAIN[path]
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 # derandomized: one fresh-clone run drew examples that ran for minutes (see the closing note)
 @settings(max_examples=3, derandomize=True)
@@ -71,7 +80,7 @@ def _without_errors(lines):
 def test_refused_lines_change_no_game(path, picks):
     setup, records = _example(path)
     head = _head(setup)
-    plain = run_raw(timeline(*records), **head)
+    plain = _plain(path, records, head)
     mixed_records = _with_refusals(records, picks)
     mixed = run_raw(timeline(*mixed_records), **head)
     assert _without_errors(mixed) == _without_errors(plain)

@@ -1,13 +1,16 @@
-"""The host's layout (docs/host.md): no import cycle anywhere in host/, and the simulator's fakes
-of the board's modules (machine, rp2, neopixel...) loaded only by a simulation, never by a tool
-that talks to a real board."""
+"""The host's layout (docs/host.md): no import cycle anywhere in host/, between modules or
+between its sub-packages (link, sim, views, records, rooms, hardware); the simulator's fakes of
+the board's modules (machine, rp2, neopixel...) loaded only by a simulation, never by a tool that
+talks to a real board; and log entries read by name, never by counting slots (issue 21, "Named
+data")."""
 
 import ast
 import json
+import re
 import subprocess
 import sys
 
-from tablebuzz.paths import FAKES, FAKES_CP, HOST
+from tablebuzz.paths import FAKES, FAKES_CP, FIRMWARE, HOST
 
 PACKAGE = HOST / "tablebuzz"
 
@@ -99,7 +102,7 @@ def test_the_cycle_finder_finds_a_cycle():
 def test_the_graph_sees_function_level_imports():
     graph = import_graph()
     # cli imports the show command inside main(): that edge must be seen
-    assert "tablebuzz.views.show.command" in graph["tablebuzz.cli"]
+    assert "tablebuzz.show_command" in graph["tablebuzz.cli"]
     assert "tablebuzz.sim.simulate" in graph["tablebuzz.link.connection"]
 
 
@@ -107,10 +110,86 @@ def test_no_import_cycle_in_host():
     assert cycles(import_graph()) == []
 
 
+def package_of(name):
+    """The sub-package of host/tablebuzz that module `name` belongs to ("tablebuzz.views" for
+    tablebuzz.views.show.server), or the module itself when it stands at the top (tablebuzz.cli,
+    tablebuzz.show_command, tablebuzz.paths)."""
+    parts = name.split(".")
+    if len(parts) > 2 or (len(parts) == 2 and (PACKAGE / parts[1]).is_dir()):
+        return ".".join(parts[:2])
+    return name
+
+
+def package_graph(graph):
+    """{package: set of packages} from a module graph: an edge wherever a module of one imports a
+    module of another."""
+    out = {}
+    for name, targets in graph.items():
+        edges = out.setdefault(package_of(name), set())
+        edges.update(package_of(t) for t in targets)
+    for name, edges in out.items():
+        edges.discard(name)
+    return out
+
+
+def test_the_package_graph_folds_modules_into_their_packages():
+    graph = {"tablebuzz.views.show.server": {"tablebuzz.link.serial_link"},
+             "tablebuzz.views.table": {"tablebuzz.views.eventlog"},
+             "tablebuzz.rooms.state": {"tablebuzz.views.table"},
+             "tablebuzz.views.eventlog": set(), "tablebuzz.link.serial_link": set(),
+             "tablebuzz.cli": {"tablebuzz.show_command"}, "tablebuzz.show_command": set()}
+    assert package_graph(graph) == {
+        "tablebuzz.views": {"tablebuzz.link"}, "tablebuzz.rooms": {"tablebuzz.views"},
+        "tablebuzz.link": set(), "tablebuzz.cli": {"tablebuzz.show_command"},
+        "tablebuzz.show_command": set()}
+    # views -> rooms at module level would close a cycle of packages, though no module cycle
+    graph["tablebuzz.views.eventlog"] = {"tablebuzz.rooms.topics"}
+    graph["tablebuzz.rooms.topics"] = set()
+    assert cycles(graph) == []
+    assert cycles(package_graph(graph)) == [["tablebuzz.rooms", "tablebuzz.views"]]
+
+
+def test_no_import_cycle_between_the_packages_of_host():
+    packages = package_graph(import_graph())
+    assert {"tablebuzz.link", "tablebuzz.sim", "tablebuzz.views", "tablebuzz.records",
+            "tablebuzz.rooms", "tablebuzz.hardware"} <= set(packages)
+    assert cycles(packages) == []
+
+
+# `entry[1]`, `entry [2:]`: a log entry (or a catalogue row named so) read by counting its slots
+_POSITIONAL = re.compile(r"\b(entry|result)\s*\[\s*\d")
+
+
+def positional_reads(text):
+    """(line number, line) of each `entry[<digit>` or `result[<digit>` in source `text`."""
+    return [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1)
+            if _POSITIONAL.search(line)]
+
+
+def test_the_positional_read_finder_finds_one():
+    assert positional_reads("kind = entry[0]\nx = entry[_PLAYER]\ncards = entry[ 2:]") == [
+        (1, "kind = entry[0]"), (3, "cards = entry[ 2:]")]
+    assert positional_reads("result[p] = 1\nsub_entry[3]\nresult[-1]") == []
+    assert positional_reads("best = result[1]") == [(1, "best = result[1]")]
+
+
+def test_log_entries_are_read_by_name_in_firmware_and_host():
+    """Every slot of a log entry has a name (ENTRY_KIND and each game's _PLAYER, _JUDGE_*...:
+    docs/games.md); a reader never counts tuple slots."""
+    found = []
+    for root in (FIRMWARE, HOST):
+        for path in sorted(root.rglob("*")):
+            if path.suffix not in (".py", ".js") or not path.is_file():
+                continue
+            for n, line in positional_reads(path.read_text(encoding="utf-8")):
+                found.append("%s:%d: %s" % (path.relative_to(root.parent), n, line))
+    assert found == []
+
+
 # A real board's tools, driven as far as they go without a board: each imports what it needs.
 _BOARD_SIDE = """
 import json, sys
-import tablebuzz.cli, tablebuzz.views.show.server, tablebuzz.views.show.command
+import tablebuzz.cli, tablebuzz.views.show.server, tablebuzz.show_command
 import tablebuzz.views.monitor, tablebuzz.views.tui.board, tablebuzz.views.table
 import tablebuzz.rooms.command, tablebuzz.link.connection, tablebuzz.records.journal_replay
 from tablebuzz import cli

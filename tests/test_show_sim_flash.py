@@ -5,7 +5,7 @@ import json
 
 from helpers import timeline
 from tablebuzz import cli
-from tablebuzz.views.show.command import sim_link
+from tablebuzz.show_command import sim_link
 
 SCRIPT = timeline(
     {"at_us": 100000, "control": "arm"},

@@ -24,7 +24,7 @@ import pytest
 from tablebuzz.paths import REPO
 from tablebuzz.records import store as records
 from tablebuzz.views import packet as packet_module
-from test_show import ARTIFACTS, browser, open_page, show, wait_text  # noqa: F401 - fixtures
+from test_show import ARTIFACTS, browser, on, open_page, show, wait_text  # noqa: F401 - fixtures
 
 SHOTS = Path(os.environ.get("TABLEBUZZ_SHOTS") or Path(tempfile.gettempdir()) / "tablebuzz-shots")
 PACKET = REPO / "examples" / "packet_sample.json"
@@ -71,7 +71,7 @@ def shoot(page, name, size):
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size(size)
     path = SHOTS / ("%s-%dx%d.png" % (name, size["width"], size["height"]))
-    page.screenshot(path=str(path))
+    on(page).screenshot(path=str(path))
     return path
 
 
@@ -167,7 +167,7 @@ def test_the_desk_and_the_room_while_a_player_answers_then_times_up(browser, sho
         open_page(phone, server.url + "/")
         wait_text(desk, "#btn-arm", ["ARM arm buzzers"])  # the board's own prompt
         wait_text(board, "#doing", ["question 1 next: ARM opens the buzzers"])
-        desk.click("#btn-arm")
+        on(desk).click("#btn-arm")
         wait_text(board, "#race", ["BUZZ"])
         desk.evaluate("() => { document.getElementById('buzz-1').click();"
                       " document.getElementById('buzz-5').click(); }")
@@ -185,7 +185,7 @@ def test_the_desk_and_the_room_while_a_player_answers_then_times_up(browser, sho
         wait_text(desk, "#desk-winner", ["P1"])
         wait_text(desk, "#desk-order", ["buzz order", "P1", "first", "P5", "+"])
         wait_text(desk, "#desk-next", ["next in line"])
-        desk.click("#word-3")  # before the power mark: YES sends the power
+        on(desk).click("#word-3")  # before the power mark: YES sends the power
         wait_text(desk, "#btn-correct", ["YES right +15 (power)"])
         wait_text(board, "#doing", ["question 1: P1 answers"])
         shoot(phone, "scoreboard-answering", PHONE)
@@ -221,14 +221,14 @@ def test_the_desk_puts_the_standings_on_the_tv(browser, show):  # noqa: F811
         desk.evaluate("([plan, first]) => tbPlay(plan, first)", [plan[:2], 1])
         wait_text(phone, "#standings", ["team 1", str(score_after(plan[:2])[1]), "team 2"])
         assert board.locator("#standings").is_hidden()
-        desk.click("#btn-standings")
+        on(desk).click("#btn-standings")
         wait_text(board, "#standings", ["quiz · standings", "team 1", "P1", "team 2"])
         assert board.locator("#standings").is_visible() and fits(phone, "#standingsrows")
         shoot(board, "standings", TV)
         shoot(phone, "standings", PHONE)
         wait_text(desk, "#btn-standings", ["The board on the TV"])  # the same button, back
         shoot(desk, "desk-bonus-done", PHONE)
-        desk.click("#btn-standings")
+        on(desk).click("#btn-standings")
         board.wait_for_function("() => document.getElementById('standings').classList"
                                 ".contains('hidden')")
     finally:
@@ -279,7 +279,7 @@ def test_every_card_game_says_what_is_happening_on_a_tv_and_a_phone(browser, sho
         wait_text(desk, "#doing", [first])
         said = first
         if click:
-            desk.click(click)
+            on(desk).click(click)
             board.wait_for_function("(then) => then.includes(document.getElementById('doing')"
                                     ".textContent)", arg=then)
             said = board.locator("#doing").text_content()

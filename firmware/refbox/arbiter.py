@@ -52,6 +52,15 @@ OUT_RACE_MARGIN = const(2)  # race
 OUT_TIED = const(3)  # race
 OUT_FIRST = const(4)  # race
 
+# lockouts() for the journal: [question, lockout, lockout...], each lockout a list read by these
+# names: [player, µs, ns] (out until that Stamp) or [player, "race", question]
+_LOCKOUTS_QUESTION = const(0)
+_LOCKOUTS_FIRST = const(1)  # where the lockouts start
+_LOCK_PLAYER = const(0)
+_LOCK_US = const(1)  # or "race"
+_LOCK_NS = const(2)
+_LOCK_QUESTION = const(2)  # a "race" lockout's question
+
 
 class Arbiter:
     false_start = 250  # ms, or "race", or "off"
@@ -159,14 +168,14 @@ class Arbiter:
         save, so a timed lockout keeps what it had left)."""
         if not items:
             return
-        self.question = int(items[0])
-        for item in items[1:]:
-            player = int(item[0])
-            if item[1] == _RACE_LONG:
+        self.question = int(items[_LOCKOUTS_QUESTION])
+        for item in items[_LOCKOUTS_FIRST:]:
+            player = int(item[_LOCK_PLAYER])
+            if item[_LOCK_US] == _RACE_LONG:
                 self.locked[player] = _RACE_LONG
-                self._race_question[player] = int(item[2])
+                self._race_question[player] = int(item[_LOCK_QUESTION])
             else:
-                self.locked[player] = Stamp(int(item[1]), int(item[2]))
+                self.locked[player] = Stamp(int(item[_LOCK_US]), int(item[_LOCK_NS]))
 
     def is_locked(self, player):
         return player in self.locked

@@ -138,7 +138,11 @@ class Saved:
                 self.over = bool(rec["over"])
         if "setup" in rec:
             s = rec["setup"]
-            self.setup = None if s is None else (s[0], int(s[1]), dict(s[2]))
+            if s is None:
+                self.setup = None
+            else:
+                game, players, options = s  # Journal.setup: (game, players, options)
+                self.setup = (game, int(players), dict(options))
         self.t = int(rec["t"])
 
 
@@ -166,12 +170,15 @@ def read(data):
             break  # the last line has no newline: an append cut short
         line = data[pos:end]
         parts = line.split(b" ", 2)
+        if len(parts) != 3:
+            break
+        length, check, body = parts  # <len> <sum> <payload> (the module docstring)
         try:
-            if len(parts) != 3 or int(parts[0]) != len(parts[2]):
+            if int(length) != len(body):
                 break
-            if parts[1].decode() != checksum(parts[2]):
+            if check.decode() != checksum(body):
                 break
-            rec = json.loads(parts[2].decode())
+            rec = json.loads(body.decode())
             trial = _copy(saved)
             trial.apply(rec)
         except (ValueError, UnicodeError, KeyError, TypeError, IndexError, AttributeError):

@@ -87,7 +87,7 @@ class Menu:
         if self.step == 0:
             return ["game", "players"]  # more steps follow once a game is chosen
         # options without menu choices (a list of teams) are set from the host only
-        return ["game", "players"] + [opt[0] for opt in self._options() if opt[3]]
+        return ["game", "players"] + [name for name, _, _, choices in self._options() if choices]
 
     def _values(self, step):
         if step == "game":

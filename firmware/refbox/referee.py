@@ -27,6 +27,7 @@ from refbox.arbiter import (
     READY,
     Arbiter,
 )
+from refbox.compat import const
 from refbox.games import GAME_ORDER, game_class, is_game, release_others
 from refbox.games.base import Game, GameError, parse_options  # noqa: F401 (Game: type comment)
 from refbox.menu import Menu
@@ -35,6 +36,11 @@ from refbox.protocol import ProtocolError, parse_command
 from refbox.ticks import Stamp, ticks_diff
 
 OVER = "over"
+# Referee.last_race, the race on the display: (winner, margin ns or None, tied), read by these
+# names; players 0-based, tied [] or the players drawn among
+RACE_WINNER = const(0)
+RACE_MARGIN = const(1)
+RACE_TIED = const(2)
 # what a control button (refbox.controls) or the `control` command may say
 CONTROL_NAMES = ("arm", "yes", "no", "undo", "undo:hold", "arm:repeat", "no:repeat")
 _CONTROLS = ", ".join(CONTROL_NAMES)
@@ -68,7 +74,7 @@ class Referee:
         # (game, players, options) of the last game started: the menu opens on it and YES at
         # game over plays it again (a rematch); the journal keeps it across power cuts
         self.last_setup = None  # type: tuple | None
-        self.last_race = None  # type: tuple | None  # (winner, margin ns or None, tied): 0-based
+        self.last_race = None  # type: tuple | None  # RACE_WINNER, RACE_MARGIN, RACE_TIED
         self.abandoned = False  # the game over was an abandon (the display says so)
         self.holding = []  # 0-based players holding their buzzer now, earliest first
         self.save = None  # called just before a race opens: the App saves the journal then
@@ -274,8 +280,8 @@ class Referee:
                 fields = (("winner", winner + 1), ("player", player + 1), ("margin_ns", margin))
                 self.emit("margin", fields)
                 race = self.last_race
-                if race is not None and race[0] == winner and race[1] is None:
-                    self.last_race = (winner, margin, race[2])
+                if race is not None and race[RACE_WINNER] == winner and race[RACE_MARGIN] is None:
+                    self.last_race = (winner, margin, race[RACE_TIED])
             elif kind == "race":
                 winner, margin = item[OUT_WINNER], item[OUT_RACE_MARGIN]
                 tied, first = item[OUT_TIED], item[OUT_FIRST]

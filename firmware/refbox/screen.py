@@ -10,6 +10,7 @@ numbers entered on the controls, published scores). Documented in README.md "The
 """
 
 from refbox.games import title
+from refbox.referee import RACE_MARGIN, RACE_TIED, RACE_WINNER
 
 ROWS = 8
 COLUMNS = 16
@@ -68,9 +69,9 @@ def _ranking(view):
 def _race(view):
     race = view.last_race
     game = view.game
-    if race is None or game.answering is None or race[0] != game.answering:
+    if race is None or game.answering is None or race[RACE_WINNER] != game.answering:
         return None
-    winner, margin, tied = race
+    winner, margin, tied = race[RACE_WINNER], race[RACE_MARGIN], race[RACE_TIED]
     if tied:
         names = " ".join(["P%d" % (p + 1) for p in tied])
         return [(2, "P%d wins" % (winner + 1)), (1, "tie %s: drawn" % names)]

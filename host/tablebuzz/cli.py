@@ -235,7 +235,7 @@ def main(argv=None):
 
             return cmd_hub(args)
         if args.command == "show":
-            from tablebuzz.views.show.command import cmd_show
+            from tablebuzz.show_command import cmd_show
 
             return cmd_show(args)
         if args.command == "tui":
@@ -260,11 +260,11 @@ def main(argv=None):
             _tell_seed(args, seed, saved, interactive=True)
             return status
         if args.command == "replay":
-            from tablebuzz.views.show.command import cmd_replay
+            from tablebuzz.show_command import cmd_replay
 
             return cmd_replay(args)
         if args.command == "export":
-            from tablebuzz.views.show.command import cmd_export
+            from tablebuzz.show_command import cmd_export
 
             return cmd_export(args)
         if args.command == "pinmap":

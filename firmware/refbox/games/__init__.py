@@ -8,7 +8,12 @@ lets the others' code be collected.
 
 import sys
 
-# (name, module, class, fewest players, most players): the menu's order
+from refbox.compat import const
+
+# (name, module, class, fewest players, most players): the menu's order; a row's slots by name
+_NAME = const(0)
+_FEWEST = const(3)
+_MOST = const(4)
 CATALOG = (
     ("quiz", "refbox.games.quiz", "Quiz", 2, 8),
     ("difference", "refbox.games.difference", "Difference", 2, 6),
@@ -17,7 +22,7 @@ CATALOG = (
     ("diddly", "refbox.games.diddly", "Diddly", 2, 6),
     ("evidence", "refbox.games.evidence", "Evidence", 2, 6),
 )
-GAME_ORDER = tuple([entry[0] for entry in CATALOG])
+GAME_ORDER = tuple([name for name, _, _, _, _ in CATALOG])
 # the names people read (README's game table), ASCII for the display's 8x8 font
 TITLES = (
     ("quiz", "Quiz"),
@@ -38,9 +43,10 @@ def title(name):
 
 
 def _entry(name):
-    for entry in CATALOG:
-        if entry[0] == name:
-            return entry
+    """CATALOG's row of game `name`: (name, module, class, fewest, most). Raises KeyError."""
+    for row in CATALOG:
+        if row[_NAME] == name:
+            return row
     raise KeyError(name)
 
 
@@ -50,8 +56,8 @@ def is_game(name):
 
 def player_range(name):
     """(fewest, most) players of game `name`, without loading it. Raises KeyError."""
-    entry = _entry(name)
-    return entry[3], entry[4]
+    row = _entry(name)
+    return row[_FEWEST], row[_MOST]
 
 
 def game_class(name):

@@ -105,7 +105,7 @@ class Deglingo(Game):
         self.answering = None
         self.out = []  # observers judged wrong this round
         self.early = []  # observers who pressed during the eyes-closed phase
-        self.locks = [None] * self.players  # type: list  # per player: None, "race", (us, ns)
+        self.locks = [None] * self.players  # type: list  # per player: None, "race", or the Stamp it ends at
         self.replaced = 0  # 2 players: the secret count, known from the call on
         self.found = 0  # 2 players: cards found this round
         self.deadline = None  # µs tick when the timer runs out, while it runs
@@ -318,7 +318,7 @@ class Deglingo(Game):
         due = None
         for lock in self.locks:
             if lock is not None and lock != _RACE:
-                until = Stamp(lock[0], lock[1])
+                until = lock
                 if horizon.diff_ns(until) >= 0 and (due is None or until.diff_ns(due) < 0):
                     due = until
         if self.phase == RACING and self.deadline is not None:
@@ -405,7 +405,7 @@ class Deglingo(Game):
             ms = None
         else:
             until = stamp.after_ns(rule * 1000000)
-            self.locks[player] = (until.us, until.ns)
+            self.locks[player] = until
             ms = rule
         return [("lockout", (("player", player + 1), ("reason", "false_start"), ("ms", ms)))]
 
@@ -413,7 +413,7 @@ class Deglingo(Game):
         events = []  # type: list
         for p in range(self.players):
             lock = self.locks[p]
-            if lock is not None and lock != _RACE and now.diff_ns(Stamp(lock[0], lock[1])) >= 0:
+            if lock is not None and lock != _RACE and now.diff_ns(lock) >= 0:
                 self.locks[p] = None
                 events.append(("unlock", (("player", p + 1),)))
         return events

@@ -22,13 +22,25 @@ docs/games/diddly.md.
   can still be corrected with UNDO before the ranking is final and the seed revealed (house).
 """
 
-from refbox.games.base import Game, GameError, option
+from refbox.compat import const
+from refbox.games.base import ENTRY_KIND, Game, GameError, option
 from refbox.games.diddly_scoring import COLUMN_MAX, check_copies, rank, read_board, score_board
 
 ROUNDS = 5
 SCORING = "scoring"  # round scores are being entered
 FINAL = "final"  # every score is in: YES (or act "finish") ends the game, UNDO corrects
 OVER = "over"
+
+# Diddly's log entries, the kind first (ENTRY_KIND), the other slots read by these names
+# (const: nothing kept at run time); players 0-based:
+#   ("enter", player, number)   the number on the bar for the player whose turn it is
+#   ("score", player, points)   a round score
+#   ("board", player, card, card, ...)   a board's canonical cards, scored in the fold
+#   ("finish",)  ("end",)
+_PLAYER = const(1)  # enter, score, board
+_ENTER_NUMBER = const(2)
+_SCORE_POINTS = const(2)
+_BOARD_CARDS = const(2)  # where the cards start
 
 _DEALER = (96, 96, 96)  # the dealer's station: steady white
 _TENS = (64, 64, 64)  # the marker bar's tens: white pixels
@@ -89,7 +101,7 @@ class Diddly(Game):
         return (("rounds", self.rounds()),)
 
     def is_scoring(self, entry):
-        return entry[0] == "score" or entry[0] == "board"
+        return entry[ENTRY_KIND] == "score" or entry[ENTRY_KIND] == "board"
 
     def score_event(self):
         """`score`: the totals (P1 first, points) plus this game's `round`, `dealer` and `turn`
@@ -222,9 +234,9 @@ class Diddly(Game):
         """Fold one entry: ("enter", player, number) the number on the bar; ("score", player,
         points) a round score; ("board", player, card, card, ...) a board's canonical cards,
         scored here; ("finish",) / ("end",) the end. Players 0-based; returns the events."""
-        kind = entry[0]
+        kind = entry[ENTRY_KIND]
         if kind == "enter":
-            player, value = entry[1], entry[2]
+            player, value = entry[_PLAYER], entry[_ENTER_NUMBER]
             if player != self.turn:
                 raise ValueError("a number entered for a player whose turn it is not")
             self.pending = value
@@ -238,12 +250,12 @@ class Diddly(Game):
             return [self._table_event()]
         if kind != "score" and kind != "board":
             raise ValueError("unknown diddly entry")
-        player = entry[1]
+        player = entry[_PLAYER]
         if self.table[player][self.round - 1] is not None:
             raise ValueError("a second score for one player in one round")
         events = []  # type: list
         if kind == "board":
-            cards = list(entry[2:])
+            cards = list(entry[_BOARD_CARDS:])
             value, points = score_board(cards, self.columns)
             self.cards_out = check_copies(cards, self.cards_out, "this round's boards")
             events.append(
@@ -259,7 +271,7 @@ class Diddly(Game):
                 )
             )
         else:
-            value = entry[2]
+            value = entry[_SCORE_POINTS]
         self.table[player][self.round - 1] = value
         self.scores[player] += value
         events.append(

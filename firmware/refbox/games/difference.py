@@ -19,7 +19,11 @@ section "difference" (house reading).
   player is left (rulebook "End of the Game").
 """
 
-from refbox.games.base import RaceGame, false_start_option, flag, option
+from refbox.games.base import ENTRY_KIND, RaceGame, false_start_option, flag, option
+
+# Difference's log entries, the kind first (ENTRY_KIND): RaceGame's ("arm",), ("win", player),
+# ("judge", correct) and ("end",) (read by RaceGame.step), and its own ("skip",): the beginner
+# variant's card put under by the player with the floor. Players 0-based.
 
 CARDS_PER_PLAYER = {2: 12, 3: 8, 4: 6, 5: 4, 6: 4}
 
@@ -66,7 +70,7 @@ class Difference(RaceGame):
         return self.reference
 
     def is_scoring(self, entry):
-        return entry[0] in ("judge", "skip")
+        return entry[ENTRY_KIND] in ("judge", "skip")
 
     def doing(self):
         """Game.doing: the first card, the race for the symbol, who names it."""
@@ -98,7 +102,7 @@ class Difference(RaceGame):
 
     # ------------------------------------------------------------------ fold
     def decide(self, player, entry):
-        if entry[0] != "skip":
+        if entry[ENTRY_KIND] != "skip":
             raise ValueError("unknown difference entry")
         pile = self.piles[player]
         pile.pop(0)

@@ -21,7 +21,8 @@ Rules: shared/rules/004_27c25bf53213cc59.txt (the French rulebook: "Déroulement
   still-tied players play round 11, 12... until one wins ("Fin de partie").
 """
 
-from refbox.games.base import Game, GameError, int_in, option
+from refbox.compat import const
+from refbox.games.base import ENTRY_KIND, Game, GameError, int_in, option
 from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 MARKERS = 10  # evidence markers 1..10 (rulebook "CONTENU")
@@ -39,6 +40,22 @@ HOLD_MS = 1000  # commit "hold": the last press of a claim is held this long
 TAP_GAP_MS = 2000  # commit "hold": a pause longer than this between presses restarts the count
 PAUSE_MS = 1500  # commit "pause": no press for this long after the last one commits
 FLASH_MS = 80  # a counted press flashes the station white this long
+
+# Evidence's log entries, the kind first (ENTRY_KIND), the other slots read by these names
+# (const: nothing kept at run time); players 0-based, µs/ns a Stamp's two halves, `at` a tick (µs):
+#   ("round",)                               ARM: the next round starts
+#   ("claim", player, marker, µs, ns, at)    µs/ns: the commit stamp (the press that started the
+#                                            gesture); at: the claim's commit moment
+#   ("sit_out", player, at)                  at: the countdown's deadline (or the command's tick)
+#   ("dial", number)   ("count", number)     the number entered so far; the true number
+#   ("end",)
+_PLAYER = const(1)  # claim, sit_out
+_CLAIM_MARKER = const(2)
+_CLAIM_US = const(3)
+_CLAIM_NS = const(4)
+_CLAIM_AT = const(5)
+_SIT_OUT_AT = const(2)
+_NUMBER = const(1)  # dial, count
 
 NEXT = "next"  # between rounds: ARM starts the next one
 CLAIMING = "claiming"
@@ -163,7 +180,7 @@ class Evidence(Game):
         return (("tally", [list(t) for t in self.tally]),)
 
     def is_scoring(self, entry):
-        return entry[0] == "count"
+        return entry[ENTRY_KIND] == "count"
 
     def prompt_events(self):
         """What the table is asked now (after the start and after an undo): while counting, the
@@ -423,22 +440,22 @@ class Evidence(Game):
 
     # ------------------------------------------------------------------ fold
     def step(self, entry):
-        kind = entry[0]
+        kind = entry[ENTRY_KIND]
         if kind == "round":
             return self._start_round()
         if kind == "claim":
-            _, p, marker, us, ns, now = entry
-            return self._claim(p, marker, Stamp(us, ns), now)
+            stamp = Stamp(entry[_CLAIM_US], entry[_CLAIM_NS])
+            return self._claim(entry[_PLAYER], entry[_CLAIM_MARKER], stamp, entry[_CLAIM_AT])
         if kind == "sit_out":
-            _, p, now = entry
+            p = entry[_PLAYER]
             self.sat_out.append(p)
             events = [("sit_out", (("player", p + 1), ("round", self.round)))]
-            return events + self._after_claims(now)
+            return events + self._after_claims(entry[_SIT_OUT_AT])
         if kind == "dial":
-            self.dial = entry[1]
+            self.dial = entry[_NUMBER]
             return [("dial", (("value", self.dial),))]
         if kind == "count":
-            return self._score(entry[1])
+            return self._score(entry[_NUMBER])
         if kind == "end":
             self.phase = OVER
             return []

@@ -177,6 +177,14 @@ def _int_value(value, low, high, what):
     return value
 
 
+def _judge_entry(correct, following, us, ns):
+    """A judge entry, ("judge", correct, next, µs, ns) (the slots _JUDGE_*): `correct` bool,
+    `following` the 0-based player the floor passes to or -1, `us`/`ns` the judgement's Stamp
+    halves (a command's tick, ns 0; an expired answer's deadline). The judge command appends its
+    own points (_JUDGE_POINTS) to it."""
+    return ("judge", correct, following, us, ns)
+
+
 class Quiz(RaceGame):
     name = "quiz"
     UNITS = {
@@ -689,7 +697,7 @@ class Quiz(RaceGame):
         ):
             raise GameError("not_now", "the time to answer ran out before this judgement")
         following = -1 if correct else self._next_or_none()
-        return ("judge", correct, following, self.now, 0)
+        return _judge_entry(correct, following, self.now, 0)
 
     def _next_or_none(self):
         return self._pick_next() if self.options["next_in_line"] else -1
@@ -800,8 +808,10 @@ class Quiz(RaceGame):
             self.expired = True
             events = [("time_up", (("timer", "answer"), ("player", _wire(self.answering))))]
             if entry[_EXPIRED_JUDGED]:  # judged wrong at the deadline: a judge entry's fold
-                events += self._judged(("judge", False, entry[_EXPIRED_NEXT],
-                                        entry[_EXPIRED_US], entry[_EXPIRED_NS]))
+                judge = _judge_entry(
+                    False, entry[_EXPIRED_NEXT], entry[_EXPIRED_US], entry[_EXPIRED_NS]
+                )
+                events += self._judged(judge)
             return events
         if kind == "untimed":
             self.opened = None
@@ -832,7 +842,7 @@ class Quiz(RaceGame):
 
     def judged(self, player, correct):
         """RaceGame's judgement hook (the quiz's step folds the whole entry: _judged)."""
-        return self._judged(("judge", correct, -1, self.now, 0))
+        return self._judged(_judge_entry(correct, -1, self.now, 0))
 
     def _judged(self, entry):
         player = self.answering
@@ -1065,7 +1075,7 @@ class Quiz(RaceGame):
             if self.is_scoring(self.log[i]):
                 cut = i
                 break
-        kept = [e for e in self.log[cut:] if e[0] == "name"]
+        kept = [e for e in self.log[cut:] if e[ENTRY_KIND] == "name"]
         dropped = RaceGame.undo(self)
         for entry in kept:
             self.log.append(entry)

@@ -22,7 +22,8 @@ Cards are ints 0..51 inside (rank index * 4 + suit index) and short strings on t
 "C" (clubs), e.g. "QH", "10S".
 """
 
-from refbox.games.base import Game, GameError, option, rank_highest_first
+from refbox.compat import const
+from refbox.games.base import ENTRY_KIND, Game, GameError, option, rank_highest_first
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")  # the order ARM cycles through: spades, hearts, diamonds, clubs
@@ -37,6 +38,17 @@ GUESS = "guess"  # a player answers the round's question
 GIVE = "give"  # a player hands out penalties by pressing the receivers' buzzers
 LINES = "lines"  # Part 2: waiting for ARM to turn the next column
 OVER = "over"
+
+# Red or Black's log entries, the kind first (ENTRY_KIND), the other slots read by these names
+# (const: nothing kept at run time); players 0-based:
+#   ("guess", answer)   answer: "red", "higher", "between", "S"...: the round's question's answer
+#   ("cursor", suit)    suit: the index (0..3, SUITS) the suit cursor moved to
+#   ("pick", receiver, penalties)   ("unpick",)   ("confirm",)   ("column",)   ("end",)
+#   ("burn",)           an answer taken back: its card is put aside for good
+_GUESS_ANSWER = const(1)
+_CURSOR_SUIT = const(1)
+_PICK_RECEIVER = const(1)
+_PICK_PENALTIES = const(2)
 
 # act action -> (round 1..4, answer)
 _ACT_ANSWERS = {
@@ -195,7 +207,7 @@ class RedBlack(Game):
         """UNDO takes back an answer, a pick, a take-back, a confirmation or a turned column (the
         card stays the same: the deck is fixed by the seed). Moving the suit cursor is not a
         decision: UNDO drops it with the decision before it."""
-        return entry[0] in ("guess", "pick", "unpick", "confirm", "column")
+        return entry[ENTRY_KIND] in ("guess", "pick", "unpick", "confirm", "column")
 
     def undo(self):
         """Game.undo, with one rule for answers (docs/games/redblack.md "Undo"): a card once
@@ -208,8 +220,8 @@ class RedBlack(Game):
         cut = len(log) - 1
         while cut >= 0 and not self.is_scoring(log[cut]):
             cut -= 1
-        burns = len([e for e in log[cut + 1 :] if e[0] == "burn"]) if cut >= 0 else 0
-        guesses = len([e for e in log[cut:] if e[0] == "guess"]) if cut >= 0 else 0
+        burns = len([e for e in log[cut + 1 :] if e[ENTRY_KIND] == "burn"]) if cut >= 0 else 0
+        guesses = len([e for e in log[cut:] if e[ENTRY_KIND] == "guess"]) if cut >= 0 else 0
         if guesses and self.burned + guesses > self.spare_cards():
             raise GameError("not_now", "no spare card left to replace it: the answer stands")
         dropped = Game.undo(self)
@@ -433,17 +445,17 @@ class RedBlack(Game):
     def step(self, entry):
         """Fold one entry: ("guess", answer), ("cursor", suit index 0..3), ("pick", receiver
         0-based, penalties), ("unpick",), ("confirm",), ("column",), ("end",). Returns events."""
-        kind = entry[0]
+        kind = entry[ENTRY_KIND]
         events = []  # type: list
         if kind == "guess":
-            self._guess(entry[1], events)
+            self._guess(entry[_GUESS_ANSWER], events)
         elif kind == "cursor":
-            self.cursor = entry[1]
+            self.cursor = entry[_CURSOR_SUIT]
             events.append(("suit", (("player", self.seat + 1), ("suit", SUITS[self.cursor]))))
         elif kind == "pick" or kind == "unpick":
             if kind == "pick":
-                self.picks.append((entry[1], entry[2]))
-                receiver, count = entry[1], entry[2]
+                receiver, count = entry[_PICK_RECEIVER], entry[_PICK_PENALTIES]
+                self.picks.append((receiver, count))
             else:
                 receiver, count = self.picks.pop()
             events.append(

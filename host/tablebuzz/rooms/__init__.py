@@ -7,5 +7,6 @@
 - `state`: the hub's fold of every room's messages (idempotent), the standings, the export;
 - `hub`: `tablebuzz hub`: the director's page, `/rooms.json`, the export; `embedded`: its
   in-process broker (amqtt) when no `--mqtt` is given;
-- `osc`: `--osc HOST:PORT`, the show's OSC messages; `static/`: the director's page, the overlay.
+- `osc`: `--osc HOST:PORT`, the show's OSC messages; `static/`: the director's page
+  (the OBS overlay is the scoreboard's: tablebuzz/views/show/static/overlay.html).
 """

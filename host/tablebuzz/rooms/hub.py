@@ -31,8 +31,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from tablebuzz.rooms import topics
 from tablebuzz.rooms.broker import connack_text, make_client
 from tablebuzz.rooms.state import HubState, summary
+from tablebuzz.views.show.server import STATIC as SHOW_STATIC
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).parent / "static"  # the director's page
 PUSH_S = 0.05  # the pages get what changed at most this often
 
 
@@ -173,7 +174,7 @@ def make_app(hub):
         return FileResponse(STATIC / "director.html")
 
     async def overlay(request):
-        return FileResponse(STATIC / "overlay.html")
+        return FileResponse(SHOW_STATIC / "overlay.html")  # the scoreboard's, one room's view
 
     async def rooms_json(request):
         snap = hub.snapshot()

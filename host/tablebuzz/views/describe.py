@@ -34,7 +34,7 @@ def _kind(check, default):
 def option_spec(cls, spec):
     """One option of game class `cls` for a host: {name, label, default, kind, choices: [{value,
     text}], unit, zero, low/high or values}, every word from the class."""
-    name, default, check, choices = spec[0], spec[1], spec[2], spec[3]
+    name, default, check, choices = spec  # refbox.games.base.option
     kind, fields = _kind(check, default)
     shown = list(choices) or [default]
     out = {

@@ -42,7 +42,7 @@ def options_summary(game, options):
     from refbox.games import game_class
 
     try:
-        defaults = {spec[0]: spec[1] for spec in game_class(game).OPTIONS}
+        defaults = {name: default for name, default, _, _ in game_class(game).OPTIONS}
     except KeyError:
         defaults = {}
     changed = [(k, v) for k, v in sorted(options.items()) if k not in defaults or

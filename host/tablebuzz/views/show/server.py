@@ -284,10 +284,8 @@ def make_app(hub):
     async def desk(request):
         return FileResponse(STATIC / "desk.html")
 
-    async def overlay(request):  # the OBS overlay (docs/rooms.md), shared with the rooms' hub
-        import tablebuzz.rooms
-
-        return FileResponse(Path(tablebuzz.rooms.__file__).parent / "static" / "overlay.html")
+    async def overlay(request):  # the OBS overlay (docs/rooms.md); the rooms' hub serves it too
+        return FileResponse(STATIC / "overlay.html")
 
     async def api_view(request):
         return JSONResponse(hub.message())

@@ -6,6 +6,7 @@ from rich.text import Text
 from textual.widgets import RichLog, Static
 
 LOG_LINES = 500
+# (key, control name, label) of each control button
 CONTROL_KEYS = (("a", "arm", "ARM"), ("y", "yes", "YES"), ("n", "no", "NO"), ("u", "undo", "UNDO"))
 OFF_RGB = (48, 48, 48)  # an unlit LED is drawn dark grey so its shape stays visible
 
@@ -217,7 +218,10 @@ def screen_widgets(pinmap, stations):
         "buzzers": [
             Buzzer(i, pinmap.PLAYER_COLOURS[i], id="buzzer%d" % (i + 1)) for i in range(stations)
         ],
-        "controls": [ControlButton(*spec, id="control_" + spec[1]) for spec in CONTROL_KEYS],
+        "controls": [
+            ControlButton(key, name, label, id="control_" + name)
+            for key, name, label in CONTROL_KEYS
+        ],
         "scores": Static(id="scores"),
         "log": log,
         "help": Static(id="help"),

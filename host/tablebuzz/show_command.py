@@ -1,6 +1,10 @@
-"""The commands around the scoreboard: `tablebuzz show`, `tablebuzz replay`, `tablebuzz export`.
+"""The command-line verbs around the scoreboard: `tablebuzz show`, `tablebuzz replay`,
+`tablebuzz export` (cli.py dispatches to them).
 
-Each turns user mistakes into one line on stderr and exit status 2 (never a traceback).
+A verb, not a view: it puts together the link to a board or the simulator (`link`, `sim`), the
+scoreboard's server and view (`views`), the records and the rooms, so it stands beside cli.py,
+above those packages (docs/host.md). Each turns user mistakes into one line on stderr and exit
+status 2 (never a traceback).
 """
 
 import datetime
