@@ -121,11 +121,14 @@ def open_page(page, url):
 
 
 def wait_text(page, selector, words, timeout=30000):
-    """Wait until the element's text holds every one of `words`."""
-    page.wait_for_function(
+    """Wait until the element's text holds every one of `words`. The page comes to the front
+    and is checked every 50 ms by a timer: the default check runs on animation frames, which a
+    page behind another in the shared window does not draw, so a short-lived text (a race's
+    margin) could come and go unseen."""
+    on(page).wait_for_function(
         "([sel, words]) => { const n = document.querySelector(sel);"
         " return n && words.every((w) => n.textContent.includes(w)); }",
-        arg=[selector, list(words)], timeout=timeout)
+        arg=[selector, list(words)], timeout=timeout, polling=50)
 
 
 # ------------------------------------------------------------------------------ six games
