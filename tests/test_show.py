@@ -428,6 +428,11 @@ def test_an_naqt_power_shows_its_photo_finish_on_a_tv_and_a_phone_and_again_from
         wait_text(desk, "#btn-photo", ["Photo finish: P", "by 738 µs"])
         board.locator("#photo").dispatch_event("click")  # a tap closes it
         assert board.locator("#photo").is_hidden()
+        # and the next view message, the same showing with less time left, leaves it closed
+        assert board.evaluate(
+            "() => { renderPhoto({showing: true, shown: Number(SB.photoKey), left_ms: 4000,"
+            " svg: document.getElementById('photobody').innerHTML});"
+            " return document.getElementById('photo').classList.contains('hidden'); }")
         on(desk).click("#btn-photo")  # on demand
         board.wait_for_function("() => !document.getElementById('photo').classList"
                                 ".contains('hidden')")

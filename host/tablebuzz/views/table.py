@@ -240,6 +240,7 @@ class Table:
                       "margin_ns": finish["margin_ns"], "tie": finish["tie"],
                       "question": finish["question"]}
         self.photo_at = self.clock()
+        self.photo_shown = getattr(self, "photo_shown", 0) + 1  # the page opens it once a showing
 
     def _question_no(self):
         g = self.game or {}
@@ -318,6 +319,7 @@ class Table:
         if getattr(self, "photo", None) is None:
             return False
         self.photo_at = self.clock()
+        self.photo_shown = getattr(self, "photo_shown", 0) + 1
         self.version += 1
         return True
 
@@ -1032,7 +1034,8 @@ class Table:
         if shot is not None:
             age = now - self.photo_at
             out["photo"] = dict(shot, showing=age < self.PHOTO_S,
-                                left_ms=max(0, int((self.PHOTO_S - age) * 1000)))
+                                left_ms=max(0, int((self.PHOTO_S - age) * 1000)),
+                                shown=self.photo_shown)
         if self.time_up is not None and game is not None:
             age = now - self.time_up["at"]
             if age < self.TIME_UP_S:

@@ -347,11 +347,12 @@ function renderTimeUp(t) {
 document.getElementById("timeup").addEventListener("click", () => document.getElementById("timeup").classList.add("hidden"));
 
 // The photo finish of a race won by < 10 ms (tablebuzz.views.photo draws it from the board's stamps):
-// shown while the host says so, hidden when its time is up or on a tap.
+// shown while the host says so, hidden when its time is up or on a tap. It opens once per showing
+// (`shown` counts them: a new photo, or the desk's "show again"), so a tap closes it for good.
 function renderPhoto(photo) {
   const box = document.getElementById("photo");
   if (!photo || !photo.showing) { box.classList.add("hidden"); return; }
-  const key = photo.svg.length + ":" + photo.winner + ":" + photo.margin_ns + ":" + photo.left_ms;
+  const key = String(photo.shown);
   if (SB.photoKey === key) return;
   SB.photoKey = key;
   document.getElementById("photobody").innerHTML = photo.svg;  // the host's own SVG
