@@ -179,3 +179,24 @@ def test_circuitpython_refuses_micropythons_mpy_files(tmp_path):
     assert proc.returncode != 0  # the unix port prints the traceback on stdout
     said = proc.stdout + proc.stderr
     assert "ValueError: MicroPython .mpy file; use CircuitPython mpy-cross" in said
+
+
+def test_circuitpython_forgets_the_games_not_played():
+    """As on MicroPython, only the game being played stays imported on CircuitPython: keeping
+    them all ran an emulated CircuitPython Pico out of heap by the fourth new_game."""
+    import subprocess
+
+    code = (
+        "import sys; from refbox.games import CATALOG, game_class, release_others; "
+        "[game_class(name) for name, *_ in CATALOG]; release_others('difference'); "
+        "print(sorted(m for m in sys.modules if m.startswith('refbox.games.')))"
+    )
+    proc = subprocess.run(
+        simulate.micropython_command(code, interpreter="circuitpython"),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    kept = proc.stdout.strip()
+    assert "'refbox.games.difference'" in kept and "'refbox.games.quiz'" not in kept, kept
+    assert "'refbox.games.evidence'" not in kept, kept
