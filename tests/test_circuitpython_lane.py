@@ -200,3 +200,22 @@ def test_circuitpython_forgets_the_games_not_played():
     kept = proc.stdout.strip()
     assert "'refbox.games.difference'" in kept and "'refbox.games.quiz'" not in kept, kept
     assert "'refbox.games.evidence'" not in kept, kept
+
+
+def test_circuitpython_forgets_the_pio_assembler_once_the_capture_runs():
+    """adafruit_pioasm is needed only to assemble the timestamper: once the board is up on
+    CircuitPython it is no longer imported (its code, ~11 KB of heap here, can be collected)."""
+    import subprocess
+
+    code = (
+        "import sys; from tablebuzz.sim import runner; "
+        "sim = runner.Simulation({'seed': '1', 'board': 'circuitpython'}, lambda t, l: None); "
+        "print(sim.board.capture.sm is not None, 'adafruit_pioasm' in sys.modules)"
+    )
+    proc = subprocess.run(
+        simulate.micropython_command(code, interpreter="circuitpython"),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.split() == ["True", "False"]
