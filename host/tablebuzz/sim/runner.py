@@ -214,11 +214,17 @@ class FakeConsole:
 
 
 def _main_py():
-    """The source of firmware/main.py (found next to the refbox package)."""
+    """The source of the entry point next to the refbox package: firmware/main.py, or code.py on
+    a folder filled as CIRCUITPY (CircuitPython runs code.py before main.py). Raises OSError
+    when there is neither."""
     import refbox
 
     root = refbox.__file__.replace("\\", "/").rsplit("/", 2)[0]
-    with open(root + "/main.py") as f:
+    try:
+        f = open(root + "/code.py")
+    except OSError:
+        f = open(root + "/main.py")
+    with f:
         return f.read()
 
 

@@ -70,14 +70,23 @@ def cp_library_dir():
     return _lane["libs"]
 
 
-def micropython_command(code, heap=MICROPYTHON_HEAP, interpreter="micropython", board=None):
+def micropython_command(
+    code, heap=MICROPYTHON_HEAP, interpreter="micropython", board=None, drive=None
+):
     """argv running `code` under a unix port with fakes, firmware and host on sys.path. `board`
-    "circuitpython" puts the CircuitPython fakes and the Adafruit libraries there instead."""
+    "circuitpython" puts the CircuitPython fakes and the Adafruit libraries there instead;
+    `drive` (a folder filled as CIRCUITPY by `tablebuzz flash --circuitpython`) takes refbox/
+    and lib/ from there instead of firmware/ and this Python's site-packages."""
     if board is None:
         board = "circuitpython" if interpreter == "circuitpython" else "micropython"
+    if drive is not None and board != "circuitpython":
+        raise SimError("a CIRCUITPY drive goes with the circuitpython board")
     paths = [str(FAKES), str(FIRMWARE), str(HOST)]
     if board == "circuitpython":
-        paths = [str(FAKES_CP), str(FIRMWARE), str(HOST), str(cp_library_dir())]
+        firmware, libraries = FIRMWARE, cp_library_dir()
+        if drive is not None:
+            firmware, libraries = Path(drive), Path(drive) / "lib"
+        paths = [str(FAKES_CP), str(firmware), str(HOST), str(libraries)]
     prelude = "import sys; sys.path[:0] = %r; " % (paths,)
     binary = circuitpython_binary() if interpreter == "circuitpython" else micropython_binary()
     return [binary, "-X", "heapsize=" + heap, "-c", prelude + code]
@@ -98,13 +107,17 @@ def simulation(header, sink):
     return runner.Simulation(header, sink)
 
 
-def run(header, records, interpreter="cpython"):
+def run(header, records, interpreter="cpython", drive=None):
     """[(ns, line)] the device wrote, for normalized `records` (see tablebuzz.sim.timeline). The
-    header's "board" ("micropython", the default, or "circuitpython") picks the board module."""
+    header's "board" ("micropython", the default, or "circuitpython") picks the board module.
+    `drive`: a unix port runs the firmware and libraries of that CIRCUITPY folder (what
+    `tablebuzz flash --circuitpython` wrote there: refbox/*.mpy, lib/) instead of firmware/."""
     board = header.get("board", "micropython")
     if board not in BOARDS:
         raise SimError("unknown board %r (choose from: %s)" % (board, ", ".join(BOARDS)))
     if interpreter == "cpython":
+        if drive is not None:
+            raise SimError("a CIRCUITPY drive's .mpy files need a unix port, not CPython")
         _ensure_paths(board)
         from tablebuzz.sim import runner
 
@@ -126,7 +139,10 @@ def run(header, records, interpreter="cpython"):
         header = dict(header, font=font_bytes().hex())
     feed = [json.dumps(header)] + [json.dumps(r, ensure_ascii=False) for r in records]
     cmd = micropython_command(
-        "from tablebuzz.sim.runner import main; main()", interpreter=interpreter, board=board
+        "from tablebuzz.sim.runner import main; main()",
+        interpreter=interpreter,
+        board=board,
+        drive=drive,
     )
     env = dict(os.environ, MICROPYPATH="")
     proc = subprocess.run(
