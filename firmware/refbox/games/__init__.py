@@ -61,9 +61,31 @@ def player_range(name):
 
 
 def game_class(name):
-    """The class of game `name`, its module imported now. Raises KeyError for an unknown name."""
+    """The class of game `name`, its module imported now. Raises KeyError for an unknown name,
+    GameError `no_memory` when the heap cannot hold the module even after the other games'
+    modules are released and the garbage collected (on a CircuitPython Pico, a fifth change of
+    game in a row ran out so: the game in play and the next one's module were both in RAM); the
+    game in play is untouched then, and starting from the menu (which ends it) has room."""
     _, module, cls, _, _ = _entry(name)
-    return getattr(__import__(module, None, None, (cls,)), cls)
+    try:
+        return getattr(__import__(module, None, None, (cls,)), cls)
+    except MemoryError:
+        pass  # out of the except clause: the traceback's memory goes with it
+    import gc
+
+    release_others(name)  # a game module no game uses any longer goes now, not after
+    gc.collect()
+    try:
+        return getattr(__import__(module, None, None, (cls,)), cls)
+    except MemoryError:
+        pass
+    from refbox.games.base import GameError
+
+    raise GameError(
+        "no_memory",
+        "no room to load %s beside the game in play: open the menu (it ends), then start it"
+        % name,
+    )
 
 
 def release_others(keep):
