@@ -54,6 +54,7 @@ DRIVER_PATHS = ("lib/ssd1306.mpy", "lib/ssd1306.py", "ssd1306.mpy", "ssd1306.py"
 # quiz +43 KB: a MemoryError at new_game) stay bytecode. The native emitter cannot compile a
 # bare `raise` nor `raise ... from` (its emit_native_raise_varargs takes one argument only).
 NATIVE = (
+    "refbox/app.py",
     "refbox/arbiter.py",
     "refbox/capture.py",
     "refbox/debounce.py",
