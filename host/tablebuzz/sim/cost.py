@@ -36,7 +36,7 @@ CALIBRATION = {
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
     "deploy": ".mpy (tablebuzz.link.flash.build for armv6m: the modules of flash.NATIVE as "
     "Thumb machine code, the rest bytecode), booted from a saved flash image",
-    "firmware": "branch speed on main d428059 (issue 20: app, arbiter, capture, debounce, leds, "
+    "firmware": "branch speed on main e3d28fa (issue 20: app, arbiter, capture, debounce, leds, "
     "protocol and ticks compiled native; before it main's: the race decided as soon as proven, "
     "the winner's LED at once, gc before each race, capture words decoded straight into the "
     "debouncers; issue 19: the capture timer's notes; issue 22: the prompts' `doing` sentence)",
@@ -47,12 +47,12 @@ CALIBRATION = {
 }
 
 TABLE = {
-    # a loop pass that does anything: the console poll and the flags (an idle pass is 0.22-0.24
-    # ms on the chip, bench/README.md)
-    "pass": 192000,
+    # a loop pass that does anything: the console poll, the flags, the debouncers' polls and
+    # the horizons (an idle pass is 0.28 ms on the chip, bench/README.md "Native modules")
+    "pass": 422000,
     "input_line": 2350000,  # a command line parsed (JSON, the command's checks)
     "input_byte": 20000,
-    "words": 1540000,  # a pass that decodes capture words: the debouncers, the horizons
+    "words": 1694000,  # a pass that decodes capture words: the debouncers, the horizons
     "word": 218000,  # each capture word decoded into the debouncers (EdgeDecoder.decode)
     "accept": 594000,  # a press accepted: the debouncer, the referee's queue
     "line": 2160000,  # an event encoded and queued, besides its bytes
