@@ -1,7 +1,8 @@
 """First press -> the winner's LED and -> the `race` line, on the emulated RP2040.
 
-The firmware as `make flash` deploys it (`tablebuzz.link.flash.build`: .mpy files and main.py) runs
-on the real MicroPython v1.28.0 RPI_PICO firmware inside rp2emu (rp2040js; see its README): it is
+The firmware as `make flash` deploys it to an RP2040 (`tablebuzz.link.flash.build` for armv6m: .mpy
+files, the modules of `flash.NATIVE` as Thumb machine code, and main.py) runs on the real
+MicroPython v1.28.0 RPI_PICO firmware inside rp2emu (rp2040js; see its README): it is
 deployed once (`board_run.ts --save-flash`), then booted from that image (`--load-flash`, t0 =
 power-on, so the board's ticks_us is the emulated µs) to play one timeline: an 8-player quiz,
 races of 1, 2, 4, 6 and 8 presses (each presser 1-30 µs after the one before) and lone presses
@@ -17,13 +18,17 @@ Environment:
   RP2EMU=DIR   rp2emu with `npm install` done (default: ../shared/rp2emu next to the repository)
   UF2=FILE     MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
   RACES=N      races of each kind (default 3); VERBOSE=1 also prints each race
+  NATIVE=LIST  compile these modules native instead of flash.NATIVE, comma-separated board
+               paths ("refbox/referee.py,refbox/arbiter.py"), "none" for bytecode only: what each
+               module's native code gains (bench/README.md "Native modules")
   SAVE=DIR     also keep the run for the simulator's CPU model (bench/bench_cpu_model.py):
                DIR/NAME.sim.jsonl (the timeline with its set-up line), NAME.meta.json (each
                race: kind, presses [station, µs]), NAME.chip.jsonl (each line the chip wrote, with
                its emulated µs); NAME is SAVE_NAME (default "latency_a")
 Without them it says what is missing and exits 0 (so `make bench` still runs). Emulation costs
 5-10 wall seconds per emulated second: the default timeline is ~5.6 emulated s (about a minute).
-It is a benchmark, never run by `make test`. Exit 1 only when the emulated run failed.
+It is a benchmark, never run by `make test`. Exit 1 when the emulated run failed, 2 for a NATIVE
+naming no firmware module.
 Run: UF2=/path/RPI_PICO.uf2 RP2EMU=/path/rp2emu .venv/bin/python bench/bench_chip_latency.py
 """
 
@@ -191,12 +196,21 @@ def main():
     emu, uf2 = env
     from tablebuzz.link import flash
 
+    native = os.environ.get("NATIVE")
+    if native is not None:
+        names = tuple(n for n in native.split(",") if n and n != "none")
+        unknown = [n for n in names if not (REPO / "firmware" / n).is_file()]
+        if unknown:
+            print("bench_chip_latency: NATIVE names no firmware module: %s" % ", ".join(unknown))
+            return 2
+        flash.NATIVE = names
+
     races_per_kind = int(os.environ.get("RACES", "3"))
     lines, races = timeline(races_per_kind)
     run_env = dict(os.environ, UF2=str(uf2))
     with tempfile.TemporaryDirectory() as tmp:
         build = Path(tmp) / "mpy"
-        flash.build(out=build)
+        flash.build(out=build, arch=flash.PICO_ARCH)
         image = Path(tmp) / "flash.img"
         empty = Path(tmp) / "empty.jsonl"
         empty.write_text("")
@@ -223,6 +237,7 @@ def main():
     summary = proc.stderr.strip().splitlines()[-1:] or [""]
     print("First press -> winner's LED / -> race line on the emulated RP2040 (rp2emu, MicroPython")
     print("v1.28.0 RPI_PICO, .mpy deploy, 125 MHz), ms: min median max")
+    print("  native modules: %s" % (", ".join(flash.NATIVE) or "none (bytecode only)"))
     print("  %-14s %5s  %-22s %-22s %s" % ("race", "races", "-> LED", "-> race line", "winner"))
     for kind in KINDS + ("all",):
         sub = [r for r in results if kind == "all" or r[0] == kind]

@@ -347,7 +347,8 @@ def _flash_scenario(board, folder, build_dir):
     info = board.info()
     _, major = flash.mpy_cross_version()
     flash.check_mpy(info, major)
-    files = flash.build(out=build_dir)
+    assert info.arch == "x64"  # the unix port loads native code for this machine's CPU
+    files = flash.build(out=build_dir, arch=info.arch)
     summary = flash.flash(board, files, log=lambda line: None)
     # removed: the stale protocol.py, old/x.mpy and the old/ folder
     assert (summary.copied, summary.unchanged, summary.removed) == (len(files), 0, 3)
@@ -361,6 +362,10 @@ def _flash_scenario(board, folder, build_dir):
     board.transport.exec("import sys\nsys.path.insert(0, %r)" % str(folder))
     assert board.transport.eval("'SHADOW' in dir(__import__('refbox.protocol').protocol)") is False
     assert board.transport.eval("__import__('refbox.protocol').protocol.MAX_LINE") == 512
+    # a native module (machine code for this CPU) loads and runs too
+    assert "refbox/ticks.py" in flash.NATIVE
+    wrap = "__import__('refbox.ticks').ticks.ticks_diff(3, (1 << 30) - 2)"
+    assert board.transport.eval(wrap) == 5
 
     again = flash.flash(board, files, log=lambda line: None)
     assert (again.copied, again.unchanged, again.removed) == (0, len(files), 0)

@@ -8,7 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from helpers import run_raw, timeline
+from helpers import CONTROLS, parse, run_raw, timeline
+from tablebuzz.sim import simulate
 from tablebuzz.sim.simulate import micropython_command
 from tablebuzz.sim.timeline import read_setup
 
@@ -96,6 +97,33 @@ def test_same_events_on_both_interpreters(name):
     micropython = run_raw(text, seed="abc123", interpreter="micropython", **header)
     assert len(cpython) > 3
     assert micropython == cpython
+
+
+@pytest.fixture(scope="module")
+def native_build(tmp_path_factory):
+    """The firmware as `make flash` builds it for a board whose CPU is this machine's (x64): the
+    modules of flash.NATIVE as native code, the unix port runs them as the RP2040 runs its
+    Thumb code (the same native emitter, another back end)."""
+    from tablebuzz.link import flash
+
+    out = tmp_path_factory.mktemp("native")
+    flash.build(out=out, arch="x64")
+    return out
+
+
+NATIVE_SCRIPTS = ["quiz_tournament", "ticks_wrap_and_worn_switches", "irq_capture_cpu_pixels",
+                  "power_cuts_resume_undo_and_safe_boot"]
+
+
+@pytest.mark.parametrize("name", NATIVE_SCRIPTS)
+def test_native_modules_give_the_same_events(name, native_build):
+    text, header = SCRIPTS[name]
+    source = run_raw(text, seed="abc123", interpreter="micropython", **header)
+    head = {"seed": "abc123", "game": "quiz", "players": 6, "options": {}}
+    head.update(header)
+    native = simulate.run(head, parse(text, 6, CONTROLS), "micropython", firmware=native_build)
+    assert len(source) > 3
+    assert native == source
 
 
 HEAP_LOCK_PROBE = """

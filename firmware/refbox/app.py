@@ -301,9 +301,9 @@ class App:
                     reported, hidden = now, 0
                 else:
                     hidden += 1  # at most one report a second: a repeating fault must not flood
-            except KeyboardInterrupt:  # Ctrl-C: what fits goes out, then the REPL
+            except KeyboardInterrupt as e:  # Ctrl-C: what fits goes out, then the REPL
                 self.board.flush()
-                raise
+                raise e
             if sleep_us is None or not self._waiting:
                 sleep_ms(self.loop_ms)
             else:

