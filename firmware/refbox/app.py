@@ -297,8 +297,12 @@ class App:
                 now = ticks_us()
                 if reported is None or ticks_diff(now, reported) >= 1000000:
                     more = " (+%d more)" % hidden if hidden else ""
-                    self._error("internal", "%s: %s%s" % (type(e).__name__, e, more))
-                    reported, hidden = now, 0
+                    try:
+                        self._error("internal", "%s: %s%s" % (type(e).__name__, e, more))
+                        reported, hidden = now, 0
+                    except MemoryError:  # a heap too full for the report too: free what the
+                        self.board.collect()  # fault left, count it, and go on with the game
+                        hidden += 1
                 else:
                     hidden += 1  # at most one report a second: a repeating fault must not flood
             except KeyboardInterrupt as e:  # Ctrl-C: what fits goes out, then the REPL
