@@ -240,3 +240,33 @@ def example_run(path, board="micropython", interpreter="cpython"):
         head, records = example_header(path)
         _EXAMPLE_RUNS[key] = simulate.run(dict(head, board=board), records, interpreter)
     return _EXAMPLE_RUNS[key]
+
+
+def _circuitpython_mpy_cross():
+    """CircuitPython 10.2.1's mpy-cross (tablebuzz.link.flash_cp.find_mpy_cross), or the
+    FlashError saying why there is none here."""
+    from tablebuzz.link import flash_cp
+
+    try:
+        return flash_cp.find_mpy_cross((10, 2, 1))
+    except flash_cp.FlashError as e:
+        return e
+
+
+CP_MPY_CROSS = _circuitpython_mpy_cross()
+
+
+def bare_referee(stations=6):
+    """(a Referee with no board: a fixed entropy, no tones, no clock), [(event name, fields
+    dict)] it emitted)."""
+    from refbox.referee import Referee
+
+    out = []
+    ref = Referee(
+        stations,
+        lambda name, fields: out.append((name, dict(fields))),
+        lambda f, ms: None,
+        lambda: bytes(16),
+        lambda: (),
+    )
+    return ref, out

@@ -13,7 +13,7 @@ so where the binary has not been built the lane is skipped, saying so.
 from pathlib import Path
 
 import pytest
-from helpers import example_run, run_raw
+from helpers import CP_MPY_CROSS, example_run, run_raw
 from tablebuzz.sim import simulate
 from test_micropython_lane import SCRIPTS
 
@@ -72,40 +72,37 @@ def test_the_core_scripts_are_byte_identical_on_all_three(name):
     assert run_raw(text, interpreter="micropython", **header) == cpython
 
 
+def _on_circuitpython(code, drive=None):
+    """What `code` prints on CircuitPython's unix port (with the firmware and the simulator's
+    fakes on its path, or a flashed CIRCUITPY folder's `drive`); fails the test if it fails."""
+    import subprocess
+
+    proc = subprocess.run(
+        simulate.micropython_command(code, interpreter="circuitpython", drive=drive),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-2000:]
+    return proc.stdout
+
+
 def test_idle_passes_allocate_nothing_on_circuitpython():
     """The idle pass of the CircuitPython board module runs under micropython.heap_lock() on
     CircuitPython's interpreter (the same probe as the MicroPython lane's; the simulator's world
     clock stands in for ChipClock, whose memorymap read allocates on the chip: bench/README.md)."""
-    import subprocess
-
     from test_micropython_lane import IDLE_PASS_PROBE
 
     code = IDLE_PASS_PROBE.replace(
         "runner.Simulation(header,", 'runner.Simulation(dict(header, board="circuitpython"),'
     )
     assert code != IDLE_PASS_PROBE
-    proc = subprocess.run(
-        simulate.micropython_command(code, interpreter="circuitpython"),
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = [line.split() for line in proc.stdout.splitlines()]
+    rows = [line.split() for line in _on_circuitpython(code).splitlines()]
     assert [name for name, _ in rows] == ["menu", "quiz_ready", "quiz_armed", "difference"]
     assert all(free == "30" for _, free in rows), rows
 
 
 # ---------------------------------------------------------------- the .mpy files the flash writes
-def _compiler():
-    from tablebuzz.link import flash_cp
-
-    try:
-        return flash_cp.find_mpy_cross((10, 2, 1))
-    except flash_cp.FlashError as e:
-        return e
-
-
-_COMPILER = _compiler()
+_COMPILER = CP_MPY_CROSS
 needs_compiler = pytest.mark.skipif(
     isinstance(_COMPILER, Exception), reason="no CircuitPython mpy-cross here (%s)" % _COMPILER
 )
@@ -129,19 +126,11 @@ def flashed(tmp_path_factory):
 @needs_compiler
 def test_circuitpython_imports_the_flashed_mpy_files(flashed):
     """The modules come from the drive's .mpy files (no .py of refbox is on the path)."""
-    import subprocess
-
     code = (
         "import refbox.board_cp, refbox.app, refbox.games.quiz, refbox.games.diddly_scoring; "
         "print(refbox.app.__file__); print(refbox.games.quiz.__file__)"
     )
-    proc = subprocess.run(
-        simulate.micropython_command(code, interpreter="circuitpython", drive=flashed),
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert proc.stdout.split() == [
+    assert _on_circuitpython(code, drive=flashed).split() == [
         str(flashed / "refbox" / "app.mpy"),
         str(flashed / "refbox" / "games" / "quiz.mpy"),
     ]
@@ -184,20 +173,12 @@ def test_circuitpython_refuses_micropythons_mpy_files(tmp_path):
 def test_circuitpython_forgets_the_games_not_played():
     """As on MicroPython, only the game being played stays imported on CircuitPython: keeping
     them all ran an emulated CircuitPython Pico out of heap by the fourth new_game."""
-    import subprocess
-
     code = (
         "import sys; from refbox.games import CATALOG, game_class, release_others; "
         "[game_class(name) for name, *_ in CATALOG]; release_others('difference'); "
         "print(sorted(m for m in sys.modules if m.startswith('refbox.games.')))"
     )
-    proc = subprocess.run(
-        simulate.micropython_command(code, interpreter="circuitpython"),
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    kept = proc.stdout.strip()
+    kept = _on_circuitpython(code).strip()
     assert "'refbox.games.difference'" in kept and "'refbox.games.quiz'" not in kept, kept
     assert "'refbox.games.evidence'" not in kept, kept
 
@@ -205,17 +186,9 @@ def test_circuitpython_forgets_the_games_not_played():
 def test_circuitpython_forgets_the_pio_assembler_once_the_capture_runs():
     """adafruit_pioasm is needed only to assemble the timestamper: once the board is up on
     CircuitPython it is no longer imported (its code, ~11 KB of heap here, can be collected)."""
-    import subprocess
-
     code = (
         "import sys; from tablebuzz.sim import runner; "
         "sim = runner.Simulation({'seed': '1', 'board': 'circuitpython'}, lambda t, l: None); "
         "print(sim.board.capture.sm is not None, 'adafruit_pioasm' in sys.modules)"
     )
-    proc = subprocess.run(
-        simulate.micropython_command(code, interpreter="circuitpython"),
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.split() == ["True", "False"]
+    assert _on_circuitpython(code).split() == ["True", "False"]

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import CP_MPY_CROSS
 from tablebuzz.cli import main
 from tablebuzz.link import flash_cp
 from tablebuzz.paths import FIRMWARE
@@ -19,14 +20,7 @@ from tablebuzz.paths import FIRMWARE
 BOOT_OUT = "Adafruit CircuitPython 10.2.1 on 2026-05-12; Raspberry Pi Pico with rp2040\n"
 
 
-def _compiler():
-    try:
-        return flash_cp.find_mpy_cross((10, 2, 1))
-    except flash_cp.FlashError as e:
-        return e
-
-
-COMPILER = _compiler()
+COMPILER = CP_MPY_CROSS
 needs_compiler = pytest.mark.skipif(
     isinstance(COMPILER, Exception),
     reason="no CircuitPython mpy-cross here (%s)" % COMPILER,

@@ -6,20 +6,8 @@ are released and the garbage collected, and if it still does not fit the board r
 import builtins
 
 import pytest
+from helpers import bare_referee
 from refbox.games.base import GameError
-from refbox.referee import Referee
-
-
-def _referee():
-    out = []
-    ref = Referee(
-        6,
-        lambda name, fields: out.append((name, dict(fields))),
-        lambda f, ms: None,
-        lambda: bytes(16),
-        lambda: (),
-    )
-    return ref, out
 
 
 def _failing_import(monkeypatch, module, times):
@@ -38,7 +26,7 @@ def _failing_import(monkeypatch, module, times):
 
 
 def test_a_game_that_fits_once_the_garbage_is_collected_starts(monkeypatch):
-    ref, out = _referee()
+    ref, out = bare_referee()
     ref.new_game("quiz", 4, {})
     left = _failing_import(monkeypatch, "refbox.games.diddly", 1)
     ref.new_game("diddly", 2, {})
@@ -48,7 +36,7 @@ def test_a_game_that_fits_once_the_garbage_is_collected_starts(monkeypatch):
 
 
 def test_a_game_that_does_not_fit_is_refused_and_the_game_in_play_goes_on(monkeypatch):
-    ref, out = _referee()
+    ref, out = bare_referee()
     ref.new_game("quiz", 4, {})
     game, log = ref.game, list(ref.game.log)
     before = list(out)

@@ -2,7 +2,7 @@
 units, a 2-player Déglingo shows its real target."""
 
 import pytest
-from helpers import events, run_sim, timeline
+from helpers import bare_referee, events, run_sim, timeline
 from refbox.games.base import GameError, parse_options
 from refbox.games.deglingo import Deglingo
 from refbox.games.diddly import Diddly
@@ -10,19 +10,6 @@ from refbox.games.evidence import Evidence
 from refbox.games.quiz import Quiz
 from refbox.games.redblack import RedBlack
 from refbox.menu import Menu
-from refbox.referee import Referee
-
-
-def _referee():
-    out = []
-    ref = Referee(
-        6,
-        lambda name, fields: out.append((name, dict(fields))),
-        lambda f, ms: None,
-        lambda: bytes(16),
-        lambda: (),
-    )
-    return ref, out
 
 
 def _game(cls, players, **given):
@@ -121,7 +108,7 @@ def test_two_player_deglingo_shows_and_plays_to_twelve():
 
 
 def test_two_player_deglingo_refuses_another_target():
-    ref, out = _referee()
+    ref, out = bare_referee()
     with pytest.raises(GameError) as e:
         ref.new_game("deglingo", 2, {"target": 5})
     assert e.value.code == "bad_option" and "12 points" in e.value.detail
@@ -132,7 +119,7 @@ def test_two_player_deglingo_refuses_another_target():
 
 
 def test_game_over_prompts_rematch_and_menu():
-    ref, _ = _referee()
+    ref, _ = bare_referee()
     ref.new_game("quiz", 2, {})
     assert ref.buttons() == [("ARM", "arm buzzers")]
     ref.command("end", {})
