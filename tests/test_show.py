@@ -9,6 +9,7 @@ port) gets a clear message on the page.
 directly without it, these tests fail with the command to run, they never skip.
 """
 
+import contextlib
 import json
 import os
 import socket
@@ -405,12 +406,10 @@ def photo_shown(page):
     return page.evaluate("() => !document.getElementById('photo').classList.contains('hidden')")
 
 
-def test_an_naqt_power_shows_its_photo_finish_on_a_tv_and_a_phone_and_again_from_the_desk(
-        browser, show, tmp_path):
-    """The NAQT match's first tossup (8 players, 4 v 4): the power is won by 738 µs, so the
-    scoreboard shows its photo finish (tablebuzz.views.photo) over the board, at 1920x1080 and on
-    a 390x844 phone; a tap closes it; the desk offers it again and it comes back."""
-    server = show("--sim", "--script", str(naqt_first_tossup(tmp_path)))
+@contextlib.contextmanager
+def tv_phone_desk(browser, server):
+    """(the scoreboard at 1920x1080, the scoreboard on a 390x844 phone, the desk), each loaded
+    and linked to the host; closed at the end."""
     board = browser.new_page()
     phone = browser.new_page()
     desk = browser.new_page()
@@ -419,6 +418,20 @@ def test_an_naqt_power_shows_its_photo_finish_on_a_tv_and_a_phone_and_again_from
         open_page(board, server.url + "/")
         open_page(phone, server.url + "/")
         open_page(desk, server.url + "/desk")
+        yield board, phone, desk
+    finally:
+        board.close()
+        phone.close()
+        desk.close()
+
+
+def test_an_naqt_power_shows_its_photo_finish_on_a_tv_and_a_phone_and_again_from_the_desk(
+        browser, show, tmp_path):
+    """The NAQT match's first tossup (8 players, 4 v 4): the power is won by 738 µs, so the
+    scoreboard shows its photo finish (tablebuzz.views.photo) over the board, at 1920x1080 and on
+    a 390x844 phone; a tap closes it; the desk offers it again and it comes back."""
+    server = show("--sim", "--script", str(naqt_first_tossup(tmp_path)))
+    with tv_phone_desk(browser, server) as (board, phone, desk):
         for page in (board, phone):
             wait_text(page, "#photo", ["Photo finish Q", "wins by 738 µs", "one sample = 56 ns",
                                        "margin 738 µs"])
@@ -437,10 +450,6 @@ def test_an_naqt_power_shows_its_photo_finish_on_a_tv_and_a_phone_and_again_from
         board.wait_for_function("() => !document.getElementById('photo').classList"
                                 ".contains('hidden')")
         on(desk).screenshot(path=str(ARTIFACTS / "desk-naqt-photo-finish.png"))
-    finally:
-        board.close()
-        phone.close()
-        desk.close()
 
 
 def test_a_photo_finish_goes_by_itself_after_its_time(browser, show, tmp_path):
@@ -463,14 +472,7 @@ def test_an_naqt_match_ends_with_the_teams_ranking_on_a_tv_a_phone_and_the_desk(
     """examples/quizbowl_naqt.jsonl played to its end (20 tossups, bonuses, a power cut in the
     10th bonus): the game ends with the teams' ranking, and no page shows a missing value."""
     server = show("--sim", "--script", str(NAQT), "--speed", "10")
-    board = browser.new_page()
-    phone = browser.new_page()
-    desk = browser.new_page()
-    phone.set_viewport_size({"width": 390, "height": 844})
-    try:
-        open_page(board, server.url + "/")
-        open_page(phone, server.url + "/")
-        open_page(desk, server.url + "/desk")
+    with tv_phone_desk(browser, server) as (board, phone, desk):
         wait_text(board, "#over", ["quiz: game over"], timeout=90000)
         for page in (board, phone, desk):
             body = page.locator("body").inner_text()
@@ -478,10 +480,6 @@ def test_an_naqt_match_ends_with_the_teams_ranking_on_a_tv_a_phone_and_the_desk(
         on(board).screenshot(path=str(ARTIFACTS / "scoreboard-naqt-over.png"))
         on(phone).screenshot(path=str(ARTIFACTS / "phone-naqt-over.png"))
         on(desk).screenshot(path=str(ARTIFACTS / "desk-naqt-over.png"))
-    finally:
-        board.close()
-        phone.close()
-        desk.close()
 
 
 def test_the_desk_reads_a_packet_marks_the_buzz_and_sends_the_power(browser, show, tmp_path):
