@@ -6,6 +6,7 @@ loading anything, `game_class(name)` imports one game, and on the board `release
 lets the others' code be collected.
 """
 
+import gc
 import sys
 
 from refbox.compat import const
@@ -67,18 +68,14 @@ def game_class(name):
     game in a row ran out so: the game in play and the next one's module were both in RAM); the
     game in play is untouched then, and starting from the menu (which ends it) has room."""
     _, module, cls, _, _ = _entry(name)
-    try:
-        return getattr(__import__(module, None, None, (cls,)), cls)
-    except MemoryError:
-        pass  # out of the except clause: the traceback's memory goes with it
-    import gc
-
-    release_others(name)  # a game module no game uses any longer goes now, not after
-    gc.collect()
-    try:
-        return getattr(__import__(module, None, None, (cls,)), cls)
-    except MemoryError:
-        pass
+    for retry in (False, True):
+        if retry:  # a game module no game uses any longer goes now, not after
+            release_others(name)
+            gc.collect()
+        try:
+            return getattr(__import__(module, None, None, (cls,)), cls)
+        except MemoryError:
+            pass  # out of the except clause: the traceback's memory goes with it
     gc.collect()  # what the failed import took: the refusal's own line must fit
     from refbox.games.base import GameError
 
