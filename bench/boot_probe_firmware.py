@@ -6,9 +6,10 @@ import time
 
 T = time.ticks_us
 D = time.ticks_diff
-# leaves first, so each module's time is its own (its imports are in already)
+# leaves first, so each module's time is its own (its imports are in already); refbox and
+# refbox.packfs come from the files themselves, as main.py imports them before it mounts the pack
 MODULES = (
-    "refbox", "refbox.compat", "refbox.ticks", "refbox.pinmap", "refbox.ring", "refbox.capture",
+    "refbox.compat", "refbox.ticks", "refbox.pinmap", "refbox.ring", "refbox.capture",
     "refbox.protocol", "refbox.board", "refbox.debounce", "refbox.prng", "refbox.arbiter",
     "refbox.games.base", "refbox.games", "refbox.menu", "refbox.leds", "refbox.controls",
     "refbox.outbox", "refbox.journal", "refbox.referee", "refbox.app", "refbox.boot",
@@ -24,7 +25,17 @@ def probe(name, us, heap):
 def main():
     gc.collect()
     start_free = gc.mem_free()
-    total = 0
+    t = T()
+    from refbox.packfs import mount
+
+    d = D(T(), t)
+    probe("import:refbox+refbox.packfs", d, start_free - gc.mem_free())
+    free = gc.mem_free()
+    t = T()
+    why = mount()  # as main.py does: the modules from refbox.pack when it is there
+    m = D(T(), t)
+    total = d + m
+    probe("mount:" + ("pack" if why is None else "none"), m, free - gc.mem_free())
     for name in MODULES:
         free = gc.mem_free()
         t = T()
