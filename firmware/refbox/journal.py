@@ -68,7 +68,35 @@ def checksum(payload):
 
 def encode_record(fields):
     """One record line (bytes, newline included) for dict `fields`."""
-    payload = encode_value(fields).encode()
+    return _record_line(encode_value(fields))
+
+
+def encode_snapshot(fields):
+    """encode_record(fields) for a snapshot's `fields` (Journal._save), the same bytes made
+    faster: a game's options come twice in it, as the game's own and in the menu's remembered
+    set-up (game, players, options), most often the same values; their JSON text is then made
+    once. Encoding the options took ~11 ms of a quiz snapshot's ~35 on the emulated RP2040."""
+    options = fields.get("options")
+    setup = fields.get("setup")
+    if not isinstance(options, dict) or not isinstance(setup, tuple) or len(setup) != 3:
+        return encode_record(fields)
+    if setup[2] != options:
+        return encode_record(fields)
+    text = encode_value(options)
+    parts = []
+    for key in sorted(fields):
+        if key == "options":
+            value = text
+        elif key == "setup":
+            value = "[%s,%s,%s]" % (encode_value(setup[0]), encode_value(setup[1]), text)
+        else:
+            value = encode_value(fields[key])
+        parts.append(encode_value(key) + ":" + value)
+    return _record_line("{" + ",".join(parts) + "}")
+
+
+def _record_line(payload):
+    payload = payload.encode()
     return ("%d %s " % (len(payload), checksum(payload))).encode() + payload + b"\n"
 
 
@@ -340,7 +368,7 @@ class Journal:
                 fields["locked"] = referee.arbiter.lockouts()
             fields["over"] = over
             fields["setup"] = setup
-            ok = self._write_snapshot(encode_record(fields), referee)
+            ok = self._write_snapshot(encode_snapshot(fields), referee)
         else:
             log = game.log  # type: ignore[union-attr]  # (not None here)
             keep = self._log_len
