@@ -26,7 +26,7 @@ def main():
     gc.collect()
     start_free = gc.mem_free()
     t = T()
-    from refbox.packfs import mount
+    from refbox.packfs import import_builtins, mount
 
     d = D(T(), t)
     probe("import:refbox+refbox.packfs", d, start_free - gc.mem_free())
@@ -36,6 +36,13 @@ def main():
     m = D(T(), t)
     total = d + m
     probe("mount:" + ("pack" if why is None else "none"), m, free - gc.mem_free())
+    if why is None:  # as main.py does
+        free = gc.mem_free()
+        t = T()
+        import_builtins()
+        m = D(T(), t)
+        total += m
+        probe("import_builtins", m, free - gc.mem_free())
     for name in MODULES:
         free = gc.mem_free()
         t = T()

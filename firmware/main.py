@@ -12,9 +12,10 @@ import micropython
 if hasattr(micropython, "alloc_emergency_exception_buf"):  # rp2 has it; the unix port has not
     micropython.alloc_emergency_exception_buf(100)  # a traceback from an IRQ handler needs this
 
-from refbox.packfs import mount, unmount  # noqa: E402
+from refbox.packfs import import_builtins, mount, unmount  # noqa: E402
 
-mount()
+if mount() is None:  # on the board (make flash put the pack there)
+    import_builtins()  # json, os, time...: imported without a search of the flash (4 ms each)
 try:
     from refbox.boot import main
 

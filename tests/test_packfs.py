@@ -137,3 +137,31 @@ def test_micropython_imports_the_firmware_through_the_mounted_pack(built):
     assert lines[3] == "['__init__.mpy', 'base.mpy']"
     assert lines[4] == "write %d" % errno.EROFS
     assert lines[5] == "unmounted %d" % errno.ENOENT
+
+
+def test_import_builtins_restores_sys_path_and_skips_what_is_missing():
+    import sys
+
+    before = list(sys.path)
+    packfs.import_builtins(("json", "no_such_module_here"))
+    assert sys.path == before and "json" in sys.modules
+
+
+@pytest.mark.micropython
+def test_import_builtins_on_micropython_takes_the_built_in_modules(tmp_path):
+    """A file named like an extensible built-in on sys.path is not taken (the board's search
+    for one is what import_builtins skips), and sys.path comes back as it was."""
+    (tmp_path / "json.py").write_text("SHADOW = True\n")
+    firmware = packfs.__file__.rsplit("/refbox/", 1)[0]
+    code = (
+        "import sys; sys.path[:0] = [%r, %r]\n" % (str(tmp_path), firmware)
+        + "before = list(sys.path)\n"
+        + "from refbox import packfs\n"
+        + "packfs.import_builtins(('json', 'no_such_module_here'))\n"
+        + "import json\n"
+        + "print(hasattr(json, 'SHADOW'), hasattr(json, 'dumps'), sys.path == before)\n"
+    )
+    proc = subprocess.run([micropython_binary(), "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "True", "True"]

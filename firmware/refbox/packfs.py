@@ -25,6 +25,9 @@ _ENOENT = 2
 _EROFS = 30
 
 _mounted = None  # the PackFS mounted by `mount`, until `unmount`
+# the built-in modules the firmware imports on the board that MicroPython lets a file of the
+# same name override ("extensible": it looks in every sys.path entry first)
+BUILTINS = ("array", "binascii", "hashlib", "json", "machine", "os", "select", "time")
 
 
 class PackError(Exception):
@@ -182,6 +185,30 @@ def mount(pack=PACK, at=MOUNT_POINT):
         return "cannot mount on %s: %s" % (at, e)
     _mounted = (packfs, at)
     return None
+
+
+def import_builtins(names=BUILTINS):
+    """Put the built-in modules `names` in sys.modules, so that importing them searches nothing.
+
+    MicroPython imports a built-in module that a file may override (json, os, time...) only
+    after searching every sys.path entry for that file, at every import of it, since a built-in
+    module is never entered in sys.modules: ~4.2 ms each time on the emulated RP2040's littlefs
+    ('', '.frozen', '/lib': six lookups), 0.1 ms with '.frozen' alone, nothing once in
+    sys.modules (the firmware imports them ~20 times at power-up, `binascii` once per journal
+    record). sys.path is restored whatever happens; a name this port lacks is skipped (the
+    firmware's own import of it then says so)."""
+    import sys
+
+    path = sys.path[:]
+    sys.path[:] = [".frozen"]
+    try:
+        for name in names:
+            try:
+                sys.modules[name] = __import__(name)
+            except ImportError:
+                pass
+    finally:
+        sys.path[:] = path
 
 
 def unmount():
