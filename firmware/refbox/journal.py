@@ -105,9 +105,12 @@ def header():
 
 
 def _tuples(value):
-    """JSON lists back into the tuples log entries are made of."""
+    """JSON lists back into the tuples log entries are made of (a flat list in one C call)."""
     if isinstance(value, list):
-        return tuple([_tuples(v) for v in value])
+        for v in value:
+            if isinstance(v, list):
+                return tuple([_tuples(v) for v in value])
+        return tuple(value)
     return value
 
 
@@ -136,42 +139,57 @@ class Saved:
         return self.game is not None and not self.over
 
     def apply(self, rec):
-        """Fold one record payload (a dict). Raises ValueError/KeyError/TypeError if malformed."""
+        """Fold one record payload (a dict). Raises ValueError/KeyError/TypeError if malformed,
+        and then has changed nothing: every field is read and checked before any is set (so a
+        journal's records fold in place, without a copy of the state per record: ~1 ms a record
+        and the log's length on the emulated RP2040)."""
         from binascii import unhexlify
 
+        setup = self.setup
+        if "setup" in rec:
+            s = rec["setup"]
+            if s is None:
+                setup = None
+            else:
+                game, players, options = s  # Journal.setup: (game, players, options)
+                setup = (game, int(players), dict(options))
+        t = int(rec["t"])
         if "game" in rec:
-            self.game = rec["game"]
-            if self.game is not None:
-                self.players = int(rec["players"])
-                self.options = dict(rec["options"])
-                self.seed = unhexlify(rec["seed"])
-                self.log = [_tuples(e) for e in rec["log"]]
-                self.ties = rec.get("ties")
-                self.locked = list(rec.get("locked", ()))
-            self.over = bool(rec.get("over", self.game is None))
+            game = rec["game"]
+            if game is not None:
+                players = int(rec["players"])
+                options = dict(rec["options"])
+                seed = unhexlify(rec["seed"])
+                log = [_tuples(e) for e in rec["log"]]
+                ties = rec.get("ties")
+                locked = list(rec.get("locked", ()))
+            over = bool(rec.get("over", game is None))
+            self.game = game
+            if game is not None:
+                self.players = players
+                self.options = options
+                self.seed = seed
+                self.log = log
+                self.ties = ties
+                self.locked = locked
+            self.over = over
         else:
             keep = int(rec["keep"])
             if self.game is None or not 0 <= keep <= len(self.log):
                 raise ValueError("a delta with no game to apply it to")
+            add = [_tuples(e) for e in rec.get("add", ())]
+            seed = unhexlify(rec["seed"]) if "seed" in rec else self.seed
+            ties = rec["ties"] if "ties" in rec else self.ties
+            locked = list(rec["locked"]) if "locked" in rec else self.locked
+            over = bool(rec["over"]) if "over" in rec else self.over
             del self.log[keep:]
-            for e in rec.get("add", ()):
-                self.log.append(_tuples(e))
-            if "seed" in rec:
-                self.seed = unhexlify(rec["seed"])
-            if "ties" in rec:
-                self.ties = rec["ties"]
-            if "locked" in rec:
-                self.locked = list(rec["locked"])
-            if "over" in rec:
-                self.over = bool(rec["over"])
-        if "setup" in rec:
-            s = rec["setup"]
-            if s is None:
-                self.setup = None
-            else:
-                game, players, options = s  # Journal.setup: (game, players, options)
-                self.setup = (game, int(players), dict(options))
-        self.t = int(rec["t"])
+            self.log.extend(add)
+            self.seed = seed
+            self.ties = ties
+            self.locked = locked
+            self.over = over
+        self.setup = setup
+        self.t = t
 
 
 def read(data):
@@ -207,22 +225,12 @@ def read(data):
             if check.decode() != checksum(body):
                 break
             rec = json.loads(body.decode())
-            trial = _copy(saved)
-            trial.apply(rec)
+            saved.apply(rec)  # (changes nothing if it raises)
         except (ValueError, UnicodeError, KeyError, TypeError, IndexError, AttributeError):
             break  # not a whole record (or a whole one that makes no sense): stop here
-        saved = trial
         pos = end + 1
         whole = pos
     return saved, whole, "ok" if whole == len(data) else "torn"
-
-
-def _copy(saved):
-    other = Saved()
-    for name in ("game", "players", "options", "seed", "ties", "locked", "over", "setup", "t"):
-        setattr(other, name, getattr(saved, name))
-    other.log = list(saved.log)
-    return other
 
 
 class Journal:
