@@ -5,7 +5,9 @@ Deploys the firmware as `make flash` does, with a probe in place of main.py
 (bench/boot_probe_firmware.py) that imports the firmware's modules one by one in the order the
 boot does, timing each (µs, ticks_us) and the heap it keeps (bytes, gc.mem_free), then builds the
 App as refbox.boot.start does (journal read, Board, App), then starts each game with
-`Referee.new_game` and saves it (`App._sync_journal`), timing the two apart. Prints a table.
+`Referee.new_game` and saves it (`App._sync_journal`), timing the two apart; between the two it
+loads journals of a snapshot and 0, 20, 100, 200 deltas (`Journal.load`, as power-up does).
+Prints a table.
 
 Then the paths of issue 20's item 2 end to end, as the room sees them: the real main.py deployed
 (`--save-flash`) and booted from that image (`--load-flash`, t0 = power-on) to play `PATHS`: a
@@ -19,7 +21,7 @@ of the command and, where the journal persists before emitting, the save.
   RP2EMU=DIR   rp2emu with `npm install` done (default: ../shared/rp2emu next to the repository)
   UF2=FILE     MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
 
-Without the emulator it says so and exits 0. About 3 wall minutes (two deploys, ~8 emulated s).
+Without the emulator it says so and exits 0. About 4 wall minutes (two deploys, ~9 emulated s).
 rp2040js makes flash erase and program calls instant: the figures are CPU time only (a real
 chip adds the flash's own erase/program time to each save).
 """
@@ -62,7 +64,7 @@ def probe(emu, uf2):
         empty = Path(tmp) / "empty.jsonl"
         empty.write_text("")
         run = ["npx", "tsx", "board_run.ts", "--firmware", str(build), "--timeline", str(empty)]
-        run += [*DEPLOY_EXT, "--ms", "6000", "--allow-silent"]
+        run += [*DEPLOY_EXT, "--ms", "15000", "--allow-silent"]
         proc = subprocess.run(run, cwd=emu, env=run_env, capture_output=True, text=True)
         if proc.returncode != 0:
             print("run failed:\n" + proc.stderr[-3000:])
@@ -82,7 +84,7 @@ def probe(emu, uf2):
         return 1
     print("bench_boot_chip: the emulated RP2040 (rp2040js, 125 MHz), MicroPython v1.28.0, .mpy")
     print("  native modules: %s" % (", ".join(flash.NATIVE) or "none (bytecode only)"))
-    print("%-28s %9s %9s" % ("step", "µs", "heap B"))
+    print("%-28s %9s %9s" % ("step", "µs", "bytes"))  # heap kept; a journal: its file
     for row in rows:
         name, us, heap = row.split()
         print("%-28s %9s %9s" % (name, us, heap))
