@@ -37,7 +37,11 @@ _PRESS_T_NS = const(2)
 
 
 class App:
-    capture_lag_us = 500  # an edge is in the ring this long after it (DMA: µs; pin IRQ <= ~100 µs)
+    # how long after an edge it is surely in the capture (`capture_lag_us`, per path): the
+    # DMA moves a PIO word a few cycles after its push (datasheet §2.5), so 50 µs is ample
+    # there; a pin-IRQ snapshot is stamped when its handler runs (<= ~100 µs after the edge)
+    pio_lag_us = 50
+    irq_lag_us = 500
     loop_ms = 1
     gc_threshold = 48 * 1024  # bytes: no automatic gc before this much is allocated
     frame_us = 25000  # a moving frame is re-rendered this often (every blink period divides it)
@@ -50,6 +54,8 @@ class App:
         self.pinmap = pinmap
         self.stations = pinmap.PLAYER_COUNT
         self.debouncers = [Debouncer(i) for i in range(self.stations)]
+        pio = board.capture_mode == "pio"
+        self.capture_lag_us = self.pio_lag_us if pio else self.irq_lag_us
         self._reader = open_reader(board, self.clock, pinmap.PLAYER_BASE_GPIO, self.stations,
                                    self.capture_lag_us, self.debouncers)
         started = Stamp(board.capture_start_tick).after_ns(board.capture_start_ns)
@@ -412,12 +418,16 @@ class App:
             deb.poll(settled, happenings)
         referee = self.referee
         referee.now = now
+        edges = self._control_edges
         if happenings:
             self._dirty = True  # (anything else that changes the frame emits an event)
             self._handle_switches(happenings)
+        elif n and not data and self._controls_idle and edges.head == edges.tail:
+            if not edges.lost and not referee.may_decide():
+                self._judging(now)  # capture words that are no press yet: the rest waits
+                return
         horizon, press_horizon = self.horizons(settled)
         referee.horizons(horizon, press_horizon)  # a control or a command hands over no further
-        edges = self._control_edges
         if not self._controls_idle or edges.head != edges.tail or edges.lost:
             self._take_controls(edges, now)
         if data:
@@ -433,6 +443,21 @@ class App:
         if self._waiting:
             self._waiting = [deb for deb in self._waiting if deb.is_waiting()]
         self._busy = bool(self._waiting) or not self._controls_idle or referee.is_busy()
+        self._kept = now
+        self._reader.keepalive(now)
+
+    def _judging(self, now):
+        """The end of a pass that only read capture words which are no press or release yet (a
+        closure being judged, bounce): no switch is queued and no race is being decided, so
+        nothing could be handed over or decided, and the horizons and the game's timers wait
+        for the next pass, at most a loop period on. Their decisions are taken by stamps, not
+        by when the loop looks (docs/architecture.md "Deadlines"): only a timer's line can come
+        a pass later. This is the pass right before a race's deciding one, which comes at the
+        press's confirmation (`wake_in_us`): kept short, that pass starts on time (issue 20:
+        the horizons and the referee's tick cost ~0.7 ms here on the chip)."""
+        if self._waiting:
+            self._waiting = [deb for deb in self._waiting if deb.is_waiting()]
+        self._busy = True  # the next pass works: its horizons and timers
         self._kept = now
         self._reader.keepalive(now)
 
