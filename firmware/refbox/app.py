@@ -602,14 +602,20 @@ class App:
         holds them just before its first edge; a press that may be ending holds `horizon` just
         before the contact opened. `settled` = now - capture_lag_us: every edge up to it is in
         the ring. Timed decisions are taken against these (docs/architecture.md "Deadlines")."""
-        horizon = press_horizon = settled
+        first = since = None  # the earliest first edge of a closure, of anything open
         for deb in self._waiting:  # (the others hold nothing back)
-            first = deb.press_pending()
-            if first is not None and press_horizon.diff_ns(first) >= 0:
-                press_horizon = first.after_ns(-1)
-            since = deb.pending()
-            if since is not None and horizon.diff_ns(since) >= 0:
-                horizon = since.after_ns(-1)
+            edge = deb.press_pending()
+            if edge is not None and (first is None or first.diff_ns(edge) > 0):
+                first = edge
+            edge = deb.pending()
+            if edge is not None and (since is None or since.diff_ns(edge) > 0):
+                since = edge
+        press_horizon = settled  # just before those edges, at most `settled`: one Stamp each
+        if first is not None and settled.diff_ns(first) >= 0:
+            press_horizon = first.after_ns(-1)
+        horizon = settled
+        if since is not None and settled.diff_ns(since) >= 0:
+            horizon = since.after_ns(-1)
         if horizon.diff_ns(press_horizon) > 0:
             horizon = press_horizon
         return horizon, press_horizon
