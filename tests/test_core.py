@@ -136,37 +136,6 @@ def test_the_race_paths_written_out_shapes_are_the_built_ones():
 
     for name, (keys, text) in protocol._SHAPES.items():
         assert text == protocol._shape(name, keys), name
-    assert protocol._RACE == protocol._shape("race", protocol._SHAPES["race"][0])
-
-
-_ints = st.integers(-(2**40), 2**40)
-
-
-@given(
-    st.lists(st.tuples(_ints, st.none() | _ints, st.booleans(),
-                       st.lists(_ints | st.booleans(), max_size=8), _ints, _ints), max_size=6),
-    st.sampled_from(["winner", "player", "margin_ns"]),
-)
-def test_the_race_lines_fast_path_gives_the_general_bytes(races, other_key):
-    # the referee's six fields, then the same with a key or a kind of value it never sends:
-    # the general way's bytes every time
-    for winner, margin, tie, tied, t_us, t_ns in races:
-        keys = ["winner", "margin_ns", "tie", "tied", "t_us", "t_ns"]
-        values = [winner, margin, tie, tied, t_us, t_ns]
-        variants = [
-            (keys, values),
-            ([other_key] + keys[1:], values),
-            (keys, [True, margin, tie, tied, t_us, t_ns]),
-            (keys, [winner, margin, 1, tied, t_us, t_ns]),
-            (keys, [winner, "x", tie, tuple(tied), t_us, t_ns]),
-        ]
-        for ks, vs in variants:
-            fields = tuple(zip(ks, vs, strict=True))
-            expected = "{" + ",".join(
-                [_reference_json("ev") + ":" + _reference_json("race")]
-                + [_reference_json(k) + ":" + _reference_json(v) for k, v in fields]
-            ) + "}"
-            assert encode_event("race", fields) == expected
 
 
 @pytest.mark.parametrize(

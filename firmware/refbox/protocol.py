@@ -48,7 +48,6 @@ _SHAPES = {
     ),
     "armed": (["players"], '{"ev":"armed","players":%s}'),
 }
-_RACE = _SHAPES["race"][1]
 _STRS_MAX = const(64)  # short str values kept encoded at most
 _STR_KEPT_LEN = const(16)  # characters: longer texts (details, names typed in) are not kept
 _STRS = {}  # str -> its JSON text
@@ -133,10 +132,6 @@ def _shape(name, keys):
 
 def encode_event(name, fields=()):
     """One event line (str, no newline): {"ev": name, then `fields` pairs in their order}."""
-    if name == "race" and len(fields) == 6:
-        line = _race_line(fields)
-        if line is not None:
-            return line
     keys = []
     values = []  # type: list
     for key, value in fields:
@@ -153,28 +148,6 @@ def encode_event(name, fields=()):
         if len(_SHAPES) < _SHAPES_MAX:
             _SHAPES[name] = shape
     return shape[1] % tuple(values)
-
-
-def _race_line(fields):
-    """The `race` line of refbox.referee's six fields (winner, margin_ns, tie, tied, t_us,
-    t_ns: ints, an int or None, a bool, a list of ints) in one `%` format, no list built: the
-    line the players wait for (issue 20: 0.75 ms the general way on the emulated chip, 0.35 ms
-    of it the ints' digits). None for other keys or kinds of value: `encode_event`'s general
-    way then, which gives the same bytes (tests/test_core.py)."""
-    (k0, winner), (k1, margin), (k2, tie), (k3, tied), (k4, t_us), (k5, t_ns) = fields
-    if k0 != "winner" or k1 != "margin_ns" or k2 != "tie" or k3 != "tied":
-        return None
-    if k4 != "t_us" or k5 != "t_ns" or tie.__class__ is not bool:
-        return None
-    if winner.__class__ is not int or t_us.__class__ is not int or t_ns.__class__ is not int:
-        return None
-    if margin is None:
-        margin = "null"
-    elif margin.__class__ is not int:
-        return None
-    if tied.__class__ is not list:
-        return None
-    return _RACE % (winner, margin, "true" if tie else "false", encode_value(tied), t_us, t_ns)
 
 
 # ------------------------------------------------------------------------------------ line framing
