@@ -279,9 +279,13 @@ class App:
         instead of up to a period later. Allocates only while a debouncer waits."""
         wait = self.loop_ms * 1000
         for deb in self._waiting:
-            due = deb.press_due()
+            due = deb.due_us  # (kept when the closure began: no Stamp to allocate)
+            if due is None:
+                due = deb.press_due()
+                if due is not None:
+                    due = due.us
             if due is not None:
-                left = ticks_diff(due.us, now) + self.capture_lag_us + 1
+                left = ticks_diff(due, now) + self.capture_lag_us + 1
                 if left < wait:
                     wait = left if left > 0 else 0
         return wait
@@ -461,7 +465,11 @@ class App:
         waiting = self._waiting
         earliest = None
         ahead = 0  # ns from `settled` to the earliest closure's first edge (<= 0)
+        tick = settled.us
         for deb in waiting:
+            due = deb.due_us
+            if due is not None and ticks_diff(due, tick) > 0:
+                continue  # its confirmation is later: nothing to judge (Debouncer.poll)
             first = deb.press_pending()
             if first is None:
                 deb.poll(settled, happenings)  # a release being judged, the boot's quiet spell
@@ -476,6 +484,9 @@ class App:
         press = happenings[-1][2] if len(happenings) > reported else None
         for deb in waiting:
             if deb is earliest:
+                continue
+            due = deb.due_us
+            if due is not None and ticks_diff(due, tick) > 0:
                 continue
             first = deb.press_pending()
             if first is not None and (press is None or first.diff_ns(press) <= 0):
