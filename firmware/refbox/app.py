@@ -34,6 +34,9 @@ _RACE_T_US = const(4)
 _RACE_T_NS = const(5)
 _PRESS_T_US = const(1)
 _PRESS_T_NS = const(2)
+# refbox.ticks's tick arithmetic, for the loops written out over every debouncer (App._poll)
+_HALF = const(1 << 29)
+_MAX = const((1 << 30) - 1)
 
 
 class App:
@@ -466,31 +469,42 @@ class App:
         earliest = None
         ahead = 0  # ns from `settled` to the earliest closure's first edge (<= 0)
         tick = settled.us
+        # (the tick arithmetic of refbox.ticks written out: a call costs ~15 µs on the chip, and
+        # this runs for every waiting debouncer, twice)
         for deb in waiting:
             due = deb.due_us
-            if due is not None and ticks_diff(due, tick) > 0:
+            if due is not None and ((due - tick + _HALF) & _MAX) - _HALF > 0:
                 continue  # its confirmation is later: nothing to judge (Debouncer.poll)
             first = deb.press_pending()
             if first is None:
                 deb.poll(settled, happenings)  # a release being judged, the boot's quiet spell
-            else:
-                d = first.diff_ns(settled)
-                if earliest is None or d < ahead:
-                    earliest, ahead = deb, d
+                continue
+            d = (((first.us - tick + _HALF) & _MAX) - _HALF) * 1000 + first.ns
+            if earliest is None or d < ahead:
+                earliest, ahead = deb, d
         if earliest is None:
             return
         reported = len(happenings)
         earliest.poll(settled, happenings)
-        press = happenings[-1][2] if len(happenings) > reported else None
+        if len(happenings) == reported:  # no press (yet): judge every other closure now
+            press_us = press_ns = None
+        else:
+            press = happenings[-1][2]
+            press_us, press_ns = press.us, press.ns
         for deb in waiting:
             if deb is earliest:
                 continue
             due = deb.due_us
-            if due is not None and ticks_diff(due, tick) > 0:
+            if due is not None and ((due - tick + _HALF) & _MAX) - _HALF > 0:
                 continue
             first = deb.press_pending()
-            if first is not None and (press is None or first.diff_ns(press) <= 0):
-                deb.poll(settled, happenings)
+            if first is None:
+                continue  # (judged above)
+            if press_us is not None:
+                d = (((first.us - press_us + _HALF) & _MAX) - _HALF) * 1000 + first.ns - press_ns
+                if d > 0:
+                    continue  # began after the press: the next pass
+            deb.poll(settled, happenings)
 
     def _judging(self, now):
         """The end of a pass that only read capture words which are no press or release yet (a
@@ -614,13 +628,17 @@ class App:
         before the contact opened. `settled` = now - capture_lag_us: every edge up to it is in
         the ring. Timed decisions are taken against these (docs/architecture.md "Deadlines")."""
         first = since = None  # the earliest first edge of a closure, of anything open
+        tick = settled.us
+        first_ns = since_ns = 0  # their ns from `settled`'s µs tick (refbox.ticks written out)
         for deb in self._waiting:  # (the others hold nothing back)
-            edge = deb.press_pending()
-            if edge is not None and (first is None or first.diff_ns(edge) > 0):
-                first = edge
             edge = deb.pending()
-            if edge is not None and (since is None or since.diff_ns(edge) > 0):
-                since = edge
+            if edge is None:
+                continue
+            d = (((edge.us - tick + _HALF) & _MAX) - _HALF) * 1000 + edge.ns
+            if since is None or d < since_ns:
+                since, since_ns = edge, d
+            if edge is deb.press_pending() and (first is None or d < first_ns):
+                first, first_ns = edge, d  # (a closure's first edge is its pending edge)
         press_horizon = settled  # just before those edges, at most `settled`: one Stamp each
         if first is not None and settled.diff_ns(first) >= 0:
             press_horizon = first.after_ns(-1)
