@@ -26,7 +26,7 @@ Environment:
                race: kind, presses [station, µs]), NAME.chip.jsonl (each line the chip wrote, with
                its emulated µs); NAME is SAVE_NAME (default "latency_a")
 Without them it says what is missing and exits 0 (so `make bench` still runs). Emulation costs
-5-10 wall seconds per emulated second: the default timeline is ~5.6 emulated s (about a minute).
+5-10 wall seconds per emulated second: the default timeline is ~9 emulated s (1.5 wall minutes).
 It is a benchmark, never run by `make test`. Exit 1 when the emulated run failed, 2 for a NATIVE
 naming no firmware module.
 Run: UF2=/path/RPI_PICO.uf2 RP2EMU=/path/rp2emu .venv/bin/python bench/bench_chip_latency.py
