@@ -46,6 +46,10 @@ class App:
     pio_lag_us = 50
     irq_lag_us = 500
     loop_ms = 1
+    # µs the loop sleeps between passes while a race is open: the pass that first sees a press
+    # comes at most this plus an idle pass (~0.3 ms on the chip) after it, not a whole period
+    # (the deciding pass waits for that one's end: issue 20)
+    armed_sleep_us = 200
     gc_threshold = 48 * 1024  # bytes: no automatic gc before this much is allocated
     frame_us = 25000  # a moving frame is re-rendered this often (every blink period divides it)
 
@@ -279,7 +283,7 @@ class App:
         """µs the loop may sleep after a pass at tick `now`: the loop period, or less when a
         closure being judged becomes a press sooner (its confirmation, `Debouncer.press_due`,
         plus the capture lag): the pass that accepts it, and so decides its race, comes then
-        instead of up to a period later. Allocates only while a debouncer waits."""
+        instead of up to a period later. Allocates nothing."""
         wait = self.loop_ms * 1000
         for deb in self._waiting:
             due = deb.due_us  # (kept when the closure began: no Stamp to allocate)
@@ -321,10 +325,12 @@ class App:
             except KeyboardInterrupt as e:  # Ctrl-C: what fits goes out, then the REPL
                 self.board.flush()
                 raise e
-            if sleep_us is None or not self._waiting:
+            armed = self.referee.arbiter.phase == ARMED
+            if sleep_us is None or not (self._waiting or armed):
                 sleep_ms(self.loop_ms)
-            else:
-                sleep_us(self.wake_in_us(ticks_us()))  # a press being confirmed: wake for it
+            else:  # a press being confirmed (wake for it), or a race open (look again soon)
+                wait = self.wake_in_us(ticks_us())
+                sleep_us(self.armed_sleep_us if armed and wait > self.armed_sleep_us else wait)
 
     def step(self):
         """One pass of the loop at the clock's current tick.

@@ -38,8 +38,9 @@ CALIBRATION = {
     "Thumb machine code, the rest bytecode), booted from a saved flash image",
     "firmware": "branch race on main 0d6c9f8 (issue 20: the PIO path's capture lag 50 µs, a "
     "pass that only read closures being judged leaves the horizons and timers to the next, the "
-    "closure that began first judged first, a closure's confirmation kept as a tick, 128-byte "
-    "console writes; before it: app, arbiter, capture, debounce, leds, protocol and ticks "
+    "closure that began first judged first, a closure's confirmation kept as a tick, no Stamp "
+    "per capture word, a 0.2 ms sleep while a race is open, 128-byte console writes; before "
+    "it: app, arbiter, capture, debounce, leds, protocol and ticks "
     "compiled native, the race decided as soon as proven, the winner's LED at once, gc before "
     "each race, capture words decoded straight into the debouncers)",
     "runs": "SAVE=bench/data/cpu bench/bench_chip_latency.py: latency_a (an 8-player quiz, 18 "
@@ -58,8 +59,8 @@ TABLE = {
     # a pass that decodes capture words: the debouncers (a pass that only read closures being
     # judged stops there: App._judging)
     "words": 900000,
-    "word": 190000,  # each capture word decoded into the debouncers (EdgeDecoder.decode)
-    "accept": 250000,  # a press accepted: the debouncer, the referee's queue
+    "word": 160000,  # each capture word decoded into the debouncers (EdgeDecoder.decode)
+    "accept": 350000,  # a press accepted: the debouncer, the referee's queue
     "line": 1900000,  # an event encoded and queued, besides its bytes
     "line_byte": 10000,  # the shapes are cached: only strings are walked
     "frame": 3010000,  # an LED frame rendered and handed to the PIO (~2.4 ms race line -> LED)
