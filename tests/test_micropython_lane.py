@@ -102,7 +102,7 @@ def test_same_events_on_both_interpreters(name):
 @pytest.mark.parametrize("name", ["quiz_tournament", "ticks_wrap_and_worn_switches",
                                   "power_cuts_resume_undo_and_safe_boot", "bad_lines"])
 def test_the_source_gives_the_same_events_as_the_lanes_build(name):
-    """The lane imports the firmware compiled (tests/conftest.py: simulate.mpy_firmware, as a
+    """The lane imports the firmware compiled (tests/conftest.py: flash.cached_build, as a
     board holds it); firmware/'s source, compiled by the unix port on import, gives the same
     bytes."""
     text, header = SCRIPTS[name]

