@@ -106,8 +106,9 @@ def test_the_source_gives_the_same_events_as_the_lanes_build(name):
     board holds it); firmware/'s source, compiled by the unix port on import, gives the same
     bytes."""
     text, header = SCRIPTS[name]
-    assert simulate.lane_firmware() != simulate.FIRMWARE  # the lane runs the build
-    assert (simulate.lane_firmware() / "refbox" / "app.mpy").exists()
+    if simulate.lane_firmware() == simulate.FIRMWARE:
+        pytest.skip("$%s names firmware/: the lane runs the source" % simulate.FIRMWARE_BUILD_ENV)
+    assert (simulate.lane_firmware() / "refbox" / "app.mpy").exists()  # the lane runs the build
     lane = run_raw(text, seed="abc123", interpreter="micropython", **header)
     head = {"seed": "abc123", "game": "quiz", "players": 6, "options": {}}
     head.update(header)
