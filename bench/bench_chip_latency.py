@@ -26,7 +26,7 @@ Environment:
                race: kind, presses [station, µs]), NAME.chip.jsonl (each line the chip wrote, with
                its emulated µs); NAME is SAVE_NAME (default "latency_a")
 Without them it says what is missing and exits 0 (so `make bench` still runs). Emulation costs
-5-10 wall seconds per emulated second: the default timeline is ~5.6 emulated s (about a minute).
+5-10 wall seconds per emulated second: the default timeline is ~9 emulated s (1.5 wall minutes).
 It is a benchmark, never run by `make test`. Exit 1 when the emulated run failed, 2 for a NATIVE
 naming no firmware module.
 Run: UF2=/path/RPI_PICO.uf2 RP2EMU=/path/rp2emu .venv/bin/python bench/bench_chip_latency.py
@@ -45,7 +45,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "host"))
 
 START_US = 1_000_000  # the firmware's menu is up ~0.5 s after power-on (.mpy deploy)
-PERIOD_US = 350_000  # one race: arm, presses 80 ms later, releases, judge
+# one race: arm, presses 150 ms later (`armed` comes 50-90 ms after `arm` on the chip, its save
+# and collection first: a press before it is a false start), releases, judge
+PERIOD_US = 420_000
 PIXEL_GPIO = 16  # refbox.pinmap.NEOPIXEL_GPIO
 STATIONS = 8  # refbox.pinmap.PLAYER_COUNT
 PLAYER_GPIOS = "2,3,4,5,6,7,8,9"  # refbox.pinmap.PLAYER_BASE_GPIO on: player 1 first
@@ -79,7 +81,7 @@ def timeline(races_per_kind, seed=20):
     t = START_US + 300_000
     for k, kind in enumerate(kinds):
         lines.append({"at_us": t, "send": {"cmd": "arm"}})
-        p0 = t + 80_000 + rng.randint(0, 999)
+        p0 = t + 150_000 + rng.randint(0, 999)
         stations = rng.sample(range(1, STATIONS + 1), STATIONS)
         stations.remove(1 + k % STATIONS)
         stations.insert(0, 1 + k % STATIONS)  # this race's first presser
@@ -98,8 +100,8 @@ def timeline(races_per_kind, seed=20):
                     lines.append({"at_us": a + 5 * i + 2, "release": s})
         for s, a in presses:
             lines.append({"at_us": a, "press": s})
-            lines.append({"at_us": t + 170_000 + s, "release": s})
-        lines.append({"at_us": t + 230_000, "send": {"cmd": "judge", "correct": True}})
+            lines.append({"at_us": t + 240_000 + s, "release": s})
+        lines.append({"at_us": t + 300_000, "send": {"cmd": "judge", "correct": True}})
         races.append({"kind": kind, "first": p0, "presses": presses, "arm_at": t})
         t += PERIOD_US
     lines.sort(key=lambda d: d["at_us"])  # stable: equal times keep their order

@@ -3,7 +3,7 @@
 A race is decided once the press horizon (docs/architecture.md "Deadlines") has passed the first
 press: no earlier or equal press can still come. The budget, from the firmware's own constants:
   debounce confirmation of the first press (Debouncer.press_us of closure, openings not counted)
-  + capture lag (App.capture_lag_us: an edge is in the ring by then)
+  + capture lag (App.pio_lag_us / irq_lag_us: an edge is in the ring by then)
   + one loop period (App.loop_ms: the pass that notices)
 A closure on another station that began before the first press (noise, a runner-up closing 2 ms
 later does not) holds the decision until it is judged.
@@ -83,13 +83,14 @@ def measure(scenario, rng):
 
 
 def main():
-    lag_ms = App.capture_lag_us / 1000
     press_ms = Debouncer.press_us / 1000
-    total = lag_ms + press_ms + App.loop_ms
-    print(
-        "budget: confirmation %.1f (+ its bounce openings) + capture lag %.1f + loop period %d ms"
-        " = %.1f ms + openings" % (press_ms, lag_ms, App.loop_ms, total)
-    )
+    for path, lag_us in (("pio", App.pio_lag_us), ("irq", App.irq_lag_us)):
+        lag_ms = lag_us / 1000
+        total = lag_ms + press_ms + App.loop_ms
+        print(
+            "budget (%s): confirmation %.1f (+ its bounce openings) + capture lag %.2f + loop"
+            " period %d ms = %.2f ms + openings" % (path, press_ms, lag_ms, App.loop_ms, total)
+        )
     print("first press -> race line, ms (virtual time, %d races each):" % RACES)
     head = ("bounce", "cap", "race", "min", "median", "p95", "max")
     print("%-8s %-4s %-6s %6s %6s %6s %6s" % head)

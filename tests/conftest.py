@@ -1,12 +1,29 @@
-"""Shared test set-up: the firmware and the simulator fakes importable under CPython."""
+"""Shared test set-up: the firmware and the simulator fakes importable under CPython; the
+MicroPython lane's firmware compiled once a session."""
 
 import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+from tablebuzz.paths import REPO
+from tablebuzz.sim import simulate
 from tablebuzz.sim.simulate import _ensure_paths
 
 _ensure_paths()
+
+
+def pytest_configure(config):
+    """The MicroPython unix port runs the firmware from a bytecode build of firmware/ (refbox/
+    as .mpy files, as a board holds them: tablebuzz.link.flash.cached_build, in
+    build/lane-mpy/, remade when a source changes) instead of compiling the source on each of
+    its ~160 runs. Built by the first process (xdist's workers inherit the variable). A
+    $TABLEBUZZ_MPY_FIRMWARE set beforehand is kept (the path of firmware/ runs the source)."""
+    if hasattr(config, "workerinput") or os.environ.get(simulate.FIRMWARE_BUILD_ENV):
+        return
+    from tablebuzz.link import flash
+
+    build = flash.cached_build(REPO / "build" / "lane-mpy")
+    os.environ[simulate.FIRMWARE_BUILD_ENV] = str(build)
 
 
 @pytest.fixture(autouse=True)

@@ -38,3 +38,40 @@ def test_a_press_begun_before_the_capture_starts_never_wins(bounce, interpreter)
 def test_a_press_made_after_the_boot_counts(bounce):
     evs = _after_boot(BOOT_US + 40000, bounce)
     assert [e["winner"] for e in evs if e["ev"] == "race"] == [3]
+
+
+def test_a_contact_found_closed_must_be_seen_open_for_the_quiet_time():
+    """The first sample finds a buzzer closed; it stays closed past the quiet time and then
+    bounces open for 100 µs: no press, however often the loop polled meanwhile (before, the
+    debouncer took the contact as open from the start, so a poll after 3 ms ended the spell and
+    the bounce's closure became a press: found by the soak with a 0.5 ms loop)."""
+    from refbox.capture import EdgeDecoder
+    from refbox.debounce import Debouncer
+    from refbox.ticks import Stamp
+
+    start_us = 1000
+    dec = EdgeDecoder(6, 7000, 125)
+    dec.start(start_us, 0)
+    debs = [Debouncer(i) for i in range(6)]
+    for deb in debs:
+        deb.settle_from(Stamp(start_us))
+    mask = dec.counter_mask
+    first_ns = start_us * 1000 + 5 * 56  # the program's first sample: 5 PIO cycles in
+
+    def word(at_us, levels):  # the PIO's word for a change at `at_us` (counter counts down)
+        counts = (at_us * 1000 - first_ns) // 56
+        return ((mask - counts) << 6) | levels
+
+    out = []
+    first = (mask << 6) | 0b111011  # the first sample: station 2 found closed
+    dec.decode([first], 0, 0, 1, start_us + 1, debs, out)
+    for poll_every in (500, 1000):
+        for t in range(start_us + 500, start_us + 3600, poll_every):
+            for deb in debs:
+                deb.poll(Stamp(t), out)
+    ring = [word(start_us + 3500, 0b111111), word(start_us + 3600, 0b111011)]
+    dec.decode(ring, 0, 1, 2, start_us + 3700, debs, out)
+    for t in range(start_us + 3700, start_us + 9000, 500):
+        for deb in debs:
+            deb.poll(Stamp(t), out)
+    assert out == []

@@ -235,10 +235,13 @@ def test_usb_data_writes_never_wait_and_reads_take_what_waits():
 
     port = board_cp.UsbDataConsole(usb_cdc._simulated_boot())
     console.host_reading(False)  # connected, not reading: the 256-byte FIFO fills
+    from refbox.outbox import Outbox
+
     sent = 0
+    chunk = Outbox.chunk
     while port.writable():
-        port.write(b"x" * 32, 0, 32)
-        sent += 32
+        port.write(b"x" * chunk, 0, chunk)
+        sent += chunk
     assert sent == 256 and w.now == 0  # a chunk only with room for all of it: no wait
     assert console.tx_used() == 256  # (nothing is lost: a write takes what fits)
     console.host_reading(True)

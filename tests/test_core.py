@@ -131,6 +131,13 @@ def test_event_lines_match_the_rules_through_every_cache(events):
         assert encode_event(name, tuple(fields)) == expected
 
 
+def test_the_race_paths_written_out_shapes_are_the_built_ones():
+    from refbox import protocol
+
+    for name, (keys, text) in protocol._SHAPES.items():
+        assert text == protocol._shape(name, keys), name
+
+
 @pytest.mark.parametrize(
     "line, code",
     [

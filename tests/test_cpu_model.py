@@ -35,7 +35,7 @@ def test_every_latency_figure_predicts_the_emulated_chip_within_30_percent():
 
 
 @pytest.mark.xfail(strict=True, reason="issue 20: on the emulated chip the race line still leaves "
-                   "5.8-6.4 ms after a lone press, 9.9-11.9 ms after 6-8 with the native modules "
+                   "4.75-5.17 ms after a lone press, 6.6-7.2 ms after 6-8 "
                    "(bench/README.md bench_chip_latency.py), and the model says so")
 @pytest.mark.parametrize("stations", [1, 2, 6])
 def test_the_modelled_race_line_leaves_within_5_ms_of_the_first_press(stations):

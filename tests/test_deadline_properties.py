@@ -92,8 +92,8 @@ def _quiz_buzz_window():
     def build(off, arm_us):
         recs = [{"at_us": 100 * MS, "control": "arm"}]
         if arm_us is not None:
-            _tap(recs, 1, arm_us + 5000 * MS + off)
-        recs.append({"at_us": 5400 * MS, "send": {"cmd": "state"}})
+            _tap(recs, 1, arm_us + 1000 * MS + off)
+        recs.append({"at_us": 1400 * MS, "send": {"cmd": "state"}})
         return recs
 
     def check(evs, off):
@@ -101,15 +101,15 @@ def _quiz_buzz_window():
         dead = [e["reason"] for e in events(evs, "dead")]
         assert (winners, dead) == (([1], []) if off < 0 else ([], ["time"])), (winners, dead)
 
-    return "quiz", 3, {"buzz_s": 5}, build, _quiz_cue()[4], check
+    return "quiz", 3, {"buzz_s": 1}, build, _quiz_cue()[4], check
 
 
 def _quiz_answer_time():
     def build(off, _):
         recs = [{"at_us": 100 * MS, "control": "arm"}]
-        _tap(recs, 1, 300 * MS)  # the floor from this press's stamp: 10 s to answer
-        judge = {"cmd": "judge", "correct": True}
-        recs.append({"at_us": 300 * MS + 10000 * MS + off, "send": judge})
+        _tap(recs, 1, 300 * MS)  # the floor from this press's stamp: 6 s to answer (a warning
+        judge = {"cmd": "judge", "correct": True}  # 5 s before the end, at 1 s)
+        recs.append({"at_us": 300 * MS + 6000 * MS + off, "send": judge})
         return recs
 
     def check(evs, off):
@@ -120,16 +120,16 @@ def _quiz_answer_time():
         else:
             assert judged == [(1, False)] and refused == ["not_now"]
 
-    options = {"answer_s": 10, "answer_timeout": "wrong"}
+    options = {"answer_s": 6, "answer_timeout": "wrong"}
     return "quiz", 3, options, build, None, check
 
 
 def _deglingo_timer():
     def build(off, _):
         recs = []
-        _tap(recs, 1, 100 * MS)  # the call: the 10 s timer runs from its stamp
-        _tap(recs, 2, 10100 * MS + off, 150 * MS)
-        recs.append({"at_us": 10600 * MS, "send": {"cmd": "state"}})
+        _tap(recs, 1, 100 * MS)  # the call: the 3 s timer runs from its stamp
+        _tap(recs, 2, 3100 * MS + off, 150 * MS)
+        recs.append({"at_us": 3600 * MS, "send": {"cmd": "state"}})
         return recs
 
     def check(evs, off):
@@ -137,7 +137,7 @@ def _deglingo_timer():
         how = [r["how"] for r in events(evs, "round_over")]
         assert (winners, how) == (([2], []) if off < 0 else ([], ["time"])), (winners, how)
 
-    return "deglingo", 3, {"timer": 10}, build, None, check
+    return "deglingo", 3, {"timer": 3}, build, None, check
 
 
 def _deglingo_lockout():

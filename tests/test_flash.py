@@ -147,6 +147,23 @@ def test_build_stops_at_a_compile_error_with_file_and_line(tmp_path):
         flash.build(fw, tmp_path / "out")
 
 
+def test_a_cached_build_is_reused_until_a_source_changes(tmp_path):
+    fw = fake_firmware(tmp_path / "fw", {"__init__.py": "", "games/quiz.py": "X = 1\n"})
+    cache = tmp_path / "cache"
+    first = flash.cached_build(cache, fw)
+    made = (first / "refbox" / "games" / "quiz.mpy").stat().st_mtime_ns
+    assert flash.cached_build(cache, fw) == first  # the same sources: not compiled again
+    assert (first / "refbox" / "games" / "quiz.mpy").stat().st_mtime_ns == made
+    (fw / "refbox" / "games" / "quiz.py").write_text("X = 2\n")
+    second = flash.cached_build(cache, fw)
+    assert second != first and (second / "refbox" / "games" / "quiz.mpy").exists()
+    assert sorted(p.name for p in cache.iterdir()) == [second.name]  # the stale build is gone
+    (fw / "refbox" / "bad.py").write_text("return 2\n")
+    with pytest.raises(FlashError, match=r"refbox/bad\.py:1: SyntaxError"):
+        flash.cached_build(cache, fw)
+    assert not [p for p in cache.iterdir() if p.name.startswith(".")]  # no half build left
+
+
 # ------------------------------------------------------------------------------------------ flash
 class FakeBoard:
     """A board filesystem in a dict {rel: bytes | None (folder)}, with the Board methods."""

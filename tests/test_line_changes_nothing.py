@@ -124,11 +124,17 @@ def _slip_times(moments, offsets_ms, phase_us, deaf=()):
     return sorted(out)
 
 
+_MIXED = {}  # (records' id, slip times) -> CPython's stream with the lines slipped in
+
+
 def _check(name, head, records, slip_at, interpreter="cpython", plain=None):
-    """Run with and without the slipped lines; the streams must agree once the answers are out."""
+    """Run with and without the slipped lines; the streams must agree once the answers are out.
+    CPython's mixed stream is kept (_cpython_mixed): the MicroPython lane compares with it."""
     plain = plain if plain is not None else _run(head, records)
     mixed_records, slipped = slip(records, slip_at)
     mixed = _run(head, mixed_records, interpreter)
+    if interpreter == "cpython":
+        _MIXED[(id(records), tuple(slip_at))] = mixed  # (a session's records live in _PLAIN)
     kept = answers_removed(mixed, slipped)
     without = [line for _, line in plain]
     with_ = [line for _, line in kept]
@@ -136,6 +142,15 @@ def _check(name, head, records, slip_at, interpreter="cpython", plain=None):
         name, interpreter, len(slipped), first_difference(without, with_)
     )
     return mixed
+
+
+def _cpython_mixed(head, records, slip_at):
+    """CPython's stream of `records` (a session's, as _plain keeps them) with lines slipped at
+    `slip_at`: the one a CPython test of the session already checked, else a new run."""
+    key = (id(records), tuple(slip_at))
+    if key not in _MIXED:
+        _MIXED[key] = _run(head, slip(records, slip_at)[0])
+    return _MIXED[key]
 
 
 def _with_noise(head, records, plain):
@@ -173,15 +188,30 @@ RUNS = (
 )
 
 
+_PLAIN = {}  # (session, noisy) -> (records, their stream): one run, not one per test
+
+
+def _plain(name, noisy=False):
+    """(records, the stream they give without slipped lines) of session `name`, with the noise
+    closures of `_with_noise` when `noisy`. Run once per process: a session's runs and its
+    MicroPython test share them (`make test`'s workers take neighbouring tests: the Makefile's
+    --dist worksteal)."""
+    key = (name, bool(noisy))
+    if key not in _PLAIN:
+        head, records = SESSIONS[name]
+        if noisy:
+            quiet, plain = _plain(name)
+            records = _with_noise(head, quiet, plain)
+        _PLAIN[key] = (records, _run(head, records))
+    return _PLAIN[key]
+
+
 @pytest.mark.parametrize("run_no", range(len(RUNS)))
 @pytest.mark.parametrize("name", sorted(SESSIONS))
 def test_slipped_lines_change_no_game(name, run_no):
-    head, records = SESSIONS[name]
+    head = SESSIONS[name][0]
     offsets, phase, noisy = RUNS[run_no]
-    plain = _run(head, records)
-    if noisy:
-        records = _with_noise(head, records, plain)
-        plain = _run(head, records)
+    records, plain = _plain(name, noisy)
     offsets = offsets if isinstance(offsets, tuple) else (offsets,)
     times = _slip_times(_moments(records, plain), offsets, phase, _deaf(records, plain))
     assert times  # every game has presses
@@ -222,8 +252,17 @@ def _last_win(base, player, lo_us, hi_us, **head):
     return lo
 
 
+_CASES = {}  # name -> _case(name): a case's deadline is found by bisection, once a process
+
+
 def _case(name):
     """(head, records, slipped (µs, kind)), check(lines)) for one of the issue's cases."""
+    if name not in _CASES:
+        _CASES[name] = _make_case(name)
+    return _CASES[name]
+
+
+def _make_case(name):
     quiet = {"seed": "1", "bounce": "none"}
     if name == "swap":
         # P1 at 200 000 µs (bouncing, accepted late), P2 at 200 003 µs, an unknown control
@@ -320,12 +359,12 @@ MP_SESSIONS = ("timed_quiz", "quiz_tournament", "difference_6p", "deglingo_4p", 
 @pytest.mark.parametrize("name", MP_SESSIONS)
 @pytest.mark.micropython
 def test_slipped_lines_change_no_game_on_micropython(name):
-    head, records = SESSIONS[name]
-    plain = _run(head, records)
+    head = SESSIONS[name][0]
+    records, plain = _plain(name)
     offsets, phase = ((-4, -2, 0, 2, 4), 0) if not FULL else ((-3, -1, 1, 3), 500)
     times = _slip_times(_moments(records, plain), offsets, phase, _deaf(records, plain))
     mixed = _check(name, head, records, times, "micropython", plain=plain)
-    assert mixed == _run(head, slip(records, times)[0])
+    assert mixed == _cpython_mixed(head, records, times)  # the same bytes as CPython
 
 
 def test_a_slipped_state_is_answered_where_it_arrived():

@@ -99,6 +99,25 @@ def test_same_events_on_both_interpreters(name):
     assert micropython == cpython
 
 
+@pytest.mark.parametrize("name", ["quiz_tournament", "ticks_wrap_and_worn_switches",
+                                  "power_cuts_resume_undo_and_safe_boot", "bad_lines"])
+def test_the_source_gives_the_same_events_as_the_lanes_build(name):
+    """The lane imports the firmware compiled (tests/conftest.py: flash.cached_build, as a
+    board holds it); firmware/'s source, compiled by the unix port on import, gives the same
+    bytes."""
+    text, header = SCRIPTS[name]
+    if simulate.lane_firmware() == simulate.FIRMWARE:
+        pytest.skip("$%s names firmware/: the lane runs the source" % simulate.FIRMWARE_BUILD_ENV)
+    assert (simulate.lane_firmware() / "refbox" / "app.mpy").exists()  # the lane runs the build
+    lane = run_raw(text, seed="abc123", interpreter="micropython", **header)
+    head = {"seed": "abc123", "game": "quiz", "players": 6, "options": {}}
+    head.update(header)
+    records = parse(text, 6, CONTROLS)
+    source = simulate.run(head, records, "micropython", firmware=simulate.FIRMWARE)
+    assert len(lane) > 3
+    assert source == lane
+
+
 @pytest.fixture(scope="module")
 def native_build(tmp_path_factory):
     """The firmware as `make flash` builds it for a board whose CPU is this machine's (x64): the
@@ -118,12 +137,12 @@ NATIVE_SCRIPTS = ["quiz_tournament", "ticks_wrap_and_worn_switches", "irq_captur
 @pytest.mark.parametrize("name", NATIVE_SCRIPTS)
 def test_native_modules_give_the_same_events(name, native_build):
     text, header = SCRIPTS[name]
-    source = run_raw(text, seed="abc123", interpreter="micropython", **header)
+    bytecode = run_raw(text, seed="abc123", interpreter="micropython", **header)
     head = {"seed": "abc123", "game": "quiz", "players": 6, "options": {}}
     head.update(header)
     native = simulate.run(head, parse(text, 6, CONTROLS), "micropython", firmware=native_build)
-    assert len(source) > 3
-    assert native == source
+    assert len(bytecode) > 3
+    assert native == bytecode
 
 
 HEAP_LOCK_PROBE = """

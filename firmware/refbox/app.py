@@ -34,11 +34,22 @@ _RACE_T_US = const(4)
 _RACE_T_NS = const(5)
 _PRESS_T_US = const(1)
 _PRESS_T_NS = const(2)
+# refbox.ticks's tick arithmetic, for the loops written out over every debouncer (App._poll)
+_HALF = const(1 << 29)
+_MAX = const((1 << 30) - 1)
 
 
 class App:
-    capture_lag_us = 500  # an edge is in the ring this long after it (DMA: µs; pin IRQ <= ~100 µs)
+    # how long after an edge it is surely in the capture (`capture_lag_us`, per path): the
+    # DMA moves a PIO word a few cycles after its push (datasheet §2.5), so 50 µs is ample
+    # there; a pin-IRQ snapshot is stamped when its handler runs (<= ~100 µs after the edge)
+    pio_lag_us = 50
+    irq_lag_us = 500
     loop_ms = 1
+    # µs the loop sleeps between passes while a race is open: the pass that first sees a press
+    # comes at most this plus an idle pass (~0.3 ms on the chip) after it, not a whole period
+    # (the deciding pass waits for that one's end: issue 20)
+    armed_sleep_us = 200
     gc_threshold = 48 * 1024  # bytes: no automatic gc before this much is allocated
     frame_us = 25000  # a moving frame is re-rendered this often (every blink period divides it)
 
@@ -50,6 +61,8 @@ class App:
         self.pinmap = pinmap
         self.stations = pinmap.PLAYER_COUNT
         self.debouncers = [Debouncer(i) for i in range(self.stations)]
+        pio = board.capture_mode == "pio"
+        self.capture_lag_us = self.pio_lag_us if pio else self.irq_lag_us
         self._reader = open_reader(board, self.clock, pinmap.PLAYER_BASE_GPIO, self.stations,
                                    self.capture_lag_us, self.debouncers)
         started = Stamp(board.capture_start_tick).after_ns(board.capture_start_ns)
@@ -270,12 +283,16 @@ class App:
         """µs the loop may sleep after a pass at tick `now`: the loop period, or less when a
         closure being judged becomes a press sooner (its confirmation, `Debouncer.press_due`,
         plus the capture lag): the pass that accepts it, and so decides its race, comes then
-        instead of up to a period later. Allocates only while a debouncer waits."""
+        instead of up to a period later. Allocates nothing."""
         wait = self.loop_ms * 1000
         for deb in self._waiting:
-            due = deb.press_due()
+            due = deb.due_us  # (kept when the closure began: no Stamp to allocate)
+            if due is None:
+                due = deb.press_due()
+                if due is not None:
+                    due = due.us
             if due is not None:
-                left = ticks_diff(due.us, now) + self.capture_lag_us + 1
+                left = ticks_diff(due, now) + self.capture_lag_us + 1
                 if left < wait:
                     wait = left if left > 0 else 0
         return wait
@@ -308,10 +325,12 @@ class App:
             except KeyboardInterrupt as e:  # Ctrl-C: what fits goes out, then the REPL
                 self.board.flush()
                 raise e
-            if sleep_us is None or not self._waiting:
+            armed = self.referee.arbiter.phase == ARMED
+            if sleep_us is None or not (self._waiting or armed):
                 sleep_ms(self.loop_ms)
-            else:
-                sleep_us(self.wake_in_us(ticks_us()))  # a press being confirmed: wake for it
+            else:  # a press being confirmed (wake for it), or a race open (look again soon)
+                wait = self.wake_in_us(ticks_us())
+                sleep_us(self.armed_sleep_us if armed and wait > self.armed_sleep_us else wait)
 
     def step(self):
         """One pass of the loop at the clock's current tick.
@@ -408,16 +427,22 @@ class App:
             self._read_capture(n, happenings)  # edges go to the debouncers
             self._waiting = [deb for deb in self.debouncers if deb.is_waiting()]
         settled = Stamp(ticks_add(now, -self.capture_lag_us))
-        for deb in self._waiting:
-            deb.poll(settled, happenings)
+        if len(self._waiting) == 1:
+            self._waiting[0].poll(settled, happenings)
+        elif self._waiting:
+            self._poll(settled, happenings)
         referee = self.referee
         referee.now = now
+        edges = self._control_edges
         if happenings:
             self._dirty = True  # (anything else that changes the frame emits an event)
             self._handle_switches(happenings)
+        elif n and not data and self._controls_idle and edges.head == edges.tail:
+            if not edges.lost and not referee.may_decide():
+                self._judging(now)  # capture words that are no press yet: the rest waits
+                return
         horizon, press_horizon = self.horizons(settled)
         referee.horizons(horizon, press_horizon)  # a control or a command hands over no further
-        edges = self._control_edges
         if not self._controls_idle or edges.head != edges.tail or edges.lost:
             self._take_controls(edges, now)
         if data:
@@ -433,6 +458,72 @@ class App:
         if self._waiting:
             self._waiting = [deb for deb in self._waiting if deb.is_waiting()]
         self._busy = bool(self._waiting) or not self._controls_idle or referee.is_busy()
+        self._kept = now
+        self._reader.keepalive(now)
+
+    def _poll(self, settled, happenings):
+        """Judge the waiting debouncers up to Stamp `settled`, the closure that began first before
+        the others; once it is a press, a closure that began after that press is left to the
+        next pass. Such a closure holds the press horizon just before its first edge, after the
+        press, so the press's race is decided in this pass all the same, and its own press (a
+        runner-up) would only wait behind the `race` line (App.emit): on the chip each closure
+        judged costs ~0.3 ms before that line (issue 20). A closure that began at the press's
+        stamp or before it is judged now (a tie, noise that may hold the race). Every rule is a
+        function of the stamps alone (refbox.debounce), so which pass judges a closure changes
+        no press and no stamp. Allocates only what the debouncers report."""
+        waiting = self._waiting
+        earliest = None
+        ahead = 0  # ns from `settled` to the earliest closure's first edge (<= 0)
+        tick = settled.us
+        # (the tick arithmetic of refbox.ticks written out: a call costs ~15 µs on the chip, and
+        # this runs for every waiting debouncer, twice)
+        for deb in waiting:
+            due = deb.due_us
+            if due is not None and ((due - tick + _HALF) & _MAX) - _HALF > 0:
+                continue  # its confirmation is later: nothing to judge (Debouncer.poll)
+            first = deb.press_pending()
+            if first is None:
+                deb.poll(settled, happenings)  # a release being judged, the boot's quiet spell
+                continue
+            d = (((first.us - tick + _HALF) & _MAX) - _HALF) * 1000 + first.ns
+            if earliest is None or d < ahead:
+                earliest, ahead = deb, d
+        if earliest is None:
+            return
+        reported = len(happenings)
+        earliest.poll(settled, happenings)
+        if len(happenings) == reported:  # no press (yet): judge every other closure now
+            press_us = press_ns = None
+        else:
+            press = happenings[-1][2]
+            press_us, press_ns = press.us, press.ns
+        for deb in waiting:
+            if deb is earliest:
+                continue
+            due = deb.due_us
+            if due is not None and ((due - tick + _HALF) & _MAX) - _HALF > 0:
+                continue
+            first = deb.press_pending()
+            if first is None:
+                continue  # (judged above)
+            if press_us is not None:
+                d = (((first.us - press_us + _HALF) & _MAX) - _HALF) * 1000 + first.ns - press_ns
+                if d > 0:
+                    continue  # began after the press: the next pass
+            deb.poll(settled, happenings)
+
+    def _judging(self, now):
+        """The end of a pass that only read capture words which are no press or release yet (a
+        closure being judged, bounce): no switch is queued and no race is being decided, so
+        nothing could be handed over or decided, and the horizons and the game's timers wait
+        for the next pass, at most a loop period on. Their decisions are taken by stamps, not
+        by when the loop looks (docs/architecture.md "Deadlines"): only a timer's line can come
+        a pass later. This is the pass right before a race's deciding one, which comes at the
+        press's confirmation (`wake_in_us`): kept short, that pass starts on time (issue 20:
+        the horizons and the referee's tick cost ~0.7 ms here on the chip)."""
+        if self._waiting:
+            self._waiting = [deb for deb in self._waiting if deb.is_waiting()]
+        self._busy = True  # the next pass works: its horizons and timers
         self._kept = now
         self._reader.keepalive(now)
 
@@ -542,14 +633,24 @@ class App:
         holds them just before its first edge; a press that may be ending holds `horizon` just
         before the contact opened. `settled` = now - capture_lag_us: every edge up to it is in
         the ring. Timed decisions are taken against these (docs/architecture.md "Deadlines")."""
-        horizon = press_horizon = settled
+        first = since = None  # the earliest first edge of a closure, of anything open
+        tick = settled.us
+        first_ns = since_ns = 0  # their ns from `settled`'s µs tick (refbox.ticks written out)
         for deb in self._waiting:  # (the others hold nothing back)
-            first = deb.press_pending()
-            if first is not None and press_horizon.diff_ns(first) >= 0:
-                press_horizon = first.after_ns(-1)
-            since = deb.pending()
-            if since is not None and horizon.diff_ns(since) >= 0:
-                horizon = since.after_ns(-1)
+            edge = deb.pending()
+            if edge is None:
+                continue
+            d = (((edge.us - tick + _HALF) & _MAX) - _HALF) * 1000 + edge.ns
+            if since is None or d < since_ns:
+                since, since_ns = edge, d
+            if edge is deb.press_pending() and (first is None or d < first_ns):
+                first, first_ns = edge, d  # (a closure's first edge is its pending edge)
+        press_horizon = settled  # just before those edges, at most `settled`: one Stamp each
+        if first is not None and settled.diff_ns(first) >= 0:
+            press_horizon = first.after_ns(-1)
+        horizon = settled
+        if since is not None and settled.diff_ns(since) >= 0:
+            horizon = since.after_ns(-1)
         if horizon.diff_ns(press_horizon) > 0:
             horizon = press_horizon
         return horizon, press_horizon
@@ -593,8 +694,9 @@ class App:
         if not happenings:
             return
         self._stale = True  # a buzzer held or let go may change the display
-        ref = happenings[0][2]
-        happenings.sort(key=lambda h: (h[2].diff_ns(ref), h[1]))  # in the order they happened
+        if len(happenings) > 1:
+            ref = happenings[0][2]
+            happenings.sort(key=lambda h: (h[2].diff_ns(ref), h[1]))  # in the order they happened
         for kind, station, stamp in happenings:
             if kind == "press":
                 self.referee.press(station, stamp)

