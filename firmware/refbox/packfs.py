@@ -1,5 +1,6 @@
 """The firmware's compiled modules served from one file on the board: a read-only filesystem,
-mounted over /refbox before the boot imports anything else.
+mounted over /refbox before the boot imports anything else, unmounted by main.py once the boot's
+modules are in (docs/architecture.md "Memory").
 
 Why: on the RP2040's littlefs every import looks its module up three times (`x` as a folder,
 `x.py`, `x.mpy`) and opens it, and each lookup in the refbox/ folder scans that folder's
