@@ -51,6 +51,9 @@ PERIOD_US = 420_000
 PIXEL_GPIO = 16  # refbox.pinmap.NEOPIXEL_GPIO
 STATIONS = 8  # refbox.pinmap.PLAYER_COUNT
 PLAYER_GPIOS = "2,3,4,5,6,7,8,9"  # refbox.pinmap.PLAYER_BASE_GPIO on: player 1 first
+# what board_run.ts copies of a build: its .py/.mpy/.json default and the modules' pack
+# (tablebuzz.link.flash.PACK, mounted by main.py: refbox.packfs)
+DEPLOY_EXT = ("--ext", ".py,.mpy,.json,.pack")
 KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "8 presses", "noise bursts")
 
 
@@ -219,7 +222,7 @@ def main():
         tl = Path(tmp) / "races.jsonl"
         tl.write_text("".join(json.dumps(d, separators=(",", ":")) + "\n" for d in lines))
         npx = ["npx", "tsx", "board_run.ts"]
-        deploy = npx + ["--firmware", str(build), "--timeline", str(empty)]
+        deploy = npx + ["--firmware", str(build), "--timeline", str(empty), *DEPLOY_EXT]
         deploy += ["--save-flash", str(image), "--allow-silent", "--quiet"]
         proc = subprocess.run(deploy, cwd=emu, env=run_env, capture_output=True, text=True)
         if proc.returncode != 0:

@@ -120,7 +120,8 @@ def fake_firmware(root, modules):
 def test_build_mirrors_the_tree_and_keeps_main_as_source(tmp_path):
     fw = fake_firmware(tmp_path / "fw", {"__init__.py": "", "games/quiz.py": "X = 1\n"})
     files = flash.build(fw, tmp_path / "out")
-    assert sorted(files) == ["main.py", "refbox/__init__.mpy", "refbox/games/quiz.mpy"]
+    assert sorted(files) == ["main.py", "refbox.pack", "refbox/__init__.mpy",
+                             "refbox/games/quiz.mpy"]  # (the pack: tests/test_packfs.py)
     assert files["main.py"].read_bytes() == b"import refbox\n"
     assert files["refbox/games/quiz.mpy"].read_bytes()[:1] == b"M"
     assert files["refbox/games/quiz.mpy"] == tmp_path / "out" / "refbox" / "games" / "quiz.mpy"
@@ -134,8 +135,10 @@ def test_build_prunes_outputs_of_deleted_sources(tmp_path):
     (fw / "refbox" / "old").rmdir()
     files = flash.build(fw, out)
     on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
-    assert on_disk == ["main.py", "refbox", "refbox/__init__.mpy", "refbox/keep.mpy"]
-    assert sorted(files) == ["main.py", "refbox/__init__.mpy", "refbox/keep.mpy"]
+    assert on_disk == ["main.py", "refbox", "refbox.pack", "refbox/__init__.mpy",
+                       "refbox/keep.mpy"]
+    assert sorted(files) == ["main.py", "refbox.pack", "refbox/__init__.mpy", "refbox/keep.mpy"]
+    assert b"gone" not in files["refbox.pack"].read_bytes().split(b"\n", 1)[0]
 
 
 def test_build_stops_at_a_compile_error_with_file_and_line(tmp_path):
@@ -217,7 +220,7 @@ def test_flash_onto_an_old_board_copies_removes_and_verifies(built):
     board = FakeBoard({"boot.py": b"keep", "refbox": None, "refbox/app.py": b"A = 0\n",
                        "refbox/__init__.mpy": built["refbox/__init__.mpy"].read_bytes()})
     summary = flash.flash(board, built, log=lambda line: None)
-    assert str(summary) == "copied 3, unchanged 1, removed 1"
+    assert str(summary) == "copied 4, unchanged 1, removed 1"  # the pack is one of the copies
     assert board.fs == dict(contents(built), **{"boot.py": b"keep"})
     assert board.log[0] == ("remove", "refbox/app.py")
     assert board.log[-1] == ("write", "main.py")
@@ -228,7 +231,7 @@ def test_flash_twice_copies_nothing_the_second_time(built):
     flash.flash(board, built, log=lambda line: None)
     board.log.clear()
     summary = flash.flash(board, built, log=lambda line: None)
-    assert str(summary) == "copied 0, unchanged 4, removed 0"
+    assert str(summary) == "copied 0, unchanged 5, removed 0"
     assert board.log == []
 
 

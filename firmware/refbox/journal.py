@@ -68,7 +68,35 @@ def checksum(payload):
 
 def encode_record(fields):
     """One record line (bytes, newline included) for dict `fields`."""
-    payload = encode_value(fields).encode()
+    return _record_line(encode_value(fields))
+
+
+def encode_snapshot(fields):
+    """encode_record(fields) for a snapshot's `fields` (Journal._save), the same bytes made
+    faster: a game's options come twice in it, as the game's own and in the menu's remembered
+    set-up (game, players, options), most often the same values; their JSON text is then made
+    once. Encoding the options took ~11 ms of a quiz snapshot's ~35 on the emulated RP2040."""
+    options = fields.get("options")
+    setup = fields.get("setup")
+    if not isinstance(options, dict) or not isinstance(setup, tuple) or len(setup) != 3:
+        return encode_record(fields)
+    if setup[2] != options:
+        return encode_record(fields)
+    text = encode_value(options)
+    parts = []
+    for key in sorted(fields):
+        if key == "options":
+            value = text
+        elif key == "setup":
+            value = "[%s,%s,%s]" % (encode_value(setup[0]), encode_value(setup[1]), text)
+        else:
+            value = encode_value(fields[key])
+        parts.append(encode_value(key) + ":" + value)
+    return _record_line("{" + ",".join(parts) + "}")
+
+
+def _record_line(payload):
+    payload = payload.encode()
     return ("%d %s " % (len(payload), checksum(payload))).encode() + payload + b"\n"
 
 
@@ -77,9 +105,12 @@ def header():
 
 
 def _tuples(value):
-    """JSON lists back into the tuples log entries are made of."""
+    """JSON lists back into the tuples log entries are made of (a flat list in one C call)."""
     if isinstance(value, list):
-        return tuple([_tuples(v) for v in value])
+        for v in value:
+            if isinstance(v, list):
+                return tuple([_tuples(v) for v in value])
+        return tuple(value)
     return value
 
 
@@ -108,42 +139,57 @@ class Saved:
         return self.game is not None and not self.over
 
     def apply(self, rec):
-        """Fold one record payload (a dict). Raises ValueError/KeyError/TypeError if malformed."""
+        """Fold one record payload (a dict). Raises ValueError/KeyError/TypeError if malformed,
+        and then has changed nothing: every field is read and checked before any is set (so a
+        journal's records fold in place, without a copy of the state per record: ~1 ms a record
+        and the log's length on the emulated RP2040)."""
         from binascii import unhexlify
 
+        setup = self.setup
+        if "setup" in rec:
+            s = rec["setup"]
+            if s is None:
+                setup = None
+            else:
+                game, players, options = s  # Journal.setup: (game, players, options)
+                setup = (game, int(players), dict(options))
+        t = int(rec["t"])
         if "game" in rec:
-            self.game = rec["game"]
-            if self.game is not None:
-                self.players = int(rec["players"])
-                self.options = dict(rec["options"])
-                self.seed = unhexlify(rec["seed"])
-                self.log = [_tuples(e) for e in rec["log"]]
-                self.ties = rec.get("ties")
-                self.locked = list(rec.get("locked", ()))
-            self.over = bool(rec.get("over", self.game is None))
+            game = rec["game"]
+            if game is not None:
+                players = int(rec["players"])
+                options = dict(rec["options"])
+                seed = unhexlify(rec["seed"])
+                log = [_tuples(e) for e in rec["log"]]
+                ties = rec.get("ties")
+                locked = list(rec.get("locked", ()))
+            over = bool(rec.get("over", game is None))
+            self.game = game
+            if game is not None:
+                self.players = players
+                self.options = options
+                self.seed = seed
+                self.log = log
+                self.ties = ties
+                self.locked = locked
+            self.over = over
         else:
             keep = int(rec["keep"])
             if self.game is None or not 0 <= keep <= len(self.log):
                 raise ValueError("a delta with no game to apply it to")
+            add = [_tuples(e) for e in rec.get("add", ())]
+            seed = unhexlify(rec["seed"]) if "seed" in rec else self.seed
+            ties = rec["ties"] if "ties" in rec else self.ties
+            locked = list(rec["locked"]) if "locked" in rec else self.locked
+            over = bool(rec["over"]) if "over" in rec else self.over
             del self.log[keep:]
-            for e in rec.get("add", ()):
-                self.log.append(_tuples(e))
-            if "seed" in rec:
-                self.seed = unhexlify(rec["seed"])
-            if "ties" in rec:
-                self.ties = rec["ties"]
-            if "locked" in rec:
-                self.locked = list(rec["locked"])
-            if "over" in rec:
-                self.over = bool(rec["over"])
-        if "setup" in rec:
-            s = rec["setup"]
-            if s is None:
-                self.setup = None
-            else:
-                game, players, options = s  # Journal.setup: (game, players, options)
-                self.setup = (game, int(players), dict(options))
-        self.t = int(rec["t"])
+            self.log.extend(add)
+            self.seed = seed
+            self.ties = ties
+            self.locked = locked
+            self.over = over
+        self.setup = setup
+        self.t = t
 
 
 def read(data):
@@ -179,22 +225,12 @@ def read(data):
             if check.decode() != checksum(body):
                 break
             rec = json.loads(body.decode())
-            trial = _copy(saved)
-            trial.apply(rec)
+            saved.apply(rec)  # (changes nothing if it raises)
         except (ValueError, UnicodeError, KeyError, TypeError, IndexError, AttributeError):
             break  # not a whole record (or a whole one that makes no sense): stop here
-        saved = trial
         pos = end + 1
         whole = pos
     return saved, whole, "ok" if whole == len(data) else "torn"
-
-
-def _copy(saved):
-    other = Saved()
-    for name in ("game", "players", "options", "seed", "ties", "locked", "over", "setup", "t"):
-        setattr(other, name, getattr(saved, name))
-    other.log = list(saved.log)
-    return other
 
 
 class Journal:
@@ -340,7 +376,7 @@ class Journal:
                 fields["locked"] = referee.arbiter.lockouts()
             fields["over"] = over
             fields["setup"] = setup
-            ok = self._write_snapshot(encode_record(fields), referee)
+            ok = self._write_snapshot(encode_snapshot(fields), referee)
         else:
             log = game.log  # type: ignore[union-attr]  # (not None here)
             keep = self._log_len

