@@ -20,6 +20,7 @@ of the command and, where the journal persists before emitting, the save.
 
   RP2EMU=DIR   rp2emu with `npm install` done (default: ../shared/rp2emu next to the repository)
   UF2=FILE     MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
+  PACK=1       deploy with refbox.pack, as `tablebuzz flash --pack` (default: as `make flash`)
 
 Without the emulator it says so and exits 0. About 4 wall minutes (two deploys, ~9 emulated s).
 rp2040js makes flash erase and program calls instant: the figures are CPU time only (a real
@@ -37,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "host"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from bench_chip_latency import DEPLOY_EXT, _environment  # noqa: E402
+from bench_chip_latency import DEPLOY_EXT, PACK, _environment  # noqa: E402
 
 
 def main():
@@ -59,7 +60,7 @@ def probe(emu, uf2):
     run_env = dict(os.environ, UF2=str(uf2))
     with tempfile.TemporaryDirectory() as tmp:
         build = Path(tmp) / "mpy"
-        flash.build(out=build, arch=flash.PICO_ARCH)
+        flash.build(out=build, arch=flash.PICO_ARCH, pack=PACK)
         (build / "main.py").write_text((REPO / "bench" / "boot_probe_firmware.py").read_text())
         empty = Path(tmp) / "empty.jsonl"
         empty.write_text("")
@@ -161,7 +162,7 @@ def paths(emu, uf2):
     run_env = dict(os.environ, UF2=str(uf2))
     with tempfile.TemporaryDirectory() as tmp:
         build = Path(tmp) / "mpy"
-        flash.build(out=build, arch=flash.PICO_ARCH)
+        flash.build(out=build, arch=flash.PICO_ARCH, pack=PACK)
         image = Path(tmp) / "flash.img"
         empty = Path(tmp) / "empty.jsonl"
         empty.write_text("")

@@ -21,6 +21,7 @@ Environment:
   NATIVE=LIST  compile these modules native instead of flash.NATIVE, comma-separated board
                paths ("refbox/referee.py,refbox/arbiter.py"), "none" for bytecode only: what each
                module's native code gains (bench/README.md "Native modules")
+  PACK=1       deploy with refbox.pack, as `tablebuzz flash --pack` (default: as `make flash`)
   SAVE=DIR     also keep the run for the simulator's CPU model (bench/bench_cpu_model.py):
                DIR/NAME.sim.jsonl (the timeline with its set-up line), NAME.meta.json (each
                race: kind, presses [station, µs]), NAME.chip.jsonl (each line the chip wrote, with
@@ -54,6 +55,8 @@ PLAYER_GPIOS = "2,3,4,5,6,7,8,9"  # refbox.pinmap.PLAYER_BASE_GPIO on: player 1 
 # what board_run.ts copies of a build: its .py/.mpy/.json default and the modules' pack
 # (tablebuzz.link.flash.PACK, mounted by main.py: refbox.packfs)
 DEPLOY_EXT = ("--ext", ".py,.mpy,.json,.pack")
+# PACK=1: deploy as `tablebuzz flash --pack` does (refbox.pack beside the tree: docs/flashing.md)
+PACK = os.environ.get("PACK") == "1"
 KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "8 presses", "noise bursts")
 
 
@@ -215,7 +218,7 @@ def main():
     run_env = dict(os.environ, UF2=str(uf2))
     with tempfile.TemporaryDirectory() as tmp:
         build = Path(tmp) / "mpy"
-        flash.build(out=build, arch=flash.PICO_ARCH)
+        flash.build(out=build, arch=flash.PICO_ARCH, pack=PACK)
         image = Path(tmp) / "flash.img"
         empty = Path(tmp) / "empty.jsonl"
         empty.write_text("")

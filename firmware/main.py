@@ -3,8 +3,9 @@
 Runs by itself at power-up (refbox.boot). Hold UNDO while powering up to start fresh (safe boot).
 Ctrl-C (or mpremote) stops it and leaves the REPL, with the watchdog stopped.
 
-The boot's modules are read from refbox.pack when `make flash` put one there (refbox.packfs:
-~150 ms less at power-up on the emulated RP2040); without it, from the files themselves.
+The boot's modules are read from refbox.pack when `tablebuzz flash --pack` put one there
+(refbox.packfs: ~150 ms less at power-up on the emulated RP2040, but slower races:
+docs/flashing.md); without it, from the files themselves.
 """
 
 import micropython

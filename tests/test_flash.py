@@ -120,8 +120,7 @@ def fake_firmware(root, modules):
 def test_build_mirrors_the_tree_and_keeps_main_as_source(tmp_path):
     fw = fake_firmware(tmp_path / "fw", {"__init__.py": "", "games/quiz.py": "X = 1\n"})
     files = flash.build(fw, tmp_path / "out")
-    assert sorted(files) == ["main.py", "refbox.pack", "refbox/__init__.mpy",
-                             "refbox/games/quiz.mpy"]  # (the pack: tests/test_packfs.py)
+    assert sorted(files) == ["main.py", "refbox/__init__.mpy", "refbox/games/quiz.mpy"]
     assert files["main.py"].read_bytes() == b"import refbox\n"
     assert files["refbox/games/quiz.mpy"].read_bytes()[:1] == b"M"
     assert files["refbox/games/quiz.mpy"] == tmp_path / "out" / "refbox" / "games" / "quiz.mpy"
@@ -130,15 +129,17 @@ def test_build_mirrors_the_tree_and_keeps_main_as_source(tmp_path):
 def test_build_prunes_outputs_of_deleted_sources(tmp_path):
     fw = fake_firmware(tmp_path / "fw", {"__init__.py": "", "old/gone.py": "", "keep.py": ""})
     out = tmp_path / "out"
-    flash.build(fw, out)
+    flash.build(fw, out, pack=True)
     (fw / "refbox" / "old" / "gone.py").unlink()
     (fw / "refbox" / "old").rmdir()
-    files = flash.build(fw, out)
+    files = flash.build(fw, out, pack=True)
     on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
     assert on_disk == ["main.py", "refbox", "refbox.pack", "refbox/__init__.mpy",
                        "refbox/keep.mpy"]
     assert sorted(files) == ["main.py", "refbox.pack", "refbox/__init__.mpy", "refbox/keep.mpy"]
     assert b"gone" not in files["refbox.pack"].read_bytes().split(b"\n", 1)[0]
+    files = flash.build(fw, out)  # without --pack: no pack in the build, so none on the board
+    assert "refbox.pack" not in files and not (out / "refbox.pack").exists()
 
 
 def test_build_stops_at_a_compile_error_with_file_and_line(tmp_path):
@@ -207,7 +208,7 @@ class FakeBoard:
 def built(tmp_path):
     fw = fake_firmware(tmp_path / "fw", {"__init__.py": "", "app.py": "A = 1\n",
                                          "games/__init__.py": ""})
-    return flash.build(fw, tmp_path / "out")
+    return flash.build(fw, tmp_path / "out", pack=True)
 
 
 def contents(files):
@@ -297,6 +298,10 @@ def test_dry_run_needs_no_board():
     assert result.returncode == 0, result.stderr
     assert "refbox/app.mpy" in result.stdout and "main.py" in result.stdout
     assert result.stderr == ""
+    assert "refbox.pack" not in result.stdout  # make flash leaves the pack out (docs/flashing.md)
+    packed = run_cli("flash", "--dry-run", "--pack", "--port", "/dev/ttyNOPE")
+    assert packed.returncode == 0, packed.stderr
+    assert "refbox.pack" in packed.stdout
 
 
 def test_ctrl_c_is_one_line_and_exit_130(monkeypatch, capsys):

