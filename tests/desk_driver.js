@@ -27,7 +27,12 @@ window.tbPlay = async function (plan, first) {
   const tossup = () => D.view.desk_only.packet.tossup;
   const buzz = async (p, word, rival) => {
     await click("buzz-" + p);
-    if (rival) document.getElementById("buzz-" + rival).click();  // a race: a margin to show
+    if (rival) {  // a race with a margin to show: the rival buzzes once the first buzzer has the
+      // floor (two clicks in a row can reach the simulator in one step of its clock: one
+      // stamp, a tie the draw may give the rival); a press after the decision gives the margin
+      await until("P" + p + " first", () => D.game.answering === p);
+      document.getElementById("buzz-" + rival).click();
+    }
     await until("P" + p + " on the floor", () => D.game.phase === "answering" && D.game.answering === p && prompt("YES"));
     seen.push("timer: " + document.getElementById("desktimers").textContent);
     await click("word-" + word);
