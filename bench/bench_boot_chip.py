@@ -38,7 +38,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "host"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from bench_chip_latency import DEPLOY_EXT, PACK, _environment  # noqa: E402
+from bench_chip_latency import DEPLOY_EXT, PACK, _environment, deployed_run  # noqa: E402
 
 
 def main():
@@ -157,26 +157,11 @@ def spans(rows):
 
 def paths(emu, uf2):
     """The real main.py playing `PATHS`: prints each path's ms; 0, or 1 when a run failed."""
-    from tablebuzz.link import flash
-
-    run_env = dict(os.environ, UF2=str(uf2))
-    with tempfile.TemporaryDirectory() as tmp:
-        build = Path(tmp) / "mpy"
-        flash.build(out=build, arch=flash.PICO_ARCH, pack=PACK)
-        image = Path(tmp) / "flash.img"
-        empty = Path(tmp) / "empty.jsonl"
-        empty.write_text("")
-        tl = Path(tmp) / "paths.jsonl"
-        tl.write_text("".join(json.dumps(dict(s, at_us=at)) + "\n" for at, s in PATHS))
-        npx = ["npx", "tsx", "board_run.ts"]
-        deploy = npx + ["--firmware", str(build), "--timeline", str(empty), *DEPLOY_EXT]
-        deploy += ["--save-flash", str(image), "--allow-silent", "--quiet"]
-        play = npx + ["--load-flash", str(image), "--timeline", str(tl), "--ms", "400", "--quiet"]
-        for run in (deploy, play):
-            proc = subprocess.run(run, cwd=emu, env=run_env, capture_output=True, text=True)
-            if proc.returncode != 0:
-                print("run failed:\n" + proc.stderr[-3000:])
-                return 1
+    text = "".join(json.dumps(dict(s, at_us=at)) + "\n" for at, s in PATHS)
+    proc, failed = deployed_run(emu, uf2, text, ["--ms", "400", "--quiet"])
+    if failed:
+        print("run failed:\n" + failed)
+        return 1
     rows = [json.loads(text) for text in proc.stdout.splitlines() if text.strip()]
     found = spans(rows)
     print("issue 20 item 2's paths, the real main.py, booted from its flash image, ms:")

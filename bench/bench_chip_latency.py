@@ -187,6 +187,35 @@ def save(folder, name, lines, races, rows):
                 f.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
+def deployed_run(emu, uf2, timeline_text, play_args):
+    """The firmware as `make flash` builds it for an RP2040 (PACK=1: with refbox.pack), deployed
+    once to rp2emu (`board_run.ts --save-flash`), then booted from that image (`--load-flash`)
+    to play `timeline_text` (JSON lines) with `play_args` (more board_run.ts options). Returns
+    (the finished play's CompletedProcess, None), or (None, what failed, with its stderr)."""
+    from tablebuzz.link import flash
+
+    run_env = dict(os.environ, UF2=str(uf2))
+    with tempfile.TemporaryDirectory() as tmp:
+        build = Path(tmp) / "mpy"
+        flash.build(out=build, arch=flash.PICO_ARCH, pack=PACK)
+        image = Path(tmp) / "flash.img"
+        empty = Path(tmp) / "empty.jsonl"
+        empty.write_text("")
+        tl = Path(tmp) / "timeline.jsonl"
+        tl.write_text(timeline_text)
+        npx = ["npx", "tsx", "board_run.ts"]
+        deploy = npx + ["--firmware", str(build), "--timeline", str(empty), *DEPLOY_EXT]
+        deploy += ["--save-flash", str(image), "--allow-silent", "--quiet"]
+        proc = subprocess.run(deploy, cwd=emu, env=run_env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            return None, "deploy failed:\n" + proc.stderr[-3000:]
+        play = npx + ["--load-flash", str(image), "--timeline", str(tl), *play_args]
+        proc = subprocess.run(play, cwd=emu, env=run_env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            return None, "emulated run failed:\n" + proc.stderr[-3000:]
+    return proc, None
+
+
 def _spread(values):
     values = [v for v in values if v is not None]
     if not values:
@@ -215,28 +244,12 @@ def main():
 
     races_per_kind = int(os.environ.get("RACES", "3"))
     lines, races = timeline(races_per_kind)
-    run_env = dict(os.environ, UF2=str(uf2))
-    with tempfile.TemporaryDirectory() as tmp:
-        build = Path(tmp) / "mpy"
-        flash.build(out=build, arch=flash.PICO_ARCH, pack=PACK)
-        image = Path(tmp) / "flash.img"
-        empty = Path(tmp) / "empty.jsonl"
-        empty.write_text("")
-        tl = Path(tmp) / "races.jsonl"
-        tl.write_text("".join(json.dumps(d, separators=(",", ":")) + "\n" for d in lines))
-        npx = ["npx", "tsx", "board_run.ts"]
-        deploy = npx + ["--firmware", str(build), "--timeline", str(empty), *DEPLOY_EXT]
-        deploy += ["--save-flash", str(image), "--allow-silent", "--quiet"]
-        proc = subprocess.run(deploy, cwd=emu, env=run_env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            print("deploy failed:\n" + proc.stderr[-3000:])
-            return 1
-        play = npx + ["--load-flash", str(image), "--timeline", str(tl), "--ms", "300"]
-        play += ["--watch-pins", str(PIXEL_GPIO), "--quiet", "--pins", PLAYER_GPIOS]
-        proc = subprocess.run(play, cwd=emu, env=run_env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            print("emulated run failed:\n" + proc.stderr[-3000:])
-            return 1
+    text = "".join(json.dumps(d, separators=(",", ":")) + "\n" for d in lines)
+    play = ["--ms", "300", "--watch-pins", str(PIXEL_GPIO), "--quiet", "--pins", PLAYER_GPIOS]
+    proc, failed = deployed_run(emu, uf2, text, play)
+    if failed:
+        print(failed)
+        return 1
     rows = [json.loads(text) for text in proc.stdout.splitlines() if text.strip()]
     if os.environ.get("SAVE"):
         name = os.environ.get("SAVE_NAME", "latency_a")
