@@ -27,15 +27,11 @@ import machine
 import rp2
 import uctypes
 
-from refbox.compat import const
+from refbox.compat import TYPE_CHECKING, const
 from refbox.outbox import Outbox
 from refbox.ring import CaptureRing
 from refbox.ticks import ticks_add, ticks_diff
 
-try:
-    from typing import TYPE_CHECKING
-except ImportError:  # MicroPython: no typing module
-    TYPE_CHECKING = False
 if TYPE_CHECKING:  # the PIO assembler's names, for the type checker only (rp2 stubs)
     from rp2.asm_pio import *  # noqa: F403
 

@@ -1,5 +1,7 @@
 """Interpreter differences in one place: `const` for CPython, where `micropython` does not
-exist; `sha256` for CircuitPython, whose hashlib has only new()."""
+exist; `TYPE_CHECKING` for the boards, which have no `typing` (imports only the type checker
+needs: one failed import at power-up, not one per module); `sha256` for CircuitPython, whose
+hashlib has only new()."""
 
 import hashlib
 
@@ -10,6 +12,11 @@ except ImportError:  # CPython without the simulator fakes on sys.path
     def const(value):  # type: ignore[misc]
         return value
 
+
+try:
+    from typing import TYPE_CHECKING
+except ImportError:  # MicroPython, CircuitPython: no typing module
+    TYPE_CHECKING = False
 
 _sha256 = getattr(hashlib, "sha256", None)
 
@@ -24,4 +31,4 @@ def sha256(data):
     return hashlib.new("sha256", data)  # type: ignore[attr-defined]  # CircuitPython's
 
 
-__all__ = ["const", "sha256"]
+__all__ = ["TYPE_CHECKING", "const", "sha256"]

@@ -27,17 +27,13 @@ from refbox.arbiter import (
     READY,
     Arbiter,
 )
-from refbox.compat import const
+from refbox.compat import TYPE_CHECKING, const
 from refbox.games import GAME_ORDER, game_class, is_game, release_others
 from refbox.games.base import Game, GameError, parse_options  # noqa: F401 (Game: type comment)
 from refbox.prng import Prng, commitment, seed_hex
 from refbox.protocol import ProtocolError, parse_command
 from refbox.ticks import Stamp, ticks_diff
 
-try:
-    from typing import TYPE_CHECKING
-except ImportError:  # MicroPython: no typing module
-    TYPE_CHECKING = False
 if TYPE_CHECKING:
     from refbox.menu import Menu  # noqa: F401 (a type comment; imported where a menu opens)
 
