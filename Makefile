@@ -55,8 +55,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/python -m tablebuzz.typecheck
 
-# Two workers (pytest-xdist): the browser and console tests spend most of their time waiting on
-# the wall clock. The ten slowest tests are listed at the end (pyproject's --durations=10).
+# Four workers (pytest-xdist) on a 2-core machine: the browser, rooms and console tests spend
+# most of their time waiting on the wall clock (the suite's test durations add up to ~500 s, its
+# CPU to ~220 s), so two more workers fill those waits: 2 min 14 s for pytest on an idle 2-core
+# machine, 2 min 40 s with two workers, 2 min 18 s with six. The ten slowest tests are listed at the end (pyproject's --durations=10).
 # --dist worksteal: each worker starts on one half of the suite in file order and steals from the
 # other's end when its own runs out, so neighbouring tests (a file's parameters) share a worker
 # and what a file computes once per process (its plain runs) is computed once, not once a worker.
@@ -66,10 +68,10 @@ typecheck: $(STAMP)
 MPLIB_SRC ?=
 export MPLIB_SRC
 test: lint typecheck browser mosquitto
-	$(BIN)/pytest -q -n 2 --dist worksteal
+	$(BIN)/pytest -q -n 4 --dist worksteal
 
 test-fast: $(STAMP)
-	$(BIN)/pytest -q -n 2 --dist worksteal -m "not micropython and not circuitpython"
+	$(BIN)/pytest -q -n 4 --dist worksteal -m "not micropython and not circuitpython"
 
 # CircuitPython's unix port for the CircuitPython lane (tests/test_circuitpython_lane.py): no
 # registry ships one, so it is built from the pinned release's source (host/tablebuzz/sim/
