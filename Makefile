@@ -58,9 +58,10 @@ typecheck: $(STAMP)
 # Four workers (pytest-xdist) on a 2-core machine: the browser, rooms and console tests spend
 # most of their time waiting on the wall clock (the suite's test durations add up to ~500 s, its
 # CPU to ~220 s), so two more workers fill those waits: 2 min 14 s for pytest on an idle 2-core
-# machine, 2 min 40 s with two workers, 2 min 18 s with six. The ten slowest tests are listed at the end (pyproject's --durations=10).
-# --dist worksteal: each worker starts on one half of the suite in file order and steals from the
-# other's end when its own runs out, so neighbouring tests (a file's parameters) share a worker
+# machine, 2 min 40 s with two workers, 2 min 18 s with six. The ten slowest tests are listed at
+# the end (pyproject's --durations=10).
+# --dist worksteal: each worker starts on a quarter of the suite in file order and steals from
+# another's end when its own runs out, so neighbouring tests (a file's parameters) share a worker
 # and what a file computes once per process (its plain runs) is computed once, not once a worker.
 # MPLIB_SRC: a micropython-lib checkout (git clone https://github.com/micropython/micropython-lib)
 # for the USB keyboard tests that run its usb-device packages (tests/test_usb_keyboard.py); they
