@@ -54,7 +54,7 @@ STATIONS = 8  # refbox.pinmap.PLAYER_COUNT
 PLAYER_GPIOS = "2,3,4,5,6,7,8,9"  # refbox.pinmap.PLAYER_BASE_GPIO on: player 1 first
 # what board_run.ts copies of a build: its .py/.mpy/.json default and the modules' pack
 # (tablebuzz.link.flash.PACK, mounted by main.py: refbox.packfs)
-DEPLOY_EXT = ("--ext", ".py,.mpy,.json,.pack")
+DEPLOY_EXT = ("--ext", ".py,.mpy,.json,.pack,.tbj")
 # PACK=1: deploy as `tablebuzz flash --pack` does (refbox.pack beside the tree: docs/flashing.md)
 PACK = os.environ.get("PACK") == "1"
 KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "8 presses", "noise bursts")
@@ -187,10 +187,11 @@ def save(folder, name, lines, races, rows):
                 f.write(json.dumps(rec, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
-def deployed_run(emu, uf2, timeline_text, play_args):
+def deployed_run(emu, uf2, timeline_text, play_args, extra=None):
     """The firmware as `make flash` builds it for an RP2040 (PACK=1: with refbox.pack), deployed
     once to rp2emu (`board_run.ts --save-flash`), then booted from that image (`--load-flash`)
-    to play `timeline_text` (JSON lines) with `play_args` (more board_run.ts options). Returns
+    to play `timeline_text` (JSON lines) with `play_args` (more board_run.ts options). `extra`:
+    {name: bytes} of more files to put on the board's root with it (a journal). Returns
     (the finished play's CompletedProcess, None), or (None, what failed, with its stderr)."""
     from tablebuzz.link import flash
 
@@ -198,6 +199,8 @@ def deployed_run(emu, uf2, timeline_text, play_args):
     with tempfile.TemporaryDirectory() as tmp:
         build = Path(tmp) / "mpy"
         flash.build(out=build, arch=flash.PICO_ARCH, pack=PACK)
+        for name, data in (extra or {}).items():
+            (build / name).write_bytes(data)
         image = Path(tmp) / "flash.img"
         empty = Path(tmp) / "empty.jsonl"
         empty.write_text("")

@@ -6,6 +6,7 @@
 is a fold of it), the tie-break generator and the state a host sees.
 """
 
+import json
 from pathlib import Path
 
 from helpers import CONTROLS, timeline
@@ -38,6 +39,41 @@ def _games():
 
 
 GAMES = _games()
+
+
+LONG_QUIZ_PLAYERS = 6
+
+
+def long_quiz(questions):
+    """A quiz timeline of `questions` questions: each armed, raced by two stations 20-26 µs
+    apart, judged (every third one wrong first, then right)."""
+    lines = []
+    t = 200_000
+    for i in range(questions):
+        first, second = 1 + i % LONG_QUIZ_PLAYERS, 1 + (i + 1) % LONG_QUIZ_PLAYERS
+        lines.append({"at_us": t, "send": {"cmd": "arm"}})
+        lines.append({"at_us": t + 100_000, "press": first})
+        lines.append({"at_us": t + 100_020 + i % 7, "press": second})
+        lines.append({"at_us": t + 180_000, "release": first})
+        lines.append({"at_us": t + 180_000, "release": second})
+        lines.append({"at_us": t + 250_000, "send": {"cmd": "judge", "correct": i % 3 != 0}})
+        if i % 3 == 0:
+            lines.append({"at_us": t + 300_000, "send": {"cmd": "judge", "correct": True}})
+        t += 400_000
+    return "\n".join(json.dumps(line) for line in lines)
+
+
+def play_long_quiz(questions, fs=None):
+    """The flash after a long quiz, and the board's last `score` line."""
+    fs = fs if fs is not None else FlashFS()
+    head = {"seed": "ab12", "game": "quiz", "players": LONG_QUIZ_PLAYERS, "flash": {},
+            "options": {"questions": 0, "target": 0}}
+    out = []
+    runner.Simulation(head, lambda t, line: out.append(line), fs=fs).run(
+        parse(long_quiz(questions), LONG_QUIZ_PLAYERS, CONTROLS)
+    )
+    scores = [line for line in out if line.startswith('{"ev":"score"')]
+    return fs, json.loads(scores[-1])
 
 
 def header(name):

@@ -148,6 +148,20 @@ def ws2812():
     wrap()
 
 
+# The capture ring's 8 KB, allocated when this module is imported: at power-up that comes before
+# the journal is read, whose records a resumed game keeps all over the heap (a 50-question quiz
+# left no 8 KB in one piece for the Board: MemoryError at every power-up, emulated RP2040).
+_RING_STORE = [array.array("I", bytes(2 * _RING_SIZE * 16))]  # twice the 4 KB ring
+
+
+def _ring_store(nbytes):
+    """An array of `nbytes` zero bytes for a capture ring: the one made at import the first
+    time (the board has one capture), a new one after that (a simulation of several boards)."""
+    if _RING_STORE and len(_RING_STORE[0]) * 4 == nbytes:
+        return _RING_STORE.pop()
+    return array.array("I", bytes(nbytes))
+
+
 class PioEdgeCapture:
     """Player presses timestamped by PIO0 SM `sm_id`; a DMA channel paced by the SM's RX DREQ
     moves every word from the RX FIFO into a RAM ring as it is pushed. No interrupt handler:
@@ -173,7 +187,7 @@ class PioEdgeCapture:
         self._stall_bit = 1 << sm_id  # FDEBUG.RXSTALL of this state machine
         ring_bytes = self.ring_words * 4
         # the write ring wraps at a 4 KB boundary: take the aligned 4 KB inside 8 KB
-        self._store = array.array("I", bytes(2 * ring_bytes))
+        self._store = _ring_store(2 * ring_bytes)
         offset = (-uctypes.addressof(self._store) & (ring_bytes - 1)) // 4
         self.words = memoryview(self._store)[offset : offset + self.ring_words]
         self.mask = self.ring_words - 1

@@ -13,6 +13,9 @@ from refbox.ticks import TICKS_MAX, ticks_diff
 
 SAFE_BOOT_CONTROL = "undo"
 WATCHDOG_MS = 8000  # rp2 allows at most 8388 ms; the loop feeds it every pass (~2 ms)
+# bytes of heap kept in one piece while the journal is read at power-up (refbox.journal
+# Journal.load): what the Board and the App allocate after it (the capture ring alone is 8 KB)
+BOOT_HEAP = 20000
 PLATFORM = None  # the simulator's stand-in for the board (tablebuzz.sim.runner); None on a board
 
 
@@ -79,7 +82,7 @@ def start(platform):
             kept = "the old journal kept as %s" % aside if aside else "there was no journal"
             journal.notes.append(("safe_boot", "UNDO held at power-up: fresh start, " + kept))
         else:
-            journal.load()
+            journal.load(BOOT_HEAP)
         if journal.saved.resumable():
             clock = ShiftedClock(clock, ticks_diff(journal.saved.t, clock.ticks_us()))
     board = platform.make_board(clock)

@@ -17,7 +17,8 @@ keeps the file as it was; a lesser filesystem may keep any prefix of the append,
 edited record fails its length or checksum. Reading stops at the first record that is not whole:
 the last whole record wins. The file is compacted (one snapshot written to a new file, then renamed
 over the old one, which littlefs and POSIX do atomically) when a game starts, when it has grown
-past `compact_bytes`, and after any failed or torn write.
+past `compact_bytes` and past twice its last snapshot, and after any failed or torn write. It is
+read a record at a time: RAM holds one record, never the file.
 
 Pure: the filesystem comes in as an object with open(name, mode), rename(a, b), remove(name) and
 size(name) (OsFiles below on the board and the unix port; tablebuzz.sim.flashfs in the simulator).
@@ -33,6 +34,14 @@ MAGIC = "tablebuzz-journal"
 VERSION = 1
 PATH = "journal.tbj"
 _ENOSPC = 28
+
+try:  # MicroPython's json parses any buffer: the payload where it lies in its record's line
+    json.loads(memoryview(b"0"))  # type: ignore[type-var]  # (the stubs say str or bytes)
+    _loads = json.loads
+except TypeError:  # CPython's takes bytes or str: a copy of the payload (RAM is no issue there)
+
+    def _loads(payload):
+        return json.loads(bytes(payload))
 
 
 class OsFiles:
@@ -160,7 +169,11 @@ class Saved:
                 players = int(rec["players"])
                 options = dict(rec["options"])
                 seed = unhexlify(rec["seed"])
-                log = [_tuples(e) for e in rec["log"]]
+                log = rec["log"]
+                if not isinstance(log, list):
+                    raise TypeError("a snapshot's log is a list")
+                for i in range(len(log)):  # in place: no second list of the log (RAM at boot)
+                    log[i] = _tuples(log[i])
                 ties = rec.get("ties")
                 locked = list(rec.get("locked", ()))
             over = bool(rec.get("over", game is None))
@@ -199,38 +212,67 @@ def read(data):
     "empty" (no journal), "torn" (bytes after the last whole record: a cut append, an edit),
     or "version" (another firmware's format: nothing read).
     """
+    pos = [0]
+
+    def next_line():  # the next line with its newline (the last one may have none), or b""
+        start = pos[0]
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end + 1
+        pos[0] = end
+        return data[start:end]
+
+    saved, whole, status, _ = _fold(next_line, len(data))
+    return saved, whole, status
+
+
+def _fold(next_line, total):
+    """(Saved, whole, status, base) for the journal of `total` bytes whose lines `next_line()`
+    gives one at a time (bytes, newline included, b"" at the end): `read`'s result, and `base`,
+    the bytes up to the end of the last snapshot record. One record is in RAM at a time, not the
+    file: a 500-entry quiz journal (~14 KB) read whole ran the board out of memory at power-up
+    (MemoryError, emulated RP2040), and a board that cannot boot loses its game."""
     saved = Saved()
-    if not data:
-        return saved, 0, "empty"
-    end = data.find(b"\n")
-    if end < 0:
-        # the header itself cut short, or something else altogether
-        return saved, 0, "torn" if header().startswith(data) else "version"
-    if data[:end] != header()[:-1]:
-        return saved, 0, "version"  # another format version, or not a journal at all
-    pos = end + 1
-    whole = pos
-    while pos < len(data):
-        end = data.find(b"\n", pos)
-        if end < 0:
-            break  # the last line has no newline: an append cut short
-        line = data[pos:end]
-        parts = line.split(b" ", 2)
-        if len(parts) != 3:
-            break
-        length, check, body = parts  # <len> <sum> <payload> (the module docstring)
-        try:
-            if int(length) != len(body):
-                break
-            if check.decode() != checksum(body):
-                break
-            rec = json.loads(body.decode())
-            saved.apply(rec)  # (changes nothing if it raises)
-        except (ValueError, UnicodeError, KeyError, TypeError, IndexError, AttributeError):
+    if not total:
+        return saved, 0, "empty", 0
+    line = next_line()
+    if line != header():
+        torn = line[-1:] != b"\n" and header().startswith(line)
+        return saved, 0, "torn" if torn else "version", 0  # (the header cut short; another format)
+    whole = base = len(line)
+    line = None
+    while whole < total:
+        length = _fold_record(saved, next_line)
+        if length < 0:
             break  # not a whole record (or a whole one that makes no sense): stop here
-        pos = end + 1
-        whole = pos
-    return saved, whole, "ok" if whole == len(data) else "torn"
+        whole += length >> 1
+        if length & 1:
+            base = whole
+    return saved, whole, "ok" if whole == total else "torn", base
+
+
+def _fold_record(saved, next_line):
+    """Read one record line with `next_line` and fold it into `saved`: (its bytes << 1) | 1 for
+    a snapshot, | 0 for a delta; -1 if it is not whole or makes no sense (nothing changed). Its
+    payload is summed and parsed where it lies in the line (a memoryview; CPython parses a copy),
+    so RAM holds the line and what it parses to, never a second copy of a ~17 KB snapshot."""
+    line = next_line()
+    length = len(line)
+    first = line.find(b" ")
+    second = line.find(b" ", first + 1)
+    if line[-1:] != b"\n" or first < 0 or second < 0:
+        return -1  # <len> <sum> <payload> and its newline (the module docstring)
+    body = memoryview(line)[second + 1 : -1]  # (no copy: a snapshot's line is the largest)
+    try:
+        if int(line[:first]) != len(body):
+            return -1
+        if line[first + 1 : second].decode() != checksum(body):
+            return -1
+        rec = _loads(body)  # type: ignore[type-var]  # (a buffer: see _loads)
+        del body, line
+        saved.apply(rec)  # (changes nothing if it raises)
+    except (ValueError, UnicodeError, KeyError, TypeError, IndexError, AttributeError):
+        return -1
+    return length << 1 | ("game" in rec)
 
 
 class Journal:
@@ -241,7 +283,10 @@ class Journal:
     `notes` collects (code, detail) messages for the board to send as `error` events.
     """
 
-    compact_bytes = 16384  # past this size the next save rewrites the file as one snapshot
+    # past this size, and past twice its last snapshot, the next save rewrites the file as one
+    # snapshot: a game whose snapshot alone is over compact_bytes (a long quiz night's log) is
+    # not then rewritten whole at every save
+    compact_bytes = 16384
 
     def __init__(self, fs, path=PATH):
         self.fs = fs
@@ -251,6 +296,7 @@ class Journal:
         self.saving = True  # False once a write failed: the game goes on unsaved
         self._failed_game = None  # the game whose save failed (saving is tried again after it)
         self._size = 0
+        self._base = 0  # bytes of the file up to the end of its last snapshot
         self._rewrite = True  # the next save writes a whole snapshot to a new file
         self._game = None  # the game object last saved, and what was saved of it
         self._revision = -1
@@ -265,34 +311,55 @@ class Journal:
         self.bytes_written = 0
 
     # ------------------------------------------------------------------ boot
-    def load(self):
-        """Read the journal into `saved`. Never raises: a file that cannot be read is set aside."""
-        try:
-            data = self._read_all()
-        except (OSError, MemoryError) as e:
-            aside = self.set_aside(".bad")
-            detail = "journal unreadable (%s): fresh start, kept as %s"
-            self.notes.append(("journal_bad", detail % (type(e).__name__, aside or "-")))
-            data = b""
-        saved, whole, status = read(data)
+    def load(self, keep_free=0):
+        """Read the journal into `saved`, a record at a time (`_fold`). Never raises: a file that
+        cannot be read is set aside.
+
+        `keep_free` (bytes): a block of up to that many (at most half the free heap) is held
+        while the records are read, so that the ones a resumed game keeps (thousands of small
+        tuples) do not land all over the free heap: after a 50-question quiz's journal the
+        Board found no 1 KB in one piece (emulated RP2040; the board stopped at the REPL at
+        every power-up). When RAM runs out, the block is let go, the heap collected and the file
+        read again; only then is it set aside."""
+        for attempt in (0, 1):
+            hold = _hold(keep_free) if attempt == 0 else None
+            try:
+                saved, whole, status, base, total = self._read()
+                break
+            except (OSError, MemoryError) as e:
+                hold = None
+                if attempt == 0 and isinstance(e, MemoryError):
+                    import gc
+
+                    gc.collect()
+                    continue
+                aside = self.set_aside(".bad")
+                detail = "journal unreadable (%s): fresh start, kept as %s"
+                self.notes.append(("journal_bad", detail % (type(e).__name__, aside or "-")))
+                saved, whole, status, base, total = Saved(), 0, "empty", 0, 0
+                break
+        hold = None  # noqa: F841  # (let go: the Board and the App take it)
         if status == "version":
             aside = self.set_aside()
             detail = "journal from another firmware version (or no journal at all) kept as %s"
             self.notes.append(("journal_version", detail % aside))
         elif status == "torn":
             detail = "journal cut short at byte %d of %d: resumed from the last whole record"
-            self.notes.append(("journal_torn", detail % (whole, len(data))))
+            self.notes.append(("journal_torn", detail % (whole, total)))
         self.saved = saved
         self._size = whole
+        self._base = base
         self._rewrite = status != "ok"  # a torn tail is rewritten away at the first save
         return saved
 
-    def _read_all(self):
-        if self.fs.size(self.path) is None:
-            return b""
+    def _read(self):
+        """_fold of the file: (Saved, whole, status, base, its size)."""
+        total = self.fs.size(self.path)
+        if total is None:
+            return Saved(), 0, "empty", 0, 0
         f = self.fs.open(self.path, "rb")
         try:
-            return f.read()
+            return _fold(f.readline, total) + (total,)
         finally:
             f.close()
 
@@ -364,7 +431,8 @@ class Journal:
             over = True
         else:
             over = game.phase == "over"
-        rewrite = self._rewrite or self._size > self.compact_bytes
+        size = self._size
+        rewrite = self._rewrite or (size > self.compact_bytes and size > 2 * self._base)
         if game is None or rewrite or game is not self._game:
             fields["game"] = None if game is None else game.name
             if game is not None:
@@ -431,7 +499,7 @@ class Journal:
             self.fs.rename(new, self.path)
         except OSError as e:
             return self._failed(e, referee)
-        self._size = len(data)
+        self._size = self._base = len(data)
         self._rewrite = False
         self._count(data)
         return True
@@ -450,6 +518,24 @@ class Journal:
             why = "a write failed (%s: %s)" % (type(e).__name__, e)
         referee.error("not_saved", why + ": the game goes on but is no longer saved")
         return False
+
+
+def _hold(nbytes):
+    """The largest bytearray of up to `nbytes` (at most half the free heap, MicroPython's
+    gc.mem_free) that the heap has in one piece, halving down to 4 KB; or None (none so large,
+    or CPython: no such figure, and no such limit)."""
+    import gc
+
+    if not nbytes or not hasattr(gc, "mem_free"):
+        return None
+    gc.collect()
+    size = min(nbytes, gc.mem_free() // 2)
+    while size >= 4096:
+        try:
+            return bytearray(size)
+        except MemoryError:
+            size //= 2
+    return None
 
 
 def _hex(seed):

@@ -1,0 +1,80 @@
+"""A long game's journal: read a record at a time at power-up, never a crash when RAM is short, and
+compacted only once it has grown past twice its snapshot (refbox.journal, docs/architecture.md
+"The journal").
+
+On the emulated RP2040 a 200-question quiz (~500 log entries, a 14 KB journal) read whole at
+power-up ran out of memory inside the boot: the board stopped at the REPL at every power-up, its
+game lost. These tests hold the three rules that fixed it on the simulator's flash."""
+
+import json
+
+from journal_games import boot, play_long_quiz
+from refbox import journal as journal_module
+from refbox.journal import PATH
+from tablebuzz.sim.flashfs import FlashFS, _File
+
+
+def test_a_long_game_is_read_a_record_at_a_time_and_resumes_exactly(monkeypatch):
+    fs, score = play_long_quiz(50)
+    data = fs.files[PATH]
+    assert data.count(b"\n") > 40  # a snapshot and many deltas
+    reads = []
+    real = _File.read
+
+    def read(self, n=-1):
+        chunk = real(self, n)
+        reads.append(len(chunk))
+        return chunk
+
+    monkeypatch.setattr(_File, "read", read)
+    sim, lines = boot(fs.files)
+    longest = max(len(line) + 1 for line in data.split(b"\n"))
+    assert reads and max(reads) <= longest < len(data) // 2  # never the whole file at once
+    resumed = [json.loads(line) for line in lines if line.startswith("{")]
+    assert [e["ev"] for e in resumed][:2] == ["hello", "resume"]
+    assert [e for e in resumed if e["ev"] == "score"][0]["scores"] == score["scores"]
+
+
+def test_short_of_memory_the_journal_is_read_again_and_then_set_aside(monkeypatch):
+    fs, score = play_long_quiz(10)
+    calls = []
+    real = _File.readline
+
+    def readline_once_short(self):  # the first read finds the heap too fragmented
+        calls.append(1)
+        if len(calls) == 1:
+            raise MemoryError("memory allocation failed, allocating 2048 bytes")
+        return real(self)
+
+    monkeypatch.setattr(_File, "readline", readline_once_short)
+    sim, lines = boot(fs.files)
+    evs = [json.loads(line) for line in lines if line.startswith("{")]
+    assert [e["ev"] for e in evs][:2] == ["hello", "resume"]  # collected, read again: resumed
+    assert [e for e in evs if e["ev"] == "score"][0]["scores"] == score["scores"]
+
+    def readline_short(self):
+        raise MemoryError("memory allocation failed, allocating 2048 bytes")
+
+    monkeypatch.setattr(_File, "readline", readline_short)
+    sim, lines = boot(fs.files)  # never a traceback at power-up: the menu, the file kept
+    evs = [json.loads(line) for line in lines if line.startswith("{")]
+    assert [e["ev"] for e in evs][:3] == ["hello", "error", "menu"]
+    assert evs[1]["code"] == "journal_bad" and "MemoryError" in evs[1]["detail"]
+    assert sim.fs.files[PATH + ".bad"] == fs.files[PATH]
+
+
+def test_a_snapshot_over_compact_bytes_is_not_rewritten_at_every_save(monkeypatch):
+    # compact_bytes made small, so the snapshot outgrows it within a short game: with "compact
+    # past compact_bytes" alone, every save past that point would rewrite the whole log
+    monkeypatch.setattr(journal_module.Journal, "compact_bytes", 1024)
+    fs = FlashFS()
+    fs, score = play_long_quiz(40, fs)
+    renames = [op for op in fs.trace if op[1] == "rename"]
+    writes = [op for op in fs.trace if op[1] == "write"]
+    data = fs.files[PATH]
+    snapshot = len(journal_module.header()) + len(data.split(b"\n")[1]) + 1
+    assert snapshot > 1024 and len(data) <= 2 * snapshot + max(map(len, data.split(b"\n"))) + 1
+    assert len(renames) <= len(writes) // 4  # most saves are appended deltas
+    sim, lines = boot(fs.files)
+    evs = [json.loads(line) for line in lines if line.startswith("{")]
+    assert [e for e in evs if e["ev"] == "score"][0]["scores"] == score["scores"]
