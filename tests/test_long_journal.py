@@ -38,24 +38,24 @@ def test_a_long_game_is_read_a_record_at_a_time_and_resumes_exactly(monkeypatch)
 def test_short_of_memory_the_journal_is_read_again_and_then_set_aside(monkeypatch):
     fs, score = play_long_quiz(10)
     calls = []
-    real = _File.readline
+    real = _File.read
 
-    def readline_once_short(self):  # the first read finds the heap too fragmented
+    def read_once_short(self, n=-1):  # the first read finds the heap too fragmented
         calls.append(1)
         if len(calls) == 1:
             raise MemoryError("memory allocation failed, allocating 2048 bytes")
-        return real(self)
+        return real(self, n)
 
-    monkeypatch.setattr(_File, "readline", readline_once_short)
+    monkeypatch.setattr(_File, "read", read_once_short)
     sim, lines = boot(fs.files)
     evs = [json.loads(line) for line in lines if line.startswith("{")]
     assert [e["ev"] for e in evs][:2] == ["hello", "resume"]  # collected, read again: resumed
     assert [e for e in evs if e["ev"] == "score"][0]["scores"] == score["scores"]
 
-    def readline_short(self):
+    def read_short(self, n=-1):
         raise MemoryError("memory allocation failed, allocating 2048 bytes")
 
-    monkeypatch.setattr(_File, "readline", readline_short)
+    monkeypatch.setattr(_File, "read", read_short)
     sim, lines = boot(fs.files)  # never a traceback at power-up: the menu, the file kept
     evs = [json.loads(line) for line in lines if line.startswith("{")]
     assert [e["ev"] for e in evs][:3] == ["hello", "error", "menu"]

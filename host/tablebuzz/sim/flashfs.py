@@ -49,12 +49,6 @@ class _File:
             cpu.fs_read(len(chunk))  # what the journal's load does with them (checks, JSON)
         return chunk
 
-    def readline(self):
-        """The next line, its newline included (the last one may have none); b"" at the end."""
-        data = self.fs.files[self.name]
-        end = data.find(b"\n", self.pos)
-        return self.read((len(data) if end < 0 else end + 1) - self.pos)
-
     def write(self, data):
         fs = self.fs
         fs._op("write", self.name)
