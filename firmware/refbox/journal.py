@@ -322,12 +322,10 @@ class Journal:
         every power-up). When RAM runs out, the block is let go, the heap collected and the file
         read again; only then is it set aside."""
         for attempt in (0, 1):
-            hold = _hold(keep_free) if attempt == 0 else None
             try:
-                saved, whole, status, base, total = self._read()
+                saved, whole, status, base, total = self._read(keep_free if attempt == 0 else 0)
                 break
             except (OSError, MemoryError) as e:
-                hold = None
                 if attempt == 0 and isinstance(e, MemoryError):
                     import gc
 
@@ -338,7 +336,6 @@ class Journal:
                 self.notes.append(("journal_bad", detail % (type(e).__name__, aside or "-")))
                 saved, whole, status, base, total = Saved(), 0, "empty", 0, 0
                 break
-        hold = None  # noqa: F841  # (let go: the Board and the App take it)
         if status == "version":
             aside = self.set_aside()
             detail = "journal from another firmware version (or no journal at all) kept as %s"
@@ -352,11 +349,13 @@ class Journal:
         self._rewrite = status != "ok"  # a torn tail is rewritten away at the first save
         return saved
 
-    def _read(self):
-        """_fold of the file: (Saved, whole, status, base, its size)."""
+    def _read(self, keep_free):
+        """_fold of the file, with `keep_free` bytes held while it is read (`load`): (Saved,
+        whole, status, base, its size). No file, no block held (and no collection for it)."""
         total = self.fs.size(self.path)
         if total is None:
             return Saved(), 0, "empty", 0, 0
+        hold = _hold(keep_free)  # noqa: F841  # (let go on return: the Board and the App take it)
         f = self.fs.open(self.path, "rb")
         try:
             return _fold(_FileLines(f, total).next_line, total) + (total,)
