@@ -9,7 +9,7 @@ power-on -> `hello` and -> `resume` (ms, when their "\\n" reached the host), whe
 resumed scores are the simulator's, the `race` and `score` of the question after, and any
 `error` line or traceback (a `journal_bad`, a `not_saved`).
 
-  QUESTIONS=LIST  lengths (default 50,200,400)
+  QUESTIONS=LIST  lengths, each 1 or more (default 50,200,400)
   RP2EMU=DIR, UF2=FILE, PACK=1 as bench_chip_latency.py
 
 Without the emulator it says so and exits 0. About 30 wall seconds per length.
@@ -36,6 +36,14 @@ PLAY = [
 
 
 def main():
+    try:  # a game of no question has no score line to compare: lengths of 1 or more
+        questions = [int(q) for q in (os.environ.get("QUESTIONS") or "50,200,400").split(",") if q]
+        if not questions or min(questions) < 1:
+            raise ValueError
+    except ValueError:
+        print("bench_long_journal_chip: QUESTIONS must be whole numbers of 1 or more, "
+              "comma-separated (e.g. QUESTIONS=20,50), not %r" % os.environ.get("QUESTIONS"))
+        return 2
     env = _environment()
     if isinstance(env, str):
         print("bench_long_journal_chip: the emulated RP2040 is not available: %s; nothing "
@@ -47,7 +55,6 @@ def main():
     simulate._ensure_paths()  # the simulator's own loader: the firmware and its fakes
     from journal_games import play_long_quiz
 
-    questions = [int(q) for q in os.environ.get("QUESTIONS", "50,200,400").split(",") if q]
     text = "".join(json.dumps(d) + "\n" for d in PLAY)
     args = ["--ms", "3900", "--pins", "2,3,4,5,6,7,8,9", "--quiet", "--allow-silent"]
     print("%9s %7s %7s %7s %9s %9s %7s %s" % ("questions", "entries", "bytes", "records",
