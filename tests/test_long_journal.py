@@ -78,3 +78,35 @@ def test_a_snapshot_over_compact_bytes_is_not_rewritten_at_every_save(monkeypatc
     sim, lines = boot(fs.files)
     evs = [json.loads(line) for line in lines if line.startswith("{")]
     assert [e for e in evs if e["ev"] == "score"][0]["scores"] == score["scores"]
+
+
+def test_a_snapshot_is_read_into_its_own_buffer_and_one_cut_short_loses_nothing_else(monkeypatch):
+    """The snapshot's line (~6 KB after 120 questions) is read in one readinto into a buffer of
+    its own size: `buf + more` held it twice, and on the emulated RP2040 a 120-question journal
+    then ran out of heap at power-up (bench_long_journal_chip.py). A file cut inside that line
+    reads as a torn record: no traceback, and the board still comes up."""
+    fs, score = play_long_quiz(120)
+    data = fs.files[PATH]
+    lines = data.split(b"\n")
+    snapshot = max(range(len(lines)), key=lambda i: len(lines[i]))
+    assert len(lines[snapshot]) > 1000
+    sizes = []
+    real = _File.readinto
+
+    def readinto(self, buf):
+        sizes.append(len(buf))
+        return real(self, buf)
+
+    monkeypatch.setattr(_File, "readinto", readinto)
+    sim, out = boot(fs.files)
+    evs = [json.loads(line) for line in out if line.startswith("{")]
+    assert [e["ev"] for e in evs][:2] == ["hello", "resume"]
+    assert [e for e in evs if e["ev"] == "score"][0]["scores"] == score["scores"]
+    assert sizes and max(sizes) <= len(lines[snapshot]) + 1  # (its rest, with the newline)
+
+    start = sum(len(line) + 1 for line in lines[:snapshot])
+    torn = dict(fs.files)
+    torn[PATH] = data[: start + len(lines[snapshot]) // 2]  # the power cut mid-snapshot
+    sim, out = boot(torn)
+    assert not any("Traceback" in line for line in out)
+    assert json.loads(out[0])["ev"] == "hello"

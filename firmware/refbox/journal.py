@@ -530,19 +530,36 @@ class _FileLines:
     def __init__(self, f, size):
         self._f = f
         self._left = size  # bytes not read yet: an edited length prefix reads no more than them
-        self._buf = b""
+        self._buf = b""  # type: bytes | bytearray
 
     def next_line(self):
         buf = self._buf
         end = buf.find(b"\n")
         while end < 0:
-            more = self._f.read(min(self._missing(buf), max(self._left, 1)))
-            if not more:
-                self._buf = b""
-                return buf  # the last line, with no newline (or b"" at the end)
-            self._left -= len(more)
-            buf = buf + more
-            more = None
+            want = min(self._missing(buf), max(self._left, 1))
+            if want > self.chunk:
+                # a record's rest (a snapshot: ~6 KB after 120 questions), read straight into
+                # the line's own buffer: `buf + more` would hold the line twice at the peak,
+                # and at power-up the heap has no room for that
+                line = bytearray(len(buf) + want)
+                line[: len(buf)] = buf
+                got = self._f.readinto(memoryview(line)[len(buf) :])
+                if not got:
+                    self._buf = b""
+                    return buf
+                if got < want:
+                    line = line[: len(buf) + got]  # a file cut short (a torn record)
+                self._left -= got
+                buf = line
+                del line
+            else:
+                more = self._f.read(want)
+                if not more:
+                    self._buf = b""
+                    return buf  # the last line, with no newline (or b"" at the end)
+                self._left -= len(more)
+                buf = buf + more
+                more = None
             end = buf.find(b"\n")
         if end == len(buf) - 1:
             self._buf = b""

@@ -49,6 +49,13 @@ class _File:
             cpu.fs_read(len(chunk))  # what the journal's load does with them (checks, JSON)
         return chunk
 
+    def readinto(self, buf):
+        """Read up to len(buf) bytes into the writable buffer `buf`; returns how many (0 at the
+        end), as a littlefs file's readinto does."""
+        chunk = self.read(len(buf))
+        buf[: len(chunk)] = chunk
+        return len(chunk)
+
     def write(self, data):
         fs = self.fs
         fs._op("write", self.name)
