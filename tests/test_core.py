@@ -5,6 +5,7 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from refbox import protocol
 from refbox.capture import EdgeDecoder
 from refbox.debounce import Debouncer
 from refbox.prng import Prng, commitment, seed_from_hex, seed_hex
@@ -131,8 +132,23 @@ def test_event_lines_match_the_rules_through_every_cache(events):
         assert encode_event(name, tuple(fields)) == expected
 
 
+@given(
+    winner=st.integers(1, 8),
+    margin=st.one_of(st.none(), st.integers(0, 2**40)),
+    tied=st.lists(st.integers(1, 8), max_size=8),
+    t_us=st.integers(0, 2**30 - 1),
+    t_ns=st.integers(0, 999),
+)
+def test_the_race_line_has_the_general_encoders_bytes(winner, margin, tied, t_us, t_ns):
+    fields = (("winner", winner), ("margin_ns", margin), ("tie", bool(tied)), ("tied", tied),
+              ("t_us", t_us), ("t_ns", t_ns))
+    assert [key for key, _ in fields] == list(protocol.RACE_KEYS)
+    line = protocol.encode_race(fields)
+    assert line == encode_event("race", fields).encode() + b"\n"
+    assert json.loads(line)["tied"] == tied
+
+
 def test_the_race_paths_written_out_shapes_are_the_built_ones():
-    from refbox import protocol
 
     for name, (keys, text) in protocol._SHAPES.items():
         assert text == protocol._shape(name, keys), name

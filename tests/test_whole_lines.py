@@ -59,14 +59,20 @@ def _check_gaps(queued, received):
 
 
 def test_a_stall_mid_game_gives_whole_lines_and_announces_every_gap(monkeypatch):
-    queued = []
+    queued = []  # every line offered to the console: queued (put_line) or sent at once (send)
     put_line = outbox.Outbox.put_line
+    send = outbox.Outbox.send
 
     def recording(self, text):
         queued.append(text)
         return put_line(self, text)
 
+    def recording_send(self, line, console, ticks_us):  # the race line's way
+        queued.append(line.decode().rstrip("\n"))
+        return send(self, line, console, ticks_us)
+
     monkeypatch.setattr(outbox.Outbox, "put_line", recording)
+    monkeypatch.setattr(outbox.Outbox, "send", recording_send)
     lines = []
     head = {"seed": "1", "game": "quiz", "players": 6, "options": {}}
     sim = runner.Simulation(head, lambda t, line: lines.append((t, line)))

@@ -15,7 +15,7 @@ from refbox.debounce import Debouncer
 from refbox.games import GAME_ORDER
 from refbox.games.base import GameError
 from refbox.leds import moves, render
-from refbox.protocol import LineAssembler, ProtocolError, encode_event
+from refbox.protocol import LineAssembler, ProtocolError, encode_event, encode_race
 from refbox.referee import Referee
 from refbox.ticks import Stamp, ticks_add, ticks_diff
 
@@ -100,6 +100,7 @@ class App:
         self._save_due = False  # an event went out since the journal last looked
         self._held = []  # (name, fields) of events waiting for a race's line (see emit)
         self._racing = False  # a `race` line went out this pass: the rest waits for the LEDs
+        self._floor_lit = False  # the winner's station lit at the decision (_light_floor)
         self._unsaved = []  # lines of decisions waiting for the journal to hold them (str)
         self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
@@ -168,13 +169,18 @@ class App:
         self._stale = True  # and may change the display
         if name == "race":
             self._racing = True  # the rest of this pass waits for the LEDs
+            self._light_floor(fields[0][1] - 1)  # the winner's light before any encoding
             if self._held:
                 self._out_before(fields)
             if self.keyboard is not None:
                 for key, value in fields:
                     if key == "winner":
                         self.keyboard.race(value)  # typed after the line and the LED (step)
-        elif (
+            # never held, never behind the journal (a race opens only after a save): one bytes
+            # format and one write (refbox.protocol.encode_race, refbox.outbox.Outbox.send)
+            self.board.send_line(encode_race(fields))
+            return
+        if (
             self._held
             or self._racing
             or self.referee.arbiter.is_deciding()
@@ -573,10 +579,28 @@ class App:
                 return True
         return self.referee.is_busy()
 
+    def _light_floor(self, winner):
+        """The race is decided for 0-based `winner`: its station lights in its colour (its team's)
+        and every other station goes dark at once, before the `race` line is encoded and before
+        the game records the win (docs/protocol.md "Order of lines around a race"). That is the
+        floor as the LED language shows it (refbox.leds.render: the marker bar follows with the
+        pass's own frame, a few ms later). Nothing when the board cannot (a CPU pixel write
+        would mask the capture's interrupts): the full frame then comes as before."""
+        game = self.referee.game
+        if game is None:
+            return
+        colours = game.station_colours(self.pinmap.PLAYER_COLOURS)
+        if self.board.show_floor(winner, colours[winner]):
+            self._floor_lit = True
+
     def _race_decided(self):
         """A race's `race` line is out and its win recorded: light the winner's LED now, before
         the game's timers, the prompts and the held lines (docs/protocol.md "Order of lines
-        around a race"); the pass's own render later writes only a frame that changed."""
+        around a race"), unless the floor is lit already (`_light_floor`): the pass's own
+        render then writes the whole frame. It writes only a frame that changed."""
+        if self._floor_lit:
+            self._floor_lit = False
+            return
         self._show(self.now)
 
     def _before_race(self):

@@ -421,10 +421,13 @@ class PioPixels:
 
     masks_irqs = False
 
-    def __init__(self, sm_id, pin, count, ticks_us):
+    def __init__(self, sm_id, pin, count, ticks_us, stations=None):
         self._ticks_us = ticks_us
         self._ready = ticks_us()
         self._grb = array.array("I", [0] * count)
+        # show_floor's words: the stations' pixels (the first `stations` of the chain; all of it
+        # when not given)
+        self._floor = array.array("I", [0] * (count if stations is None else stations))
         self._words = {}  # (r, g, b) -> its GRB word at _BRIGHTNESS: worked out once a colour
         self.sm = rp2.StateMachine(sm_id, ws2812, freq=8_000_000, sideset_base=pin)
         self.sm.active(1)
@@ -442,19 +445,40 @@ class PioPixels:
             colour = frame[i]
             word = words.get(colour)
             if word is None:
-                r, g, b = colour
-                word = (
-                    (g * _BRIGHTNESS // 255) << 16
-                    | (r * _BRIGHTNESS // 255) << 8
-                    | b * _BRIGHTNESS // 255
-                )
-                if len(words) < _WORDS_KEPT:
-                    words[colour] = word
+                word = self._word(colour)
             grb[i] = word
-        self.sm.put(grb, 8)
+        self._put(grb)
+        return True
+
+    def show_floor(self, station, colour):
+        """Light the station pixels as the floor shows them: `station` in `colour` ((r, g, b)),
+        every other station dark; False if the previous frame is still going out. Only those
+        pixels are sent: a WS2812 chain takes a shorter frame into its first pixels and the
+        marker bar keeps what it shows (WS2812B datasheet: each pixel passes on what follows its
+        24 bits), so the light is out in a third of a full frame's time."""
+        if ticks_diff(self._ready, self._ticks_us()) > 0:
+            return False
+        floor = self._floor
+        for i in range(len(floor)):
+            floor[i] = 0
+        word = self._words.get(colour)
+        floor[station] = self._word(colour) if word is None else word
+        self._put(floor)
+        return True
+
+    def _word(self, colour):
+        """The GRB word of `colour` at _BRIGHTNESS, kept for the next frames."""
+        r, g, b = colour
+        word = (g * _BRIGHTNESS // 255) << 16 | (r * _BRIGHTNESS // 255) << 8
+        word |= b * _BRIGHTNESS // 255
+        if len(self._words) < _WORDS_KEPT:
+            self._words[colour] = word
+        return word
+
+    def _put(self, words):
+        self.sm.put(words, 8)
         # at most 8 words (30 µs each) are still in the TX FIFO, then 300 µs low to latch
         self._ready = ticks_add(self._ticks_us(), 8 * 30 + 300)
-        return True
 
 
 class CpuPixels:
@@ -474,6 +498,11 @@ class CpuPixels:
             np[i] = (r * _BRIGHTNESS // 255, g * _BRIGHTNESS // 255, b * _BRIGHTNESS // 255)
         np.write()
         return True
+
+    def show_floor(self, station, colour):
+        """Not here (Board.show_floor): this write masks the capture's interrupts, and the
+        race's other presses may be coming; the pass's own frame shows the floor."""
+        return False
 
 
 class UsbConsole:  # pragma: no cover - the board's USB CDC
@@ -633,7 +662,7 @@ class Board:
         pixel_pin = pin(pinmap.NEOPIXEL_GPIO, pin.OUT)
         count = pinmap.STATION_PIXELS + pinmap.MARKER_PIXELS
         self.pixels = (
-            PioPixels(1, pixel_pin, count, clock.ticks_us)
+            PioPixels(1, pixel_pin, count, clock.ticks_us, pinmap.STATION_PIXELS)
             if pixels == "pio"
             else CpuPixels(pixel_pin, count)
         )
@@ -726,6 +755,13 @@ class Board:
         self.masks.note(began, self._ticks_us())
         return shown
 
+    def show_floor(self, station, colour):
+        """The race's winner lit at once (refbox.app.App.emit): the station pixels dark but
+        0-based `station`, in `colour`; the marker bar as it was. False when it cannot be done
+        now (the previous frame is going out) or here at all: a CPU write masks the capture
+        interrupts while the race's other presses may come; the pass's own frame follows."""
+        return self.pixels.show_floor(station, colour)
+
     def note_mask(self, began, ended):
         """Interrupts may have been masked from µs tick `began` to `ended` (a flash write)."""
         self.masks.note(began, ended)
@@ -753,6 +789,11 @@ class Board:
     def flush(self):
         """Write what the console has room for (at most Outbox.budget bytes); bytes written."""
         return self.outbox.flush(self.console, self._ticks_us)
+
+    def send_line(self, line):
+        """One protocol line (bytes, "\n" included) out at once when nothing waits before it
+        (refbox.outbox.Outbox.send: the race line); bytes written now."""
+        return self.outbox.send(line, self.console, self._ticks_us)
 
     def entropy(self):
         """16 fresh random bytes for a game seed (the chip's ROSC-based os.urandom on the

@@ -323,6 +323,20 @@ class NeoPixels:
         self._ready = ticks_add(self._ticks_us(), _PIXEL_GAP_US)
         return True
 
+    def show_floor(self, station, colour, stations):
+        """refbox.board.Board.show_floor's: the first `stations` pixels dark but `station`, lit
+        in `colour`; the rest of the strip as it was (the driver's buffer keeps it)."""
+        if ticks_diff(self._ready, self._ticks_us()) > 0:
+            return False
+        np = self.np
+        for i in range(stations):
+            np[i] = (0, 0, 0)
+        r, g, b = colour
+        np[station] = (r * _BRIGHTNESS // 255, g * _BRIGHTNESS // 255, b * _BRIGHTNESS // 255)
+        np.show()
+        self._ready = ticks_add(self._ticks_us(), _PIXEL_GAP_US)
+        return True
+
 
 class UsbDataConsole:  # the protocol's channel (the simulator gives the Board its own console)
     """Protocol lines over `usb_cdc.data`. Reads take what waits (at most 64 bytes a pass);
@@ -454,6 +468,7 @@ class Board:
         self.capture_start_ns = self.capture.start_ns
         count = pinmap.STATION_PIXELS + pinmap.MARKER_PIXELS
         self.pixels = NeoPixels(pinmap.NEOPIXEL_GPIO, count, clock.ticks_us)
+        self._stations = pinmap.STATION_PIXELS
         self.piezo = pwmio.PWMOut(pin(pinmap.PIEZO_GPIO), duty_cycle=0, variable_frequency=True)
         if console is None:
             import usb_cdc
@@ -548,6 +563,10 @@ class Board:
     def show(self, frame):
         return self.pixels.show(frame)
 
+    def show_floor(self, station, colour):
+        """refbox.board.Board.show_floor's."""
+        return self.pixels.show_floor(station, colour, self._stations)
+
     def tone(self, freq):
         if freq:
             self.piezo.frequency = freq
@@ -570,6 +589,10 @@ class Board:
 
     def flush(self):
         return self.outbox.flush(self.console, self._ticks_us)
+
+    def send_line(self, line):
+        """refbox.board.Board.send_line's: the race line out at once."""
+        return self.outbox.send(line, self.console, self._ticks_us)
 
     def entropy(self):
         """16 random bytes for a game seed (os.urandom: the RP2040's ROSC on CircuitPython)."""

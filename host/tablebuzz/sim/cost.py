@@ -64,6 +64,8 @@ TABLE = {
     "line": 1900000,  # an event encoded and queued, besides its bytes
     "line_byte": 10000,  # the shapes are cached: only strings are walked
     "frame": 3010000,  # an LED frame rendered and handed to the PIO (~2.4 ms race line -> LED)
+    "race_line": 1900000,  # the race line: the decision, one bytes format, one write (to fit)
+    "floor": 300000,  # the winner's station lit at the decision (to fit)
     "fs_op": 1000000,  # open, write, close, rename, remove
     "fs_byte": 69000,  # a journal byte written: encode_value, SHA-256, the littlefs copy
     "fs_read_byte": 10000,  # a journal byte read at boot: the checks, json.loads, the fold
@@ -141,6 +143,16 @@ class CpuModel:
     def accept(self):
         """A press accepted by its debouncer, handed to the referee."""
         self._spend("accept", self.table["accept"])
+
+    def race_line(self, line):
+        """The `race` line encoded and written at once (bytes, "\n" included: refbox.protocol
+        encode_race, refbox.outbox.Outbox.send), with the decision's work before it."""
+        t = self.table
+        self._spend("race_line", t["race_line"] + len(line) * t["line_byte"])
+
+    def floor(self):
+        """The winner's station lit at the decision (refbox.board.Board.show_floor)."""
+        self._spend("floor", self.table["floor"])
 
     def line(self, text):
         """An event line encoded (str, no newline): `{"ev":"NAME",...`."""

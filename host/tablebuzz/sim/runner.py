@@ -403,8 +403,23 @@ class Simulation:
             world.catch_up()
             return show(frame)
 
+        send_line = board.send_line
+        show_floor = board.show_floor
+
+        def charged_send_line(line):
+            cpu.race_line(line)
+            world.catch_up()
+            return send_line(line)
+
+        def charged_show_floor(station, colour):
+            cpu.floor()
+            world.catch_up()
+            return show_floor(station, colour)
+
         board.write_line = charged_write_line
         board.show = charged_show
+        board.send_line = charged_send_line
+        board.show_floor = charged_show_floor
         capture = board.capture
         if capture.mode == "pio":
             taken = capture.taken

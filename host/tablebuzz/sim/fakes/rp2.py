@@ -213,6 +213,7 @@ class StateMachine:
         self._dead = False
         self.pushes = 0
         self.dropped = 0
+        self._shown = []  # ws2812: the colours the chain shows, as the last frames left them
         self.dma = None  # a DMA channel paced by this SM's RX DREQ
         _world.current.state_machines[id] = self
 
@@ -262,6 +263,12 @@ class StateMachine:
         for word in words:
             grb = (word << shift) >> 8
             frame.append(((grb >> 8) & 0xFF, (grb >> 16) & 0xFF, grb & 0xFF))
+        # a shorter frame sets the chain's first pixels; the others keep what they show
+        # (WS2812B: each pixel takes the first 24 bits it sees and passes the rest on)
+        shown = self._shown
+        if len(frame) < len(shown):
+            frame = frame + shown[len(frame):]
+        self._shown = frame
         w.record_frame("pio", frame)
 
     # --------------------------------------------------------------- the edge timestamper model
