@@ -335,3 +335,9 @@ def test_the_catalogue_agrees_with_the_game_classes():
         cls = game_class(name)
         assert cls.name == name
         assert (cls.min_players, cls.max_players) == (low, high) == player_range(name)
+
+
+def test_the_loops_read_the_debouncers_states_as_refbox_debounce_numbers_them():
+    from refbox import app, debounce
+
+    assert (app._CANDIDATE, app._DOWN) == (debounce._CANDIDATE, debounce._DOWN)

@@ -37,6 +37,12 @@ _PRESS_T_NS = const(2)
 # refbox.ticks's tick arithmetic, for the loops written out over every debouncer (App._poll)
 _HALF = const(1 << 29)
 _MAX = const((1 << 30) - 1)
+# refbox.debounce's states, read straight off the waiting debouncers in the loops over them
+# (`_poll`, `horizons`, `_still_waiting`): on the chip a method call is ~30 µs, an attribute
+# ~5 µs, and these loops run for every waiting debouncer before a race's decision (issue 20:
+# 8 presses, ~1.3 ms). tests/test_core.py checks they are refbox.debounce's.
+_CANDIDATE = const(1)
+_DOWN = const(2)
 
 
 class App:
@@ -129,6 +135,7 @@ class App:
                     self.referee.open_menu()
         self.referee.save = self._before_race
         self.referee.decided = self._race_decided
+        self.referee.announce = self.announce
         if journal is not None:
             self._hold = True
         self.referee.prompts()  # what the controls do at power-up (a `buttons` event)
@@ -159,26 +166,22 @@ class App:
         return True
 
     # ------------------------------------------------------------------ output
-    def emit(self, name, fields=()):
-        """Send one event, or hold it while a race is being decided: the `race` line goes out
-        first, the winner's LED next (this pass's `_show`), then the held lines in their order
-        (`press` lines of the race, `margin`, the game's bookkeeping), so what the players wait
-        for costs no encoding of anything else (docs/protocol.md "Order of lines")."""
+    def emit(self, name, fields=(), sent=False):
+        """Send one event, or hold it while a race is being decided: the winner's light first,
+        the `race` line next, then the held lines in their order (`press` lines of the race,
+        `margin`, the game's bookkeeping), so what the players wait for costs no encoding of
+        anything else (docs/protocol.md "Order of lines"). `sent`: a `race` whose light and
+        line went out when the referee announced it (`announce`)."""
         self._dirty = True  # every change of state comes with an event: redraw, then save it
         self._save_due = True
         self._stale = True  # and may change the display
         if name == "race":
-            self._racing = True  # the rest of this pass waits for the LEDs
-            self._light_floor(fields[0][1] - 1)  # the winner's light before any encoding
-            if self._held:
-                self._out_before(fields)
+            if not sent:
+                self.announce(fields)
             if self.keyboard is not None:
                 for key, value in fields:
                     if key == "winner":
                         self.keyboard.race(value)  # typed after the line and the LED (step)
-            # never held, never behind the journal (a race opens only after a save): one bytes
-            # format and one write (refbox.protocol.encode_race, refbox.outbox.Outbox.send)
-            self.board.send_line(encode_race(fields))
             return
         if (
             self._held
@@ -189,6 +192,19 @@ class App:
             self._held.append((name, fields))  # encoded after the race line (see _release)
             return
         self._out(name, fields)
+
+    def announce(self, fields):
+        """A race is decided (`fields`: its `race` event's), or its outcome fixed before the game's
+        bookkeeping for it (refbox.referee.Referee._announce_early): the winner's light before
+        any encoding, then the lines held from before the race's first press, then the `race`
+        line, never held and never behind the journal (a race opens only after a save): one
+        bytes format and one write (refbox.protocol.encode_race, refbox.outbox.Outbox.send).
+        Every later line of this pass waits for the LEDs (`_racing`)."""
+        self._racing = True
+        self._light_floor(fields[0][1] - 1)
+        if self._held:
+            self._out_before(fields)
+        self.board.send_line(encode_race(fields))
 
     def _out_before(self, race):
         """The held lines of what came before a race's first counted press go out ahead of its
@@ -289,18 +305,23 @@ class App:
         """µs the loop may sleep after a pass at tick `now`: the loop period, or less when a
         closure being judged becomes a press sooner (its confirmation, `Debouncer.press_due`,
         plus the capture lag): the pass that accepts it, and so decides its race, comes then
-        instead of up to a period later. Allocates nothing."""
+        instead of up to a period later. Allocates nothing while a confirmation is kept as a
+        tick; 0 as soon as one is due (a crowd's 8 closures cost ~0.4 ms here on the chip with a
+        ticks_diff call each, between the pass that read them and the one that decides)."""
         wait = self.loop_ms * 1000
+        lag = self.capture_lag_us + 1
         for deb in self._waiting:
             due = deb.due_us  # (kept when the closure began: no Stamp to allocate)
             if due is None:
                 due = deb.press_due()
-                if due is not None:
-                    due = due.us
-            if due is not None:
-                left = ticks_diff(due, now) + self.capture_lag_us + 1
-                if left < wait:
-                    wait = left if left > 0 else 0
+                if due is None:
+                    continue
+                due = due.us
+            left = ((due - now + _HALF) & _MAX) - _HALF + lag  # (refbox.ticks.ticks_diff)
+            if left < wait:
+                if left <= 0:
+                    return 0
+                wait = left
         return wait
 
     def run(self):  # pragma: no cover - the board's forever loop
@@ -431,7 +452,7 @@ class App:
         happenings = self._happenings
         if n or self._capture.count == 0:
             self._read_capture(n, happenings)  # edges go to the debouncers
-            self._waiting = [deb for deb in self.debouncers if deb.is_waiting()]
+            self._waiting = _still_waiting(self.debouncers)
         settled = Stamp(ticks_add(now, -self.capture_lag_us))
         if len(self._waiting) == 1:
             self._waiting[0].poll(settled, happenings)
@@ -462,7 +483,7 @@ class App:
         referee.tick(now, horizon, press_horizon)
         happenings.clear()
         if self._waiting:
-            self._waiting = [deb for deb in self._waiting if deb.is_waiting()]
+            self._waiting = _still_waiting(self._waiting)
         self._busy = bool(self._waiting) or not self._controls_idle or referee.is_busy()
         self._kept = now
         self._reader.keepalive(now)
@@ -487,11 +508,11 @@ class App:
             due = deb.due_us
             if due is not None and ((due - tick + _HALF) & _MAX) - _HALF > 0:
                 continue  # its confirmation is later: nothing to judge (Debouncer.poll)
-            first = deb.press_pending()
-            if first is None:
+            if deb.state != _CANDIDATE:  # (Debouncer.press_pending() is None)
                 deb.poll(settled, happenings)  # a release being judged, the boot's quiet spell
                 continue
-            d = (((first.us - tick + _HALF) & _MAX) - _HALF) * 1000 + first.ns
+            first = deb.first
+            d = (((first.us - tick + _HALF) & _MAX) - _HALF) * 1000 + first.ns  # type: ignore[union-attr]
             if earliest is None or d < ahead:
                 earliest, ahead = deb, d
         if earliest is None:
@@ -509,11 +530,12 @@ class App:
             due = deb.due_us
             if due is not None and ((due - tick + _HALF) & _MAX) - _HALF > 0:
                 continue
-            first = deb.press_pending()
-            if first is None:
+            if deb.state != _CANDIDATE:
                 continue  # (judged above)
+            first = deb.first
             if press_us is not None:
-                d = (((first.us - press_us + _HALF) & _MAX) - _HALF) * 1000 + first.ns - press_ns
+                d = (((first.us - press_us + _HALF) & _MAX) - _HALF) * 1000  # type: ignore[union-attr]
+                d += first.ns - press_ns  # type: ignore[union-attr]
                 if d > 0:
                     continue  # began after the press: the next pass
             deb.poll(settled, happenings)
@@ -528,7 +550,7 @@ class App:
         press's confirmation (`wake_in_us`): kept short, that pass starts on time (issue 20:
         the horizons and the referee's tick cost ~0.7 ms here on the chip)."""
         if self._waiting:
-            self._waiting = [deb for deb in self._waiting if deb.is_waiting()]
+            self._waiting = _still_waiting(self._waiting)
         self._busy = True  # the next pass works: its horizons and timers
         self._kept = now
         self._reader.keepalive(now)
@@ -661,13 +683,17 @@ class App:
         tick = settled.us
         first_ns = since_ns = 0  # their ns from `settled`'s µs tick (refbox.ticks written out)
         for deb in self._waiting:  # (the others hold nothing back)
-            edge = deb.pending()
-            if edge is None:
+            state = deb.state  # (Debouncer.pending() and press_pending() read off)
+            if state == _CANDIDATE:
+                edge = deb.first
+            elif state == _DOWN and deb.opened is not None:
+                edge = deb.opened
+            else:
                 continue
-            d = (((edge.us - tick + _HALF) & _MAX) - _HALF) * 1000 + edge.ns
+            d = (((edge.us - tick + _HALF) & _MAX) - _HALF) * 1000 + edge.ns  # type: ignore[union-attr]
             if since is None or d < since_ns:
                 since, since_ns = edge, d
-            if edge is deb.press_pending() and (first is None or d < first_ns):
+            if state == _CANDIDATE and (first is None or d < first_ns):
                 first, first_ns = edge, d  # (a closure's first edge is its pending edge)
         press_horizon = settled  # just before those edges, at most `settled`: one Stamp each
         if first is not None and settled.diff_ns(first) >= 0:
@@ -756,3 +782,15 @@ class App:
                 return  # the previous frame is still going out: offer it again next pass
             self._next, self._frame = self._frame, frame
         self._dirty = False
+
+
+def _still_waiting(debouncers):
+    """Those of `debouncers` with a timer running (Debouncer.is_waiting, read off: a candidate
+    being judged, a press that may be ending, the boot's quiet spell)."""
+    return [
+        deb
+        for deb in debouncers
+        if deb.state == _CANDIDATE
+        or deb.quiet_from is not None
+        or (deb.state == _DOWN and deb.opened is not None)
+    ]

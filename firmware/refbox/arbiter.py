@@ -150,6 +150,12 @@ class Arbiter:
             return None
         return self._first
 
+    def proven_alone(self):
+        """True while the open race has exactly one counted press and its order is proven (no
+        capture words lost): once the press horizon passes that press, it wins alone, no margin
+        yet (tick, _decide). Allocates nothing."""
+        return self.phase == ARMED and len(self._entries) == 1 and not self._unproven
+
     def lockouts(self):
         """The lockouts as plain values for the journal: the question being asked first, then by
         player [player, µs, ns] for a timed one (until that Stamp), [player, "race", question]

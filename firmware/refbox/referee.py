@@ -81,6 +81,11 @@ class Referee:
         self.holding = []  # 0-based players holding their buzzer now, earliest first
         self.save = None  # called just before a race opens: the App saves the journal then
         self.decided = None  # called once a race's win is recorded: the App lights the LEDs then
+        # called with a race's fields the moment its outcome is fixed, before the game's hooks
+        # for its deciding press run (_press): the App lights the winner and sends the line
+        self.announce = None
+        self._announced = None  # the Stamp of the race announced early, until it is decided
+        self._handing = Stamp(0)  # the press horizon of the hand-over under way (_hand_over)
         self._buttons_sent = None  # the prompts last sent in a `buttons` event
 
     def error(self, code, detail, cid=None):
@@ -149,10 +154,38 @@ class Referee:
         out = []
         counted = self.arbiter.press(station, stamp, out)
         self.arbiter_events(out)
+        early = counted and self._announce_early(station, stamp)
         if self.game.phase != OVER:
             self._offer(self.game.press_entry, station, stamp)
         if counted and self.game.phase != OVER:
             self._offer(self.game.buzz_entry, station, stamp)
+        if early and self.arbiter.deciding() is not stamp:
+            # a game hook ended or reopened the race its own press had just won: a hook must
+            # not (Game.press_entry, buzz_entry), and the room has seen the win; say so
+            self._announced = None
+            detail = "P%d's race was announced, then ended by the game" % (station + 1)
+            self.error("internal", detail)
+
+    def _announce_early(self, station, stamp):
+        """The press of 0-based `station` at Stamp `stamp` was just counted as the first of the
+        open race, and the hand-over's press horizon has passed it with no other switch queued
+        at its stamp: the race is decided for it alone whatever comes next, at the `_timers`
+        that follows (Arbiter.tick: the entries are this press only, so no tie and no margin
+        yet). Announce it now, before the game's hooks for the press and the queue's work run:
+        on the emulated chip they cost ~1 ms before the race line (issue 20). The decision
+        itself, its log entry and its events come where they always did; the App sends nothing
+        twice (App.emit). True if announced."""
+        arbiter = self.arbiter
+        if self.announce is None or arbiter.deciding() is not stamp or not arbiter.proven_alone():
+            return False
+        if self._handing.diff_ns(stamp) <= 0:
+            return False  # an earlier closure may still become a press: not proven
+        queue = self._switches
+        if queue and queue[0][0].diff_ns(stamp) == 0:
+            return False  # a tie to come: decided with it (_hand_over)
+        self._announced = stamp
+        self.announce(_race_fields(station, None, (), stamp))
+        return True
 
     def capture_lost(self, closed):
         """Capture words were lost; `closed` (0-based stations) read closed at the resync. The open
@@ -223,6 +256,7 @@ class Referee:
         turn out to be an earlier press, or a timer may fall due before them. With `stop`, the
         switches after a race decided here stay queued: True then."""
         queue = self._switches
+        self._handing = press_horizon
         while queue and press_horizon.diff_ns(queue[0][0]) >= 0:
             stamp, pressed, station = queue[0]
             deciding = stop and self.arbiter.is_deciding()
@@ -289,17 +323,15 @@ class Referee:
                 tied, first = item[OUT_TIED], item[OUT_FIRST]
                 self.tie_shown = bool(tied)
                 self.last_race = (winner, margin, list(tied))
-                self.emit(
-                    "race",
-                    (
-                        ("winner", winner + 1),
-                        ("margin_ns", margin),
-                        ("tie", bool(tied)),
-                        ("tied", [p + 1 for p in tied]),
-                        ("t_us", first.us),
-                        ("t_ns", first.ns),
-                    ),
-                )
+                announced = self._announced
+                self._announced = None
+                fields = _race_fields(winner, margin, tied, first)
+                if announced is not None and (
+                    announced is not first or margin is not None or tied
+                ):  # (never: _announce_early's conditions fix this outcome) the line is out
+                    self.error("internal", "a race was announced for another outcome")
+                    announced = None
+                self.emit("race", fields, announced is not None)
                 self.tone(1760, 150)
                 self._record(self.game.win_entry(winner, first))
                 if self.decided is not None:
@@ -317,10 +349,14 @@ class Referee:
             return [("YES", "play again"), ("ARM", "menu")]
         return self.game.buttons()
 
-    def emit(self, name, fields=()):
-        """Every event of the referee, the games and the menu goes out through here."""
+    def emit(self, name, fields=(), sent=False):
+        """Every event of the referee, the games and the menu goes out through here; `sent`: a
+        `race` whose line went out when it was announced (_announce_early)."""
         self._emitted = True
-        self._emit(name, fields)
+        if sent:
+            self._emit(name, fields, True)
+        else:
+            self._emit(name, fields)
 
     def prompts(self):
         """After an input was handled (a command, a control, a pass's switches and timers): a
@@ -730,3 +766,16 @@ class Referee:
             ("turn", None if game.turn is None else game.turn + 1),
             ("log", len(game.log)),
         ) + tuple(game.state_fields())
+
+
+def _race_fields(winner, margin, tied, first):
+    """The `race` event's fields (refbox.protocol.RACE_KEYS): 0-based `winner`, `margin` ns or
+    None, `tied` 0-based players drawn among (empty: no tie), `first` the race's Stamp."""
+    return (
+        ("winner", winner + 1),
+        ("margin_ns", margin),
+        ("tie", bool(tied)),
+        ("tied", [p + 1 for p in tied]),
+        ("t_us", first.us),
+        ("t_ns", first.ns),
+    )
