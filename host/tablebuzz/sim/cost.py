@@ -1,7 +1,7 @@
 """What the firmware's Python costs on the chip: the simulator's CPU model, and its one table.
 
 The simulator runs the firmware at the speed of the host, so by itself it would say a `race` line
-leaves ~1 ms after the press while the chip takes ~5 ms (a lone press) to ~7.5 ms (8 presses).
+leaves ~1 ms after the press while the chip takes ~3.6 ms (a lone press) to ~5.5 ms (8 presses).
 `CpuModel` charges every loop pass the CPU time the chip would spend on it, from counts the
 simulator can see (so CPython and the MicroPython unix port, which see the same counts, give the
 same bytes):
@@ -32,22 +32,21 @@ timing use it.
 DEFAULT = "on"  # the model when a simulator header has no "cpu": "on" (the chip's speed) or "off"
 
 CALIBRATION = {
-    "date": "2026-12-02",
+    "date": "2026-12-03",
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
     "deploy": ".mpy (tablebuzz.link.flash.build for armv6m: the modules of flash.NATIVE as "
     "Thumb machine code, the rest bytecode), booted from a saved flash image",
-    "firmware": "branch race on main 0d6c9f8 (issue 20: the PIO path's capture lag 50 µs, a "
-    "pass that only read closures being judged leaves the horizons and timers to the next, the "
-    "closure that began first judged first, a closure's confirmation kept as a tick, no Stamp "
-    "per capture word, a 0.2 ms sleep while a race is open, 128-byte console writes; before "
-    "it: app, arbiter, capture, debounce, leds, protocol and ticks "
-    "compiled native, the race decided as soon as proven, the winner's LED at once, gc before "
-    "each race, capture words decoded straight into the debouncers)",
+    "firmware": "main bf5b074 (issue 20: the race announced the moment its outcome is fixed, "
+    "before the game's hooks for its press; the winner's station lit first (Board.show_floor), "
+    "the race line one bytes format written at once (protocol.encode_race, Outbox.send); the "
+    "loops over waiting debouncers read their state; before it: the PIO path's 50 µs capture "
+    "lag, the armed loop's 0.2 ms sleep, confirmations kept as ticks, native hot modules)",
     "runs": "SAVE=bench/data/cpu bench/bench_chip_latency.py: latency_a (an 8-player quiz, 18 "
     "races: 1, 2, 4, 6 and 8 presses 1-30 µs apart and lone presses in 64-edge noise bursts on "
     "two other stations, 3 of each, each armed, pressed 150 ms later and judged); "
     "board_run.ts --load-flash "
-    "--watch-pins 16 --pins 2,3,4,5,6,7,8,9",
+    "--watch-pins 16 --pins 2,3,4,5,6,7,8,9. Fit by hand: race_line and floor refitted on it, "
+    "every figure within 0.81-1.07 of the chip (bench_cpu_model.py)",
 }
 
 TABLE = {
@@ -64,8 +63,10 @@ TABLE = {
     "line": 1900000,  # an event encoded and queued, besides its bytes
     "line_byte": 10000,  # the shapes are cached: only strings are walked
     "frame": 3010000,  # an LED frame rendered and handed to the PIO (~2.4 ms race line -> LED)
-    "race_line": 1900000,  # the race line: the decision, one bytes format, one write (to fit)
-    "floor": 300000,  # the winner's station lit at the decision (to fit)
+    # the race line at its announcement: one bytes format and one write (App.announce, ~0.2
+    # and ~0.1 ms on the chip) with the referee's work before it
+    "race_line": 600000,
+    "floor": 300000,  # the winner's station lit at the decision (Board.show_floor)
     "fs_op": 1000000,  # open, write, close, rename, remove
     "fs_byte": 69000,  # a journal byte written: encode_value, SHA-256, the littlefs copy
     "fs_read_byte": 10000,  # a journal byte read at boot: the checks, json.loads, the fold
@@ -147,8 +148,7 @@ class CpuModel:
     def race_line(self, line):
         """The `race` line encoded and written at once (bytes, "\n" included: refbox.protocol
         encode_race, refbox.outbox.Outbox.send), with the decision's work before it."""
-        t = self.table
-        self._spend("race_line", t["race_line"] + len(line) * t["line_byte"])
+        self._spend("race_line", self.table["race_line"])
 
     def floor(self):
         """The winner's station lit at the decision (refbox.board.Board.show_floor)."""
