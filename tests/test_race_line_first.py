@@ -76,3 +76,45 @@ def test_a_crowd_race_line_comes_before_its_press_lines():
     margin = race_lines[2]
     assert (margin["winner"], margin["player"], margin["margin_ns"]) == (4, 2, 7000)
     assert "press" not in evs[evs.index("armed") : first]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["quiz_demo.jsonl", "quiz_tournament.jsonl", "quizbowl_naqt.jsonl", "deglingo_4p.jsonl",
+     "difference_6p.jsonl"],
+)
+def test_races_announced_early_are_the_races_decided(name, monkeypatch):
+    """Referee._announce_early sends a race before the game's hooks for its deciding press: the
+    decision that follows must be that race (no `internal` error says otherwise), each race line
+    goes out once, and the early way is the one these games' lone winners take."""
+    from refbox import referee as referee_module
+
+    announced = []
+    early = referee_module.Referee._announce_early
+
+    def recording(self, station, stamp):
+        done = early(self, station, stamp)
+        if done:
+            announced.append((station + 1, stamp.us, stamp.ns))
+        return done
+
+    monkeypatch.setattr(referee_module.Referee, "_announce_early", recording)
+    lines = [json.loads(line) for line in _play(name)]
+    assert not [ev for ev in lines if ev["ev"] == "error" and ev["code"] == "internal"]
+    races = [(ev["winner"], ev["t_us"], ev["t_ns"]) for ev in lines if ev["ev"] == "race"]
+    assert len(races) == len(set(races))  # none sent twice
+    assert announced and set(announced) <= set(races)
+
+
+def test_a_hook_that_ends_an_announced_race_is_reported(monkeypatch):
+    from refbox.games import quiz
+
+    def ending(self, player, stamp):  # a (broken) game hook: the press ends the question
+        return self._cancel_entry()
+
+    monkeypatch.setattr(quiz.Quiz, "buzz_entry", ending)
+    presses = [{"at_us": 300000, "control": "arm"}, {"at_us": 600000, "press": 2},
+               {"at_us": 700000, "release": 2}]
+    lines = [json.loads(line) for _, line in run_raw(timeline(*presses))]
+    errors = [ev for ev in lines if ev["ev"] == "error" and ev["code"] == "internal"]
+    assert errors and "announced" in errors[0]["detail"]
