@@ -238,14 +238,12 @@ class App:
         unsaved = self._unsaved
         if self._hold:
             if unsaved:
-                if name != "race":
-                    # behind the decision that waits for the journal, whatever this line is:
-                    # the lines' order must not depend on when the save could run (a host
-                    # polling, a stalled console or noise move it; issue 19 "a line changes
-                    # nothing"). A race cannot open while a line waits (_before_race saves
-                    # first), so only a `race` line could be here, and it never waits.
-                    unsaved.append(line)
-                    return
+                # behind the decision that waits for the journal, whatever this line is: the
+                # lines' order must not depend on when the save could run (a host polling, a
+                # stalled console or noise move it; issue 19 "a line changes nothing"). A
+                # `race` line never comes here: it goes out at once (announce).
+                unsaved.append(line)
+                return
             else:
                 phase = self.referee.arbiter.phase
                 locks = name == "lockout" or name == "unlock"
