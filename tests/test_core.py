@@ -341,3 +341,4 @@ def test_the_loops_read_the_debouncers_states_as_refbox_debounce_numbers_them():
     from refbox import app, debounce
 
     assert (app._CANDIDATE, app._DOWN) == (debounce._CANDIDATE, debounce._DOWN)
+    assert (app._V_STATE, app._V_DUE_US) == (debounce.V_STATE, debounce.V_DUE_US)

@@ -43,6 +43,11 @@ _MAX = const((1 << 30) - 1)
 # 8 presses, ~1.3 ms). tests/test_core.py checks they are refbox.debounce's.
 _CANDIDATE = const(1)
 _DOWN = const(2)
+# and the fields of their state arrays read there (refbox.debounce.V_STATE, V_FIRST_US, ...)
+_V_STATE = const(0)
+_V_FIRST_US = const(6)
+_V_FIRST_NS = const(7)
+_V_DUE_US = const(8)
 
 
 class App:
@@ -309,8 +314,8 @@ class App:
         wait = self.loop_ms * 1000
         lag = self.capture_lag_us + 1
         for deb in self._waiting:
-            due = deb.due_us  # (kept when the closure began: no Stamp to allocate)
-            if due is None:
+            due = deb.v[_V_DUE_US]  # (kept when the closure began: no Stamp to allocate)
+            if due < 0:
                 due = deb.press_due()
                 if due is None:
                     continue
@@ -503,14 +508,14 @@ class App:
         # (the tick arithmetic of refbox.ticks written out: a call costs ~15 µs on the chip, and
         # this runs for every waiting debouncer, twice)
         for deb in waiting:
-            due = deb.due_us
-            if due is not None and ((due - tick + _HALF) & _MAX) - _HALF > 0:
+            v = deb.v
+            due = v[_V_DUE_US]
+            if due >= 0 and ((due - tick + _HALF) & _MAX) - _HALF > 0:
                 continue  # its confirmation is later: nothing to judge (Debouncer.poll)
-            if deb.state != _CANDIDATE:  # (Debouncer.press_pending() is None)
+            if v[_V_STATE] != _CANDIDATE:  # (Debouncer.press_pending() is None)
                 deb.poll(settled, happenings)  # a release being judged, the boot's quiet spell
                 continue
-            first = deb.first
-            d = (((first.us - tick + _HALF) & _MAX) - _HALF) * 1000 + first.ns  # type: ignore[union-attr]
+            d = (((v[_V_FIRST_US] - tick + _HALF) & _MAX) - _HALF) * 1000 + v[_V_FIRST_NS]
             if earliest is None or d < ahead:
                 earliest, ahead = deb, d
         if earliest is None:
@@ -525,15 +530,15 @@ class App:
         for deb in waiting:
             if deb is earliest:
                 continue
-            due = deb.due_us
-            if due is not None and ((due - tick + _HALF) & _MAX) - _HALF > 0:
+            v = deb.v
+            due = v[_V_DUE_US]
+            if due >= 0 and ((due - tick + _HALF) & _MAX) - _HALF > 0:
                 continue
-            if deb.state != _CANDIDATE:
+            if v[_V_STATE] != _CANDIDATE:
                 continue  # (judged above)
-            first = deb.first
             if press_us is not None:
-                d = (((first.us - press_us + _HALF) & _MAX) - _HALF) * 1000  # type: ignore[union-attr]
-                d += first.ns - press_ns  # type: ignore[union-attr]
+                d = (((v[_V_FIRST_US] - press_us + _HALF) & _MAX) - _HALF) * 1000
+                d += v[_V_FIRST_NS] - press_ns
                 if d > 0:
                     continue  # began after the press: the next pass
             deb.poll(settled, happenings)
@@ -677,28 +682,30 @@ class App:
         holds them just before its first edge; a press that may be ending holds `horizon` just
         before the contact opened. `settled` = now - capture_lag_us: every edge up to it is in
         the ring. Timed decisions are taken against these (docs/architecture.md "Deadlines")."""
-        first = since = None  # the earliest first edge of a closure, of anything open
+        # the earliest first edge of a closure, and of anything open, as ns from `settled`'s µs
+        # tick (refbox.ticks written out; None: none): one Stamp made for each at the end
+        first = since = None
         tick = settled.us
-        first_ns = since_ns = 0  # their ns from `settled`'s µs tick (refbox.ticks written out)
         for deb in self._waiting:  # (the others hold nothing back)
-            state = deb.state  # (Debouncer.pending() and press_pending() read off)
+            v = deb.v
+            state = v[_V_STATE]  # (Debouncer.pending() and press_pending() read off)
             if state == _CANDIDATE:
-                edge = deb.first
+                d = (((v[_V_FIRST_US] - tick + _HALF) & _MAX) - _HALF) * 1000 + v[_V_FIRST_NS]
+                if first is None or d < first:
+                    first = d  # (a closure's first edge is its pending edge)
             elif state == _DOWN and deb.opened is not None:
                 edge = deb.opened
+                d = (((edge.us - tick + _HALF) & _MAX) - _HALF) * 1000 + edge.ns
             else:
                 continue
-            d = (((edge.us - tick + _HALF) & _MAX) - _HALF) * 1000 + edge.ns  # type: ignore[union-attr]
-            if since is None or d < since_ns:
-                since, since_ns = edge, d
-            if state == _CANDIDATE and (first is None or d < first_ns):
-                first, first_ns = edge, d  # (a closure's first edge is its pending edge)
-        press_horizon = settled  # just before those edges, at most `settled`: one Stamp each
-        if first is not None and settled.diff_ns(first) >= 0:
-            press_horizon = first.after_ns(-1)
+            if since is None or d < since:
+                since = d
+        press_horizon = settled  # just before those edges, at most `settled`
+        if first is not None and first <= settled.ns:
+            press_horizon = settled.after_ns(first - settled.ns - 1)
         horizon = settled
-        if since is not None and settled.diff_ns(since) >= 0:
-            horizon = since.after_ns(-1)
+        if since is not None and since <= settled.ns:
+            horizon = settled.after_ns(since - settled.ns - 1)
         if horizon.diff_ns(press_horizon) > 0:
             horizon = press_horizon
         return horizon, press_horizon
@@ -788,7 +795,7 @@ def _still_waiting(debouncers):
     return [
         deb
         for deb in debouncers
-        if deb.state == _CANDIDATE
+        if deb.v[_V_STATE] == _CANDIDATE
         or deb.quiet_from is not None
-        or (deb.state == _DOWN and deb.opened is not None)
+        or (deb.v[_V_STATE] == _DOWN and deb.opened is not None)
     ]

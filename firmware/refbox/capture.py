@@ -15,8 +15,16 @@ Two capture paths feed the same ring (see refbox.board):
 Levels are raw pin levels: buttons are active low, so a 0 bit is a closed contact.
 """
 
+from array import array
+
+from refbox import edgeloop
 from refbox.compat import const
 from refbox.ticks import Stamp, ticks_add, ticks_diff
+
+try:  # the per-edge loop as machine code, on MicroPython (refbox.edgeloop: the same in Python)
+    from refbox.edgeloop_viper import run as _edge_loop
+except (ImportError, SyntaxError):  # CPython; CircuitPython (no viper), or no such file there
+    _edge_loop = edgeloop.run
 
 # refbox.ticks's, as compile-time constants for `decode`'s loop (ticks_diff written out there)
 _TICKS_HALF = const(1 << 29)
@@ -43,6 +51,11 @@ class EdgeDecoder:
         self._ns = 0
         self._frac = 0  # remainder of the chain in 1/ns_den ns
         self._lists = None  # `word`'s stand-ins for the debouncers
+        self._bound = None  # the debouncers `bind` gave refbox.edgeloop, their state arrays
+        self._states = None
+        self._limits = None
+        self._chain = array("i", (0, 0, 0, 0, 0, 0))  # refbox.edgeloop's chain: the usual read's
+        self.edge_loop = _edge_loop  # (tests set refbox.edgeloop.run to compare the two forms)
         # the lowest set bit's index of each set of changed pins (`decode`: a pin found in one
         # step, not a scan of every lower pin)
         self._lowest = bytearray(1 << n_pins)
@@ -65,6 +78,22 @@ class EdgeDecoder:
 
     _baseline = False
 
+    def bind(self, debouncers):
+        """Feed `debouncers` (refbox.debounce.Debouncer, one per station) through refbox.edgeloop
+        whenever `decode` is given them: the usual read, a word per edge on machine words. Not
+        when a counter wrap would pass 32-bit figures (fewer than 5 player pins): the Python
+        loop then feeds every edge."""
+        if not edgeloop.fits(self.counter_mask, self.ns_num, self.ns_den):
+            return
+        self._bound = debouncers
+        self._states = [deb.v for deb in debouncers]
+        self._limits = edgeloop.limits_for(self.n_pins, self.counter_mask, self.ns_num,
+                                           self.ns_den, debouncers[0])
+
+    def edges_called(self):
+        """Edges refbox.edgeloop handed to `Debouncer.edge_at` (a figure for benches)."""
+        return self._chain[5]
+
     margin_ns = 2000  # the anchor's ±0.5 µs and the few cycles from a sample to RAM, with room
 
     def word(self, word, tick, out):
@@ -82,10 +111,55 @@ class EdgeDecoder:
         The counter gives each word's time since the previous word modulo one wrap; the word's
         time is the latest of those not after `tick`. Exact while a word waits less than a whole
         wrap to be read (0.94 s with 6 pins, 0.23 s with 8).
-        One loop with the chain in locals and the tick arithmetic written out: a noise burst is a
-        word per edge, and on the chip each call, attribute or allocation saved is 2-40 µs
-        (bench/README.md "bench_chip_latency.py").
+        `stations` bound (`bind`): refbox.edgeloop feeds them, machine code on the board (a noise
+        burst is a word per edge: ~0.17 ms an edge as Python on the chip, a few µs there);
+        otherwise `_decode_each`, every edge to `edge_at`.
         """
+        if stations is not self._bound or not n or self._baseline:
+            self._decode_each(words, index, mask, n, tick, stations, out)
+            return
+        # The bound debouncers: refbox.edgeloop (machine code on the board). Its chain counts
+        # each word from the one before within one counter wrap: when the first word may come a
+        # wrap or more after the chain's last (a quiet spell longer than a wrap: 0.23 s with 8
+        # pins), the chain first moves on by the whole wraps the read's tick says passed
+        # (`_decode_each`'s rule for that word; the words after it come less than a wrap later).
+        us = self._us
+        room = (((tick - us + _TICKS_HALF) & _TICKS_MAX) - _TICKS_HALF) * 1000 - self._ns
+        if room + self.margin_ns >= self.wrap_ns:
+            self._skip_wraps(words[index & mask], room)
+        chain = self._chain
+        chain[0] = self._count
+        chain[1] = self._frac
+        chain[2] = self._us
+        chain[3] = self._ns
+        chain[4] = self.levels
+        self.edge_loop(words, index, mask, n, chain, self._limits, self._lowest, self._states,
+                       stations, out)
+        self._count = chain[0]
+        self._frac = chain[1]
+        self._us = chain[2]
+        self._ns = chain[3]
+        self.levels = chain[4]
+
+    def _skip_wraps(self, word, room):
+        """Move the chain on by the whole counter wraps that passed before PIO word `word`, read
+        `room` ns after the chain's time: exactly what `_decode_each` adds to that word's time."""
+        counts = (self._count - (word >> self.n_pins)) & self.counter_mask
+        delta = (counts * self.ns_num + self._frac) // self.ns_den
+        room += self.margin_ns - delta
+        if room < self.wrap_ns:
+            return
+        wraps_num = (room // self.wrap_ns) * (self.counter_mask + 1) * self.ns_num + self._frac
+        skip = wraps_num // self.ns_den
+        self._frac = wraps_num - skip * self.ns_den
+        stamp = Stamp(self._us, self._ns).after_ns(skip)
+        self._us = stamp.us
+        self._ns = stamp.ns
+
+    def _decode_each(self, words, index, mask, n, tick, stations, out):
+        """`decode` in Python, each edge to `stations[station].edge_at`, each word placed within
+        its wrap by `tick` (the first sample, a word read late, `word`'s stand-ins, an unbound
+        decoder)."""
         shift = self.n_pins
         counter_mask = self.counter_mask
         level_mask = self.level_mask
@@ -202,6 +276,7 @@ def open_reader(board, clock, base, stations, lag_us, debouncers):
     decoder.start(board.capture_start_tick, board.capture_start_ns)
     capture = board.capture
     if capture.mode == "pio":
+        decoder.bind(debouncers)
         return PioWords(capture, decoder, clock.ticks_us, debouncers)
     return IrqSnapshots(capture.ring, decoder, board.masks, base, stations, lag_us, debouncers)
 

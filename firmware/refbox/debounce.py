@@ -25,6 +25,8 @@ which stamp. Thresholds and why: docs/architecture.md "Debounce and noise"; figu
 for 50 µs).
 """
 
+from array import array
+
 from refbox.compat import const
 from refbox.ticks import Stamp
 
@@ -34,6 +36,22 @@ _DOWN = const(2)
 # refbox.ticks's tick arithmetic (Stamp.diff_ns), written out where it runs for every edge
 _HALF = const(1 << 29)
 _MAX = const((1 << 30) - 1)
+# The fields of a debouncer's state array (`Debouncer.v`, array('i')): everything an edge reads
+# or writes, as machine words, so that refbox.edgeloop's machine code can feed a closure's
+# bounce and a noise burst without a Python call (issue 20: ~0.17 ms an edge on the chip as
+# Python). A tick field holds -1 for None (ticks are 0..2**30-1). refbox.edgeloop repeats them
+# (a viper function sees only its own module's constants); tests/test_edgeloop.py checks both.
+V_STATE = const(0)  # _UP, _CANDIDATE, _DOWN
+V_CLOSED = const(1)  # 1: the contact's level is closed
+V_SINCE_US = const(2)  # the last level change: µs tick (-1: no edge yet)
+V_SINCE_NS = const(3)  # and ns inside it (0..999)
+V_CLOSED_NS = const(4)  # the candidate's closed time before `since`, ns
+V_OPEN_NS = const(5)  # and its open time before `since`, ns
+V_FIRST_US = const(6)  # the candidate's first closing edge: µs tick (`first` as ints)
+V_FIRST_NS = const(7)  # and ns inside it
+V_DUE_US = const(8)  # the tick before which `poll` can decide nothing (-1: not known)
+V_QUIET = const(9)  # 1 while the boot's quiet spell runs (`quiet_from` is not None)
+V_FIELDS = const(10)
 
 
 class Debouncer:
@@ -46,34 +64,27 @@ class Debouncer:
 
     def __init__(self, station):
         self.station = station
-        self.state = _UP
-        self.closed = False
-        self.first = None  # Stamp of the candidate's first closing edge
-        # the last level change: its µs tick (None: no edge yet) and ns inside it, as plain
-        # ints, so that an edge allocates nothing (a Stamp is ~40 µs on the chip, and a noise
-        # burst is an edge every few µs: issue 20); `since()` gives it as a Stamp
-        self.since_us = None
-        self.since_ns = 0
-        self.closed_ns = 0  # the candidate's closed time before `since`
-        self.open_ns = 0  # and its open time before `since`
+        # the state an edge touches, as machine words (the V_ fields): an edge allocates
+        # nothing (a Stamp is ~40 µs on the chip, and a noise burst is an edge every few µs)
+        # and refbox.edgeloop can read and write it. `v[V_DUE_US]`: set when a closure begins,
+        # its confirmation's tick (rounded down), so the passes before it judge nothing
+        # (~0.15 ms each on the chip, issue 20)
+        self.v = array("i", (_UP, 0, -1, 0, 0, 0, 0, 0, -1, 0))
         self.opened = None  # Stamp of the first opening edge of a press that may be ending
         self.glitches = 0  # candidates dropped as noise (a figure for benches and tests)
         self.quiet_from = None  # at boot: the contact is proven open only from this Stamp on
-        # the µs tick before which `poll` can decide nothing (an int: no Stamp allocated), or
-        # None (not known: judge): set when a closure begins, its confirmation's tick (rounded
-        # down), so the passes before it judge nothing (~0.15 ms each on the chip, issue 20)
-        self.due_us = None
 
     def is_idle(self):
         """True when released and settled: nothing this debouncer waits for."""
-        return self.state == _UP
+        return self.v[V_STATE] == _UP
 
     def is_waiting(self):
         """True while a timer runs: a candidate being judged, a press being released, or the
         boot's quiet spell (`settle_from`)."""
         if self.quiet_from is not None:
             return True
-        return self.state == _CANDIDATE or (self.state == _DOWN and self.opened is not None)
+        state = self.v[V_STATE]
+        return state == _CANDIDATE or (state == _DOWN and self.opened is not None)
 
     def settle_from(self, stamp):
         """The capture began at Stamp `stamp` (power-up, a resume): a press counts only once the
@@ -83,7 +94,8 @@ class Debouncer:
         on it is no press: it must be let go and pressed again (docs/architecture.md "The
         journal": nothing from before the boot decides a race)."""
         self.quiet_from = stamp
-        self.due_us = None
+        self.v[V_QUIET] = 1
+        self.v[V_DUE_US] = -1
 
     def found_closed(self, us, ns):
         """The capture's first sample, at µs tick `us` and `ns` inside it, found the contact
@@ -92,39 +104,47 @@ class Debouncer:
         contact that stays closed past the spell and bounces open later is no press either
         (before, it counted as open from the start, and a pass after the spell ended it)."""
         if self.quiet_from is not None:
-            self.closed = True
-            self.since_us = us
-            self.since_ns = ns
+            v = self.v
+            v[V_CLOSED] = 1
+            v[V_SINCE_US] = us
+            v[V_SINCE_NS] = ns
 
     def press_pending(self):
         """Stamp of the first edge of a closure not yet judged (a press or noise), else None.
         No press of this station stamped before it can still be reported."""
-        return self.first if self.state == _CANDIDATE else None
+        return self.first_stamp() if self.v[V_STATE] == _CANDIDATE else None
+
+    def first_stamp(self):
+        """Stamp of the candidate's first closing edge (`v`'s FIRST fields; allocates): its
+        press's stamp. Meaningless unless a candidate is or was judged."""
+        v = self.v
+        return Stamp(v[V_FIRST_US], v[V_FIRST_NS])
 
     def since(self):
-        """Stamp of the last level change (None before the first edge). Allocates. (A method, not
-        a property: a class with a property makes MicroPython look every attribute of its
-        instances up in the class first, which cost each edge ~30% on the chip.)"""
-        if self.since_us is None:
+        """Stamp of the last level change (None before the first edge). Allocates."""
+        v = self.v
+        if v[V_SINCE_US] < 0:
             return None
-        return Stamp(self.since_us, self.since_ns)
+        return Stamp(v[V_SINCE_US], v[V_SINCE_NS])
 
     def press_due(self):
         """Stamp at which the candidate being judged becomes a press if its contact stays closed
         (the rule of `_judge`), else None: the loop wakes for it (App.wake_in_us)."""
-        if self.state != _CANDIDATE or not self.closed or self.since_us is None:
+        v = self.v
+        if v[V_STATE] != _CANDIDATE or not v[V_CLOSED] or v[V_SINCE_US] < 0:
             return None
         need = self.press_us * 1000
-        if need < self.open_ns:
-            need = self.open_ns
-        return Stamp(self.since_us, self.since_ns).after_ns(need - self.closed_ns)
+        if need < v[V_OPEN_NS]:
+            need = v[V_OPEN_NS]
+        return Stamp(v[V_SINCE_US], v[V_SINCE_NS]).after_ns(need - v[V_CLOSED_NS])
 
     def pending(self):
         """Stamp of the earliest edge whose meaning is still open (a candidate's first edge, or
         the opening edge of a press that may be ending), else None."""
-        if self.state == _CANDIDATE:
-            return self.first
-        if self.state == _DOWN:
+        state = self.v[V_STATE]
+        if state == _CANDIDATE:
+            return self.first_stamp()
+        if state == _DOWN:
             return self.opened
         return None
 
@@ -135,104 +155,112 @@ class Debouncer:
 
     def edge_at(self, closed, us, ns, out):
         """`edge` at µs tick `us` and `ns` (0..999) inside it: the capture's decoder feeds each
-        word's edges so (refbox.capture.EdgeDecoder.decode), and a Stamp is made only where one
-        is kept (a closure's first edge, a release's opening, the boot's quiet spell)."""
-        if self.quiet_from is not None:
+        word's edges so (refbox.capture.EdgeDecoder.decode; refbox.edgeloop feeds the edges that
+        change no state but a closure's times itself), and a Stamp is made only where one is
+        kept (a release's opening, the boot's quiet spell)."""
+        v = self.v
+        closed = 1 if closed else 0
+        if v[V_QUIET]:
             if not closed:  # open from here on: the quiet spell counts from this edge
                 self.quiet_from = Stamp(us, ns)
-                self.closed = False
-                self.since_us = us
-                self.since_ns = ns
+                v[V_CLOSED] = 0
+                v[V_SINCE_US] = us
+                v[V_SINCE_NS] = ns
                 return
             quiet = self.quiet_from
             gap = (((us - quiet.us + _HALF) & _MAX) - _HALF) * 1000 + ns - quiet.ns
             if gap < self.boot_quiet_us * 1000:
-                self.closed = True  # still bouncing from a press made before the boot
-                self.since_us = us
-                self.since_ns = ns
+                v[V_CLOSED] = 1  # still bouncing from a press made before the boot
+                v[V_SINCE_US] = us
+                v[V_SINCE_NS] = ns
                 return
             self.quiet_from = None  # open long enough: from now on the usual rules
-            self.closed = False
-        if closed == self.closed:
+            v[V_QUIET] = 0
+            v[V_CLOSED] = 0
+        if closed == v[V_CLOSED]:
             return
         held = 0
-        state = self.state
+        state = v[V_STATE]
         if state != _UP:
             # what the level held since the last edge decided up to here; and for how long
             held = self._judge(us, ns, out)
-            state = self.state
-        self.due_us = None
+            state = v[V_STATE]
+        v[V_DUE_US] = -1
         if state == _UP:
             if closed:
-                self.state = _CANDIDATE
-                self.first = Stamp(us, ns)
-                self.closed_ns = 0
-                self.open_ns = 0
+                v[V_STATE] = _CANDIDATE
+                v[V_FIRST_US] = us
+                v[V_FIRST_NS] = ns
+                v[V_CLOSED_NS] = 0
+                v[V_OPEN_NS] = 0
                 # closed from here with nothing open yet: `_judge` makes it a press exactly
                 # `press_us` on (same ns inside the µs), and nothing else can happen before that
-                self.due_us = (us + self.press_us) & _MAX
+                v[V_DUE_US] = (us + self.press_us) & _MAX
         elif state == _CANDIDATE:  # (it was one before: `held` is this level's time)
             if closed:
-                self.open_ns += held
+                v[V_OPEN_NS] += held
             else:
-                self.closed_ns += held
+                v[V_CLOSED_NS] += held
         elif not closed and self.opened is None:  # (_DOWN)
             self.opened = Stamp(us, ns)  # a release may begin here
-        self.closed = closed
-        self.since_us = us
-        self.since_ns = ns
+        v[V_CLOSED] = closed
+        v[V_SINCE_US] = us
+        v[V_SINCE_NS] = ns
 
     def poll(self, now, out):
         """Apply the rules up to Stamp `now`, a time by which every edge has been fed (the loop's
         tick minus the capture lag); may append ('press' | 'release', station, Stamp)."""
+        v = self.v
         quiet = self.quiet_from
-        if quiet is not None and not self.closed:
+        if quiet is not None and not v[V_CLOSED]:
             if now.diff_ns(quiet) >= self.boot_quiet_us * 1000:
                 self.quiet_from = None  # seen open long enough since the boot
-        if self.state == _UP:
+                v[V_QUIET] = 0
+        if v[V_STATE] == _UP:
             return
-        due = self.due_us
-        if due is not None and ((due - now.us + _HALF) & _MAX) - _HALF > 0:
-            return  # too soon for anything (see `due_us`)
+        due = v[V_DUE_US]
+        if due >= 0 and ((due - now.us + _HALF) & _MAX) - _HALF > 0:
+            return  # too soon for anything (see V_DUE_US)
         self._judge(now.us, now.ns, out)
 
     def _judge(self, t_us, t_ns, out):
         """Decide what the level held since `since` means by µs tick `t_us` and `t_ns` inside
         it (no edge in between). Returns ns from `since` to then (0 when released and settled,
         or nothing seen yet)."""
-        state = self.state
-        since_us = self.since_us
-        if state == _UP or since_us is None:
+        v = self.v
+        state = v[V_STATE]
+        since_us = v[V_SINCE_US]
+        if state == _UP or since_us < 0:
             return 0
         # Stamp.diff_ns written out (a call saved: this runs for every edge)
-        held = (((t_us - since_us + _HALF) & _MAX) - _HALF) * 1000 + t_ns - self.since_ns
+        held = (((t_us - since_us + _HALF) & _MAX) - _HALF) * 1000 + t_ns - v[V_SINCE_NS]
         if held < 0:
             return held  # an edge later than `t` was fed already
         if state == _DOWN:
-            if self.closed:
+            if v[V_CLOSED]:
                 if self.opened is not None and held > self.bounce_gap_us * 1000:
                     self.opened = None  # closed again for good: that opening was a drop-out
             elif held >= self.release_us * 1000:
-                self.state = _UP
+                v[V_STATE] = _UP
                 out.append(("release", self.station, self.opened))
                 self.opened = None
             return held
-        first = self.first  # (set: a candidate is being judged)
-        to_cap = self.judge_us * 1000  # ns from `since`: judge_us from `first`, less since - first
-        to_cap -= (((since_us - first.us + _HALF) & _MAX) - _HALF) * 1000  # type: ignore[union-attr]
-        to_cap -= self.since_ns - first.ns  # type: ignore[union-attr]
-        if self.closed:
+        # ns from `since` to the cap: judge_us from `first`, less since - first
+        to_cap = self.judge_us * 1000
+        to_cap -= (((since_us - v[V_FIRST_US] + _HALF) & _MAX) - _HALF) * 1000
+        to_cap -= v[V_SINCE_NS] - v[V_FIRST_NS]
+        if v[V_CLOSED]:
             need = self.press_us * 1000
-            if need < self.open_ns:
-                need = self.open_ns  # closed at least as long as it was open
-            need -= self.closed_ns
+            if need < v[V_OPEN_NS]:
+                need = v[V_OPEN_NS]  # closed at least as long as it was open
+            need -= v[V_CLOSED_NS]
             if need <= held and need <= to_cap:
-                self.state = _DOWN
-                self.due_us = None
-                out.append(("press", self.station, self.first))
+                v[V_STATE] = _DOWN
+                v[V_DUE_US] = -1
+                out.append(("press", self.station, Stamp(v[V_FIRST_US], v[V_FIRST_NS])))
                 return held
         else:
-            allowed = self.noise_ratio * self.closed_ns
+            allowed = self.noise_ratio * v[V_CLOSED_NS]
             if allowed < self.bounce_gap_us * 1000:
                 allowed = self.bounce_gap_us * 1000
             if held > allowed:
@@ -243,6 +271,6 @@ class Debouncer:
         return held
 
     def _drop(self):
-        self.state = _UP
-        self.due_us = None
+        self.v[V_STATE] = _UP
+        self.v[V_DUE_US] = -1
         self.glitches += 1

@@ -65,6 +65,8 @@ NATIVE = (
     "refbox/arbiter.py",
     "refbox/capture.py",
     "refbox/debounce.py",
+    "refbox/edgeloop.py",
+    "refbox/edgeloop_viper.py",
     "refbox/leds.py",
     "refbox/protocol.py",
     "refbox/ticks.py",
@@ -73,6 +75,10 @@ NATIVE = (
 # sys.implementation._mpy and the .mpy header (py/persistentcode.h MP_NATIVE_ARCH_*; 0: none)
 ARCHES = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp",
           "xtensa", "xtensawin", "rv32imc", "rv64imc")
+# Modules that are machine code or nothing: `@micropython.viper` functions, which need an
+# architecture. A bytecode-only build leaves them out, and refbox.capture then runs the same loop
+# in Python (refbox.edgeloop).
+MACHINE_CODE_ONLY = ("refbox/edgeloop_viper.py",)
 PICO_ARCH = "armv6m"  # the RP2040's Cortex-M0+ (a dry run has no board to ask)
 
 
@@ -191,6 +197,8 @@ def build(firmware=FIRMWARE, out=BUILD, arch=None, pack=False):
         files[name] = dst
     for src in sorted((firmware / PACKAGE).rglob("*.py")):
         rel = src.relative_to(firmware).as_posix()
+        if arch is None and rel in MACHINE_CODE_ONLY:
+            continue
         board_path = rel[: -len(".py")] + ".mpy"
         dst = out / board_path
         dst.parent.mkdir(parents=True, exist_ok=True)

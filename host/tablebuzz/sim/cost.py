@@ -7,7 +7,7 @@ simulator can see (so CPython and the MicroPython unix port, which see the same 
 same bytes):
 
 - a loop pass (its console poll), each command line and byte read;
-- each capture word decoded (PIO path);
+- each capture word decoded (PIO path), and each edge the debouncers judge in Python;
 - each event encoded: a fixed part, a part per byte of the line, and the decision work the firmware
   does before that event (a judgement, a new game, a race decided), by event name;
 - each LED frame written;
@@ -58,7 +58,10 @@ TABLE = {
     # a pass that decodes capture words: the debouncers (a pass that only read closures being
     # judged stops there: App._judging)
     "words": 900000,
-    "word": 160000,  # each capture word decoded into the debouncers (EdgeDecoder.decode)
+    "word": 160000,  # each capture word decoded (refbox.edgeloop: machine code on the chip)
+    # each edge that loop hands to Debouncer.edge_at, Python (a closure's first edge, a press, a
+    # drop, a release: refbox.edgeloop)
+    "edge": 150000,
     "accept": 350000,  # a press accepted: the debouncer, the referee's queue
     "line": 1900000,  # an event encoded and queued, besides its bytes
     "line_byte": 10000,  # the shapes are cached: only strings are walked
@@ -140,6 +143,11 @@ class CpuModel:
         """`n` capture words decoded in one pass."""
         if n:
             self._spend("word", self.table["words"] + n * self.table["word"])
+
+    def edge(self):
+        """A capture edge handed to Debouncer.edge_at as Python (refbox.edgeloop feeds the others,
+        a closure's bounce and a noise burst's spikes, as machine code: part of `word`)."""
+        self._spend("edge", self.table["edge"])
 
     def accept(self):
         """A press accepted by its debouncer, handed to the referee."""

@@ -450,6 +450,8 @@ class Simulation:
                 press(station, stamp)
 
             app.referee.press = charged_press
+            for deb in app.debouncers:  # each edge judged in Python (refbox.edgeloop's slow path)
+                deb.edge_at = _charged_edge_at(deb.edge_at, cpu)
 
     def _board_module(self):
         """The board module this run plays (refbox.board, or refbox.board_cp for CircuitPython)."""
@@ -853,3 +855,13 @@ def main():
         sys.stdout.write("%d %s\n" % (t, text))
 
     Simulation(header, sink).run(records())
+
+
+def _charged_edge_at(edge_at, cpu):
+    """`Debouncer.edge_at` (bound) charging the CPU model for each edge (CpuModel.edge)."""
+
+    def charged(closed, us, ns, out):
+        cpu.edge()
+        edge_at(closed, us, ns, out)
+
+    return charged

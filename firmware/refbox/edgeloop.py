@@ -1,0 +1,177 @@
+"""The capture's per-edge loop: PIO words -> stamped edges -> each station's debouncer, with the
+debouncers' common edges handled on machine words, in one of two equal forms:
+- `run` here, plain Python (CPython, the simulator, CircuitPython, and a MicroPython without a
+  native emitter);
+- refbox.edgeloop_viper's `run`, the same statements as `@micropython.viper` machine code, on a
+  MicroPython board (refbox.capture picks it when it imports).
+
+Why: a noise burst is a word per edge (64 edges of two stations in ~160 µs), and as Python each
+edge cost ~0.17 ms on the chip (EdgeDecoder.decode and Debouncer.edge_at, both native code):
+~20 ms before the race it hides could be decided (issue 20: 5 ms from the first press).
+
+What each edge does is refbox.debounce.Debouncer.edge_at's rule. The loop itself feeds the edges
+that begin a closure and those that only add to its times (bounce, a noise burst's spikes: a
+candidate that neither becomes a press nor is dropped at that edge) into the state array
+`Debouncer.v`; every other edge (a press, a drop, a release, the boot's quiet spell, anything out
+of range) goes to `edge_at` itself, untouched, so the rules that decide stay in one place. Same edges, same
+calls, same state in both forms: tests/test_edgeloop.py checks them against each other on
+MicroPython and against Debouncer.edge_at alone.
+
+Arguments (both forms):
+- `words`, `index`, `mask`, `n`: `n` PIO words of the ring `words` (32-bit items) from `index`
+  on, positions wrapping by `mask`;
+- `chain`: array('i') [count, frac, us, ns, levels, calls] (refbox.capture.EdgeDecoder's chain,
+  which the loop carries on; `calls` counts the edges handed to `edge_at`);
+- `limits`: array('i') [n_pins, counter_mask, level_mask, ns_num, ns_den, press_ns,
+  bounce_gap_ns, noise_ratio, judge_ns, press_us] (`limits_for`);
+- `lowest`: bytearray, the lowest set bit's index of each set of changed pins;
+- `states`: each station's `Debouncer.v`; `debouncers`: each station's Debouncer;
+- `out`: what the debouncers report ('press' | 'release', station, Stamp) is appended there.
+The caller guarantees each word's time since the one before is under a counter wrap (no word read
+a wrap late: EdgeDecoder.decode checks it) and that a wrap is under 2**30 ns, so every figure
+stays a 32-bit machine word (`fits`).
+"""
+
+from array import array
+
+from refbox.compat import const
+
+# refbox.debounce's states and V_ fields (the viper form repeats them: a viper function sees only
+# its own module's constants; tests/test_edgeloop.py checks all three agree)
+_UP = const(0)
+_CANDIDATE = const(1)
+_V_STATE = const(0)
+_V_CLOSED = const(1)
+_V_SINCE_US = const(2)
+_V_SINCE_NS = const(3)
+_V_CLOSED_NS = const(4)
+_V_OPEN_NS = const(5)
+_V_FIRST_US = const(6)
+_V_FIRST_NS = const(7)
+_V_DUE_US = const(8)
+_V_QUIET = const(9)
+_HALF = const(1 << 29)
+_MAX = const((1 << 30) - 1)
+_FAR_US = const(1000000)  # a gap this long (µs) goes to edge_at: its ns would pass 32 bits
+
+
+def limits_for(n_pins, counter_mask, ns_num, ns_den, debouncer):
+    """The `limits` array of `run` for a decoder of `n_pins` and `debouncer`'s thresholds."""
+    return array("i", (n_pins, counter_mask, (1 << n_pins) - 1, ns_num, ns_den,
+                       debouncer.press_us * 1000, debouncer.bounce_gap_us * 1000,
+                       debouncer.noise_ratio, debouncer.judge_us * 1000, debouncer.press_us))
+
+
+def fits(counter_mask, ns_num, ns_den):
+    """True when a whole counter wrap in ns, and its partial products, stay 32-bit machine words
+    (8 player pins at 125 MHz: 0.23 s; 6 pins: 0.94 s)."""
+    return (counter_mask + 1) * ns_num // ns_den < (1 << 30) and (counter_mask >> 12) * ns_num < (1 << 30)
+
+
+def run(words, index, mask, n, chain, limits, lowest, states, debouncers, out):
+    """Decode and feed `n` words (see the module's docstring). Returns None."""
+    shift = limits[0]
+    counter_mask = limits[1]
+    level_mask = limits[2]
+    ns_num = limits[3]
+    ns_den = limits[4]
+    press_ns = limits[5]
+    gap_ns = limits[6]
+    ratio = limits[7]
+    judge_ns = limits[8]
+    press_us = limits[9]
+    last = chain[0]
+    frac = chain[1]
+    us = chain[2]
+    ns = chain[3]
+    levels = chain[4]
+    calls = chain[5]
+    i = 0
+    while i < n:
+        word = words[(index + i) & mask]
+        i += 1
+        count = word >> shift
+        counts = (last - count) & counter_mask
+        last = count
+        # counts * ns_num + frac in 1/ns_den ns, split so no product passes 32 bits
+        x = (counts >> 12) * ns_num
+        q = x // ns_den
+        x = (x - q * ns_den) * 4096 + (counts & 4095) * ns_num + frac
+        y = x // ns_den
+        frac = x - y * ns_den
+        ns += q * 4096 + y
+        us = (us + ns // 1000) & _MAX
+        ns = ns % 1000
+        now = word & level_mask
+        changed = now ^ levels
+        levels = now
+        while changed:  # each changed pin, lowest first
+            station = lowest[changed]
+            changed &= changed - 1
+            closed = 1 - ((levels >> station) & 1)
+            v = states[station]
+            if v[_V_QUIET] == 0 and closed == v[_V_CLOSED]:
+                continue  # no change of level (Debouncer.edge_at's first test)
+            if v[_V_QUIET] == 0 and v[_V_STATE] == _UP:
+                # released and settled: a closure begins (a candidate, judged from this edge on:
+                # a press exactly press_us on if nothing opens it, so nothing is due before),
+                # or a contact left closed after a drop opens
+                v[_V_DUE_US] = -1
+                if closed:
+                    v[_V_STATE] = _CANDIDATE
+                    v[_V_FIRST_US] = us
+                    v[_V_FIRST_NS] = ns
+                    v[_V_CLOSED_NS] = 0
+                    v[_V_OPEN_NS] = 0
+                    v[_V_DUE_US] = (us + press_us) & _MAX
+                v[_V_CLOSED] = closed
+                v[_V_SINCE_US] = us
+                v[_V_SINCE_NS] = ns
+                continue
+            slow = 1
+            if v[_V_QUIET] == 0 and v[_V_STATE] == _CANDIDATE:
+                since_us = v[_V_SINCE_US]
+                since_ns = v[_V_SINCE_NS]
+                open_ns = v[_V_OPEN_NS]
+                closed_ns = v[_V_CLOSED_NS]
+                d = ((us - since_us + _HALF) & _MAX) - _HALF
+                df = ((since_us - v[_V_FIRST_US] + _HALF) & _MAX) - _HALF
+                # (in range: a 64-bit viper reads a negative item as a large one)
+                if (0 <= d < _FAR_US and 0 <= df < _FAR_US and 0 <= open_ns <= _MAX
+                        and 0 <= closed_ns <= _MAX):
+                    held = d * 1000 + ns - since_ns
+                    to_cap = judge_ns - df * 1000 - (since_ns - v[_V_FIRST_NS])
+                    slow = 0
+                    if held < 0 or held >= to_cap:
+                        slow = 1  # an edge out of order; the cap: dropped (Debouncer._judge)
+                    elif closed == 0:  # it was closed until here: does the closure make a press?
+                        need = press_ns
+                        if need < open_ns:
+                            need = open_ns
+                        need -= closed_ns
+                        if need <= held and need <= to_cap:
+                            slow = 1
+                    else:  # it was open until here: too long for bounce?
+                        allowed = ratio * closed_ns
+                        if allowed < gap_ns:
+                            allowed = gap_ns
+                        if held > allowed:
+                            slow = 1
+                    if slow == 0:  # bounce: the closure's times grow (Debouncer.edge_at)
+                        v[_V_DUE_US] = -1
+                        if closed:
+                            v[_V_OPEN_NS] = open_ns + held
+                        else:
+                            v[_V_CLOSED_NS] = closed_ns + held
+                        v[_V_CLOSED] = closed
+                        v[_V_SINCE_US] = us
+                        v[_V_SINCE_NS] = ns
+            if slow:
+                calls += 1
+                debouncers[station].edge_at(closed, us, ns, out)
+    chain[0] = last
+    chain[1] = frac
+    chain[2] = us
+    chain[3] = ns
+    chain[4] = levels
+    chain[5] = calls

@@ -1,0 +1,184 @@
+"""Feeds random capture words (noise bursts, bouncing presses, held contacts, releases, the boot's
+quiet spell, long gaps, the ring's wrap) to the debouncers three ways and prints what they
+reported and hold, one line per run:
+- "general": EdgeDecoder.decode's Python loop, every edge to Debouncer.edge_at (not bound);
+- "twin": refbox.edgeloop.run (the bound decoder's loop, in Python);
+- "viper": refbox.edgeloop_viper.run, when this interpreter can import it (MicroPython).
+Exits 1 at the first run where they differ. Plain MicroPython-subset code, so the same script
+runs on CPython and on the MicroPython unix port (tests/test_edgeloop.py), with the firmware's own
+PRNG so both interpreters draw the same runs.
+
+Usage: edgeloop_check.py FIRMWARE_DIR RUNS [SEED]; or `main(runs, seed)` (on a board)
+"""
+
+import sys
+
+if __name__ == "__main__":
+    sys.path.insert(0, sys.argv[1])
+
+from array import array  # noqa: E402
+
+from refbox import edgeloop  # noqa: E402
+from refbox.capture import EdgeDecoder  # noqa: E402
+from refbox.debounce import Debouncer  # noqa: E402
+from refbox.prng import Prng  # noqa: E402
+from refbox.ticks import Stamp  # noqa: E402
+
+try:
+    from refbox.edgeloop_viper import run as viper_run
+except (ImportError, SyntaxError):
+    viper_run = None
+
+PINS = 8
+RING = 64  # words: a small ring, so reads wrap around it
+LAG_US = 50
+
+
+def draw(rng, start_us):
+    """[(ns since the start, station, closed)] in time order: a run's edges."""
+    edges = []
+    t = start_us * 1000 + 3000000 + rng.below(2000000)
+    for _ in range(6 + rng.below(10)):
+        kind = rng.below(6)
+        station = rng.below(PINS)
+        if kind == 0:  # a noise burst: spikes of 1-3 µs every 4-6 µs
+            for i in range(8 + rng.below(40)):
+                at = t + i * (4000 + rng.below(2000))
+                edges.append((at, station, True))
+                edges.append((at + 1000 + rng.below(2000), station, False))
+        elif kind in (1, 2):  # a press bouncing, held, released bouncing
+            at = t
+            for _ in range(rng.below(6)):
+                edges.append((at, station, True))
+                at += 1000 + rng.below(300000)
+                edges.append((at, station, False))
+                at += 1000 + rng.below(400000)
+            edges.append((at, station, True))
+            at += 1000000 + rng.below(40000000)
+            for _ in range(rng.below(4)):
+                edges.append((at, station, False))
+                at += 1000 + rng.below(250000)
+                edges.append((at, station, True))
+                at += 1000 + rng.below(300000)
+            edges.append((at, station, False))
+        elif kind == 3:  # a lone spike, or a worn switch's short closures
+            edges.append((t, station, True))
+            edges.append((t + 1000 + rng.below(1500000), station, False))
+        elif kind == 4:  # a storm: closures shorter than the openings, for 25 ms (the cap)
+            at = t
+            short = rng.below(2)
+            while at < t + 25000000:
+                edges.append((at, station, True))
+                at += (20000 + rng.below(80000)) if short else (100000 + rng.below(500000))
+                edges.append((at, station, False))
+                at += (100000 + rng.below(90000)) if short else (10000 + rng.below(150000))
+        else:  # a long quiet spell (under a counter wrap: the loop reads every pass)
+            t += rng.below(150000000)
+        t += rng.below(30000000)
+    edges.sort()
+    return edges
+
+
+def words_of(edges, counter_mask, closed_at_boot):
+    """[(word, ns)]: the PIO words the edges make (several pins per word when at the same
+    sample), after the first sample's (counter all ones, the levels as found)."""
+    levels = ((1 << PINS) - 1) & ~closed_at_boot
+    out = [((counter_mask << PINS) | levels, 0)]
+    held = [0] * PINS  # each pin's level: edges that do not change it make no word
+    for s in range(PINS):
+        held[s] = (closed_at_boot >> s) & 1
+    for ns, station, closed in edges:
+        closed = 1 if closed else 0
+        if held[station] == closed:
+            continue
+        held[station] = closed
+        if closed:
+            levels &= ~(1 << station)
+        else:
+            levels |= 1 << station
+        count = counter_mask - ((ns * 125 // 7000) & counter_mask)
+        word = (count << PINS) | levels
+        if out and out[-1][1] * 125 // 7000 == ns * 125 // 7000:
+            out[-1] = (word, ns)  # the same sample: one word
+        else:
+            out.append((word, ns))
+    return out
+
+
+def play(mode, words, reads, start_us, quiet):
+    """Decode `words` in `reads` ([(count, read tick)]) through a ring, polling every debouncer
+    after each read; returns what the run left, as a printable tuple."""
+    dec = EdgeDecoder(PINS, 7000, 125)
+    dec.start(start_us, first_sample_cycles=0)
+    debs = [Debouncer(i) for i in range(PINS)]
+    for i in range(PINS):
+        if (quiet >> i) & 1:
+            debs[i].settle_from(Stamp(start_us))
+    if mode != "general":
+        dec.bind(debs)
+    if mode == "viper":
+        dec.edge_loop = viper_run
+    elif mode == "twin":
+        dec.edge_loop = edgeloop.run
+    ring = array("I", [0] * RING)
+    out = []
+    trace = []
+    at = 0
+    for n, tick in reads:
+        index = at % RING
+        for i in range(n):
+            ring[(index + i) % RING] = words[at + i][0]
+        dec.decode(ring, index, RING - 1, n, tick, debs, out)
+        at += n
+        trace.append(tuple(tuple(deb.v) for deb in debs))  # the state each read leaves
+        settled = Stamp((tick - LAG_US) & ((1 << 30) - 1))
+        for deb in debs:
+            deb.poll(settled, out)
+    kept = []
+    for deb in debs:
+        first = deb.first_stamp() if deb.v[0] == 1 else None
+        opened = deb.opened
+        kept.append((tuple(deb.v), deb.glitches,
+                     None if first is None else (first.us, first.ns),
+                     None if opened is None else (opened.us, opened.ns),
+                     deb.quiet_from is None))
+    said = [(k, s, st.us, st.ns) for k, s, st in out]
+    return said, kept, (dec._count, dec._frac, dec._us, dec._ns, dec.levels), trace
+
+
+def main(runs, seed=20):
+    modes = ["general", "twin"] + (["viper"] if viper_run is not None else [])
+    called = 0
+    for r in range(runs):
+        rng = Prng(b"edgeloop %d %d" % (seed, r))
+        start_us = rng.below(1 << 30)  # the tick wraps inside some runs
+        edges = draw(rng, 0)
+        closed_at_boot = rng.below(1 << PINS) if rng.below(4) == 0 else 0
+        quiet = rng.below(1 << PINS)
+        counter_mask = (1 << (30 - PINS)) - 1
+        words = words_of(edges, counter_mask, closed_at_boot)
+        reads = []
+        i = 0
+        while i < len(words):
+            n = 1 + rng.below(min(RING, 1 + rng.below(40)))
+            n = min(n, len(words) - i)
+            last_ns = words[i + n - 1][1]
+            lag = 1 + rng.below(200000) if rng.below(3) else 1
+            tick = (start_us + (last_ns // 1000) + lag) & ((1 << 30) - 1)
+            reads.append((n, tick))
+            i += n
+        results = [play(mode, words, reads, start_us, quiet) for mode in modes]
+        for mode, result in zip(modes[1:], results[1:]):
+            if result != results[0]:
+                print("run %d: %s differs from general" % (r, mode))
+                print("general", results[0])
+                print(mode, result)
+                raise SystemExit(1)
+        said, kept, chain, _ = results[0]
+        called += len(said)
+        print(r, len(words), said, kept, chain)
+    print("ok", runs, "runs", " ".join(modes), called, "reports")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 20)
