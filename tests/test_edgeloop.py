@@ -65,7 +65,7 @@ def test_the_viper_loop_reports_the_same_on_micropython_and_the_same_bytes_as_cp
 def _burst_decoder():
     dec = EdgeDecoder(8, 7000, 125)
     dec.start(1000, first_sample_cycles=0)
-    debs = [Debouncer(i) for i in range(8)]
+    debs = debounce.bank_of(8)
     dec.bind(debs)
     mask = dec.counter_mask
     words = [(mask << 8) | 0xFF]  # the first sample: every contact open
@@ -93,6 +93,6 @@ def test_a_noise_burst_calls_no_python_per_edge():
 def test_limits_come_from_the_debouncers_thresholds():
     deb = Debouncer(0)
     limits = edgeloop.limits_for(8, (1 << 22) - 1, 7000, 125, deb)
-    assert list(limits) == [8, (1 << 22) - 1, 255, 7000, 125, 1000000, 200000, 5, 20000000, 1000]
+    assert list(limits) == [8, (1 << 22) - 1, 255, 7000, 125, 1000000, 200000, 5, 20000000, 1000, 56]
     assert edgeloop.fits((1 << 22) - 1, 7000, 125)  # 8 pins: a 0.23 s wrap
     assert not edgeloop.fits((1 << 28) - 1, 7000, 125)  # 2 pins: 15 s, past 32-bit ns

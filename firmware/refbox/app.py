@@ -11,7 +11,7 @@ from refbox.arbiter import ARMED, READY
 from refbox.capture import open_reader
 from refbox.compat import const
 from refbox.controls import ControlButtons
-from refbox.debounce import Debouncer
+from refbox.debounce import bank_of
 from refbox.games import GAME_ORDER
 from refbox.games.base import GameError
 from refbox.leds import moves, render
@@ -71,7 +71,7 @@ class App:
         self.clock = clock
         self.pinmap = pinmap
         self.stations = pinmap.PLAYER_COUNT
-        self.debouncers = [Debouncer(i) for i in range(self.stations)]
+        self.debouncers = bank_of(self.stations)
         pio = board.capture_mode == "pio"
         self.capture_lag_us = self.pio_lag_us if pio else self.irq_lag_us
         self._reader = open_reader(board, self.clock, pinmap.PLAYER_BASE_GPIO, self.stations,

@@ -52,7 +52,7 @@ class EdgeDecoder:
         self._frac = 0  # remainder of the chain in 1/ns_den ns
         self._lists = None  # `word`'s stand-ins for the debouncers
         self._bound = None  # the debouncers `bind` gave refbox.edgeloop, their state arrays
-        self._states = None
+        self._bank = None
         self._limits = None
         self._chain = array("i", (0, 0, 0, 0, 0, 0))  # refbox.edgeloop's chain: the usual read's
         self.edge_loop = _edge_loop  # (tests set refbox.edgeloop.run to compare the two forms)
@@ -79,14 +79,18 @@ class EdgeDecoder:
     _baseline = False
 
     def bind(self, debouncers):
-        """Feed `debouncers` (refbox.debounce.Debouncer, one per station) through refbox.edgeloop
+        """Feed `debouncers` (refbox.debounce.bank_of's, one per station) through refbox.edgeloop
         whenever `decode` is given them: the usual read, a word per edge on machine words. Not
         when a counter wrap would pass 32-bit figures (fewer than 5 player pins): the Python
         loop then feeds every edge."""
         if not edgeloop.fits(self.counter_mask, self.ns_num, self.ns_den):
             return
+        bank = debouncers[0].bank
+        for station, deb in enumerate(debouncers):
+            if deb.bank is not bank or deb.station != station:
+                return  # not refbox.debounce.bank_of's: each its own array (the Python loop)
         self._bound = debouncers
-        self._states = [deb.v for deb in debouncers]
+        self._bank = bank
         self._limits = edgeloop.limits_for(self.n_pins, self.counter_mask, self.ns_num,
                                            self.ns_den, debouncers[0])
 
@@ -133,7 +137,7 @@ class EdgeDecoder:
         chain[2] = self._us
         chain[3] = self._ns
         chain[4] = self.levels
-        self.edge_loop(words, index, mask, n, chain, self._limits, self._lowest, self._states,
+        self.edge_loop(words, index, mask, n, chain, self._limits, self._lowest, self._bank,
                        stations, out)
         self._count = chain[0]
         self._frac = chain[1]

@@ -23,9 +23,11 @@ Arguments (both forms):
 - `chain`: array('i') [count, frac, us, ns, levels, calls] (refbox.capture.EdgeDecoder's chain,
   which the loop carries on; `calls` counts the edges handed to `edge_at`);
 - `limits`: array('i') [n_pins, counter_mask, level_mask, ns_num, ns_den, press_ns,
-  bounce_gap_ns, noise_ratio, judge_ns, press_us] (`limits_for`);
+  bounce_gap_ns, noise_ratio, judge_ns, press_us, per_count] (`limits_for`; per_count: ns a
+  count when whole, else 0);
 - `lowest`: bytearray, the lowest set bit's index of each set of changed pins;
-- `states`: each station's `Debouncer.v`; `debouncers`: each station's Debouncer;
+- `bank`: every station's `Debouncer.v`, V_FIELDS each in station order
+  (refbox.debounce.bank_of); `debouncers`: each station's Debouncer;
 - `out`: what the debouncers report ('press' | 'release', station, Stamp) is appended there.
 The caller guarantees each word's time since the one before is under a counter wrap (no word read
 a wrap late: EdgeDecoder.decode checks it) and that a wrap is under 2**30 ns, so every figure
@@ -50,6 +52,7 @@ _V_FIRST_US = const(6)
 _V_FIRST_NS = const(7)
 _V_DUE_US = const(8)
 _V_QUIET = const(9)
+_V_FIELDS = const(10)
 _HALF = const(1 << 29)
 _MAX = const((1 << 30) - 1)
 _FAR_US = const(1000000)  # a gap this long (µs) goes to edge_at: its ns would pass 32 bits
@@ -59,7 +62,8 @@ def limits_for(n_pins, counter_mask, ns_num, ns_den, debouncer):
     """The `limits` array of `run` for a decoder of `n_pins` and `debouncer`'s thresholds."""
     return array("i", (n_pins, counter_mask, (1 << n_pins) - 1, ns_num, ns_den,
                        debouncer.press_us * 1000, debouncer.bounce_gap_us * 1000,
-                       debouncer.noise_ratio, debouncer.judge_us * 1000, debouncer.press_us))
+                       debouncer.noise_ratio, debouncer.judge_us * 1000, debouncer.press_us,
+                       ns_num // ns_den if ns_num % ns_den == 0 else 0))
 
 
 def fits(counter_mask, ns_num, ns_den):
@@ -68,7 +72,7 @@ def fits(counter_mask, ns_num, ns_den):
     return (counter_mask + 1) * ns_num // ns_den < (1 << 30) and (counter_mask >> 12) * ns_num < (1 << 30)
 
 
-def run(words, index, mask, n, chain, limits, lowest, states, debouncers, out):
+def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
     """Decode and feed `n` words (see the module's docstring). Returns None."""
     shift = limits[0]
     counter_mask = limits[1]
@@ -80,6 +84,7 @@ def run(words, index, mask, n, chain, limits, lowest, states, debouncers, out):
     ratio = limits[7]
     judge_ns = limits[8]
     press_us = limits[9]
+    per_count = limits[10]
     last = chain[0]
     frac = chain[1]
     us = chain[2]
@@ -93,15 +98,25 @@ def run(words, index, mask, n, chain, limits, lowest, states, debouncers, out):
         count = word >> shift
         counts = (last - count) & counter_mask
         last = count
-        # counts * ns_num + frac in 1/ns_den ns, split so no product passes 32 bits
-        x = (counts >> 12) * ns_num
-        q = x // ns_den
-        x = (x - q * ns_den) * 4096 + (counts & 4095) * ns_num + frac
-        y = x // ns_den
-        frac = x - y * ns_den
-        ns += q * 4096 + y
-        us = (us + ns // 1000) & _MAX
-        ns = ns % 1000
+        if per_count:  # a count is a whole number of ns (56 at 125 MHz): no division
+            ns += counts * per_count
+        else:  # counts * ns_num + frac in 1/ns_den ns, split so no product passes 32 bits
+            x = (counts >> 12) * ns_num
+            q = x // ns_den
+            x = (x - q * ns_den) * 4096 + (counts & 4095) * ns_num + frac
+            y = x // ns_den
+            frac = x - y * ns_den
+            ns += q * 4096 + y
+        if ns >= 1000:  # (a division only for a long gap: ~0.6 µs each on the chip)
+            if ns < 16000:
+                while ns >= 1000:
+                    ns -= 1000
+                    us += 1
+                us = us & _MAX
+            else:
+                y = ns // 1000
+                us = (us + y) & _MAX
+                ns = ns - y * 1000
         now = word & level_mask
         changed = now ^ levels
         levels = now
@@ -109,38 +124,38 @@ def run(words, index, mask, n, chain, limits, lowest, states, debouncers, out):
             station = lowest[changed]
             changed &= changed - 1
             closed = 1 - ((levels >> station) & 1)
-            v = states[station]
-            if v[_V_QUIET] == 0 and closed == v[_V_CLOSED]:
+            b = station * _V_FIELDS
+            if bank[b + _V_QUIET] == 0 and closed == bank[b + _V_CLOSED]:
                 continue  # no change of level (Debouncer.edge_at's first test)
-            if v[_V_QUIET] == 0 and v[_V_STATE] == _UP:
+            if bank[b + _V_QUIET] == 0 and bank[b + _V_STATE] == _UP:
                 # released and settled: a closure begins (a candidate, judged from this edge on:
                 # a press exactly press_us on if nothing opens it, so nothing is due before),
                 # or a contact left closed after a drop opens
-                v[_V_DUE_US] = -1
+                bank[b + _V_DUE_US] = -1
                 if closed:
-                    v[_V_STATE] = _CANDIDATE
-                    v[_V_FIRST_US] = us
-                    v[_V_FIRST_NS] = ns
-                    v[_V_CLOSED_NS] = 0
-                    v[_V_OPEN_NS] = 0
-                    v[_V_DUE_US] = (us + press_us) & _MAX
-                v[_V_CLOSED] = closed
-                v[_V_SINCE_US] = us
-                v[_V_SINCE_NS] = ns
+                    bank[b + _V_STATE] = _CANDIDATE
+                    bank[b + _V_FIRST_US] = us
+                    bank[b + _V_FIRST_NS] = ns
+                    bank[b + _V_CLOSED_NS] = 0
+                    bank[b + _V_OPEN_NS] = 0
+                    bank[b + _V_DUE_US] = (us + press_us) & _MAX
+                bank[b + _V_CLOSED] = closed
+                bank[b + _V_SINCE_US] = us
+                bank[b + _V_SINCE_NS] = ns
                 continue
             slow = 1
-            if v[_V_QUIET] == 0 and v[_V_STATE] == _CANDIDATE:
-                since_us = v[_V_SINCE_US]
-                since_ns = v[_V_SINCE_NS]
-                open_ns = v[_V_OPEN_NS]
-                closed_ns = v[_V_CLOSED_NS]
+            if bank[b + _V_QUIET] == 0 and bank[b + _V_STATE] == _CANDIDATE:
+                since_us = bank[b + _V_SINCE_US]
+                since_ns = bank[b + _V_SINCE_NS]
+                open_ns = bank[b + _V_OPEN_NS]
+                closed_ns = bank[b + _V_CLOSED_NS]
                 d = ((us - since_us + _HALF) & _MAX) - _HALF
-                df = ((since_us - v[_V_FIRST_US] + _HALF) & _MAX) - _HALF
+                df = ((since_us - bank[b + _V_FIRST_US] + _HALF) & _MAX) - _HALF
                 # (in range: a 64-bit viper reads a negative item as a large one)
                 if (0 <= d < _FAR_US and 0 <= df < _FAR_US and 0 <= open_ns <= _MAX
                         and 0 <= closed_ns <= _MAX):
                     held = d * 1000 + ns - since_ns
-                    to_cap = judge_ns - df * 1000 - (since_ns - v[_V_FIRST_NS])
+                    to_cap = judge_ns - df * 1000 - (since_ns - bank[b + _V_FIRST_NS])
                     slow = 0
                     if held < 0 or held >= to_cap:
                         slow = 1  # an edge out of order; the cap: dropped (Debouncer._judge)
@@ -158,14 +173,14 @@ def run(words, index, mask, n, chain, limits, lowest, states, debouncers, out):
                         if held > allowed:
                             slow = 1
                     if slow == 0:  # bounce: the closure's times grow (Debouncer.edge_at)
-                        v[_V_DUE_US] = -1
+                        bank[b + _V_DUE_US] = -1
                         if closed:
-                            v[_V_OPEN_NS] = open_ns + held
+                            bank[b + _V_OPEN_NS] = open_ns + held
                         else:
-                            v[_V_CLOSED_NS] = closed_ns + held
-                        v[_V_CLOSED] = closed
-                        v[_V_SINCE_US] = us
-                        v[_V_SINCE_NS] = ns
+                            bank[b + _V_CLOSED_NS] = closed_ns + held
+                        bank[b + _V_CLOSED] = closed
+                        bank[b + _V_SINCE_US] = us
+                        bank[b + _V_SINCE_NS] = ns
             if slow:
                 calls += 1
                 debouncers[station].edge_at(closed, us, ns, out)

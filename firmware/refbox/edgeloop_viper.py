@@ -29,14 +29,16 @@ _V_FIRST_US = const(6)
 _V_FIRST_NS = const(7)
 _V_DUE_US = const(8)
 _V_QUIET = const(9)
+_V_FIELDS = const(10)
 _HALF = const(1 << 29)
 _MAX = const((1 << 30) - 1)
 _FAR_US = const(1000000)
 
 
 @micropython.viper
-def run(words, index: int, mask: int, n: int, chain, limits, lowest, states, debouncers, out):
+def run(words, index: int, mask: int, n: int, chain, limits, lowest, bank, debouncers, out):
     w = ptr32(words)  # noqa: F821 (viper built-ins)
+    bk = ptr32(bank)  # noqa: F821
     c = ptr32(chain)  # noqa: F821
     lim = ptr32(limits)  # noqa: F821
     low = ptr8(lowest)  # noqa: F821
@@ -50,6 +52,7 @@ def run(words, index: int, mask: int, n: int, chain, limits, lowest, states, deb
     ratio = lim[7]
     judge_ns = lim[8]
     press_us = lim[9]
+    per_count = lim[10]
     last = c[0]
     frac = c[1]
     us = c[2]
@@ -63,14 +66,25 @@ def run(words, index: int, mask: int, n: int, chain, limits, lowest, states, deb
         count = word >> shift
         counts = (last - count) & counter_mask
         last = count
-        x = (counts >> 12) * ns_num
-        q = x // ns_den
-        x = (x - q * ns_den) * 4096 + (counts & 4095) * ns_num + frac
-        y = x // ns_den
-        frac = x - y * ns_den
-        ns += q * 4096 + y
-        us = (us + ns // 1000) & _MAX
-        ns = ns % 1000
+        if per_count:  # a count is a whole number of ns (56 at 125 MHz): no division
+            ns += counts * per_count
+        else:
+            x = (counts >> 12) * ns_num
+            q = x // ns_den
+            x = (x - q * ns_den) * 4096 + (counts & 4095) * ns_num + frac
+            y = x // ns_den
+            frac = x - y * ns_den
+            ns += q * 4096 + y
+        if ns >= 1000:  # (a division only for a long gap: ~0.6 µs each on the chip)
+            if ns < 16000:
+                while ns >= 1000:
+                    ns -= 1000
+                    us += 1
+                us = us & _MAX
+            else:
+                y = ns // 1000
+                us = (us + y) & _MAX
+                ns = ns - y * 1000
         now = word & level_mask
         changed = now ^ levels
         levels = now
@@ -78,37 +92,37 @@ def run(words, index: int, mask: int, n: int, chain, limits, lowest, states, deb
             station = low[changed]
             changed &= changed - 1
             closed = 1 - ((levels >> station) & 1)
-            v = ptr32(states[station])  # noqa: F821
-            if v[_V_QUIET] == 0 and closed == v[_V_CLOSED]:
+            b = station * _V_FIELDS
+            if bk[b + _V_QUIET] == 0 and closed == bk[b + _V_CLOSED]:
                 continue
-            if v[_V_QUIET] == 0 and v[_V_STATE] == _UP:
+            if bk[b + _V_QUIET] == 0 and bk[b + _V_STATE] == _UP:
                 # released and settled: a closure begins (a candidate, judged from this edge on:
                 # a press exactly press_us on if nothing opens it, so nothing is due before),
                 # or a contact left closed after a drop opens
-                v[_V_DUE_US] = -1
+                bk[b + _V_DUE_US] = -1
                 if closed:
-                    v[_V_STATE] = _CANDIDATE
-                    v[_V_FIRST_US] = us
-                    v[_V_FIRST_NS] = ns
-                    v[_V_CLOSED_NS] = 0
-                    v[_V_OPEN_NS] = 0
-                    v[_V_DUE_US] = (us + press_us) & _MAX
-                v[_V_CLOSED] = closed
-                v[_V_SINCE_US] = us
-                v[_V_SINCE_NS] = ns
+                    bk[b + _V_STATE] = _CANDIDATE
+                    bk[b + _V_FIRST_US] = us
+                    bk[b + _V_FIRST_NS] = ns
+                    bk[b + _V_CLOSED_NS] = 0
+                    bk[b + _V_OPEN_NS] = 0
+                    bk[b + _V_DUE_US] = (us + press_us) & _MAX
+                bk[b + _V_CLOSED] = closed
+                bk[b + _V_SINCE_US] = us
+                bk[b + _V_SINCE_NS] = ns
                 continue
             slow = 1
-            if v[_V_QUIET] == 0 and v[_V_STATE] == _CANDIDATE:
-                since_us = v[_V_SINCE_US]
-                since_ns = v[_V_SINCE_NS]
-                open_ns = v[_V_OPEN_NS]
-                closed_ns = v[_V_CLOSED_NS]
+            if bk[b + _V_QUIET] == 0 and bk[b + _V_STATE] == _CANDIDATE:
+                since_us = bk[b + _V_SINCE_US]
+                since_ns = bk[b + _V_SINCE_NS]
+                open_ns = bk[b + _V_OPEN_NS]
+                closed_ns = bk[b + _V_CLOSED_NS]
                 d = ((us - since_us + _HALF) & _MAX) - _HALF
-                df = ((since_us - v[_V_FIRST_US] + _HALF) & _MAX) - _HALF
+                df = ((since_us - bk[b + _V_FIRST_US] + _HALF) & _MAX) - _HALF
                 if (d >= 0 and d < _FAR_US and df >= 0 and df < _FAR_US and open_ns >= 0
                         and open_ns <= _MAX and closed_ns >= 0 and closed_ns <= _MAX):
                     held = d * 1000 + ns - since_ns
-                    to_cap = judge_ns - df * 1000 - (since_ns - v[_V_FIRST_NS])
+                    to_cap = judge_ns - df * 1000 - (since_ns - bk[b + _V_FIRST_NS])
                     slow = 0
                     if held < 0 or held >= to_cap:
                         slow = 1
@@ -126,14 +140,14 @@ def run(words, index: int, mask: int, n: int, chain, limits, lowest, states, deb
                         if held > allowed:
                             slow = 1
                     if slow == 0:
-                        v[_V_DUE_US] = -1
+                        bk[b + _V_DUE_US] = -1
                         if closed:
-                            v[_V_OPEN_NS] = open_ns + held
+                            bk[b + _V_OPEN_NS] = open_ns + held
                         else:
-                            v[_V_CLOSED_NS] = closed_ns + held
-                        v[_V_CLOSED] = closed
-                        v[_V_SINCE_US] = us
-                        v[_V_SINCE_NS] = ns
+                            bk[b + _V_CLOSED_NS] = closed_ns + held
+                        bk[b + _V_CLOSED] = closed
+                        bk[b + _V_SINCE_US] = us
+                        bk[b + _V_SINCE_NS] = ns
             if slow:
                 calls += 1
                 debouncers[station].edge_at(closed, us, ns, out)
