@@ -271,3 +271,43 @@ def test_the_buzz_window_runs_from_the_cue_when_a_journal_write_comes_first(offs
     else:
         assert events(result, "race") == []
         assert events(result, "dead") == [{"ev": "dead", "question": 1, "reason": "time"}]
+
+
+@pytest.mark.parametrize("name", ["quiz_demo", "quiz_tournament", "quizbowl_naqt", "buzz_window"])
+def test_a_timer_check_the_referee_skips_would_have_found_nothing(name, monkeypatch):
+    """Referee._may_fire skips Quiz.tick_entry before the quiz's next deadline
+    (Game.next_deadline): every time it does, tick_entry at that horizon returns None; and the
+    timers still fire (the run's timer entries are the same as when asked every pass)."""
+    from pathlib import Path
+
+    from helpers import example_header
+    from refbox.referee import Referee
+    from tablebuzz.sim import simulate
+
+    if name == "buzz_window":
+        head = {"seed": "1", "game": "quiz", "players": 3,
+                "options": {"buzz_s": 2, "answer_s": 10, "false_start": "off"}}
+        records = parse(timeline(
+            {"at_us": 100 * MS, "send": {"cmd": "arm"}},
+            {"at_us": 3 * S, "send": {"cmd": "arm"}},
+            {"at_us": 4 * S, "press": 2}, {"at_us": 4 * S + 80 * MS, "release": 2},
+            {"at_us": 20 * S, "send": {"cmd": "state"}},
+        ), 3, CONTROLS)
+    else:
+        head, records = example_header(Path(__file__).parents[1] / "examples" / (name + ".jsonl"))
+    may_fire = Referee._may_fire
+    skipped = []
+
+    def checked(self, game, horizon):
+        may = may_fire(self, game, horizon)
+        if not may:
+            assert game.tick_entry(horizon) is None, (name, horizon)
+            skipped.append(horizon)
+        return may
+
+    monkeypatch.setattr(Referee, "_may_fire", checked)
+    skipping = simulate.run(dict(head), records, "cpython")
+    monkeypatch.setattr(Referee, "_may_fire", lambda self, game, horizon: True)
+    asking = simulate.run(dict(head), records, "cpython")
+    assert skipped  # (the check ran)
+    assert skipping == asking  # the same lines at the same times

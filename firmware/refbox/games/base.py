@@ -16,6 +16,8 @@ ENTRY_KIND = const(0)
 _WIN_PLAYER = const(1)  # ("win", player)
 _JUDGE_CORRECT = const(1)  # ("judge", correct)
 
+# Game.next_deadline's answer for "ask tick_entry every pass" (a game that does not say)
+ASK_EVERY_PASS = "ask"
 DOING_MAX = 48  # characters in Game.doing's sentence (one line of a phone's screen, large)
 
 
@@ -404,6 +406,15 @@ class Game:
         stamped before the deadline beats it, and the expiry entry records the deadline, not
         `now`. Compare with Stamp.diff_ns or refbox.ticks.ticks_diff only."""
         return None
+
+    def next_deadline(self):
+        """The earliest Stamp at which `tick_entry` can return an entry with the log as it is now
+        (it returns None for every horizon before it), None when no timer runs, or
+        ASK_EVERY_PASS (the default: this game does not say). The referee asks once per log
+        revision and skips `tick_entry` until a horizon reaches it: on the chip a game's timer
+        check costs ~0.2 ms as bytecode, right before a race's first press is handed over
+        (issue 20). It must depend only on the game's state (what the log folds to)."""
+        return ASK_EVERY_PASS
 
     def race_opened_late(self, delay_us):
         """The race the last entry opened was opened `delay_us` µs (> 0) after that entry's tick:

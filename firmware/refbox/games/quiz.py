@@ -489,6 +489,22 @@ class Quiz(RaceGame):
             or (self.bonus_deadline() is not None and not self.part_up)
         )
 
+    def next_deadline(self):
+        """Game.next_deadline: `tick_entry`'s first timer, in its order."""
+        deadline = self.buzz_deadline()
+        if deadline is not None:
+            return deadline
+        deadline = self.bonus_deadline()
+        if deadline is not None:
+            return None if self.part_up else deadline
+        deadline = self.answer_deadline()
+        if deadline is None or self.expired:
+            return None
+        answer_s = self.options["answer_s"]
+        if not self.warned and answer_s > WARN_S:
+            return _later(self.floor_at, answer_s - WARN_S)
+        return deadline
+
     def tick_entry(self, horizon):
         """A timer that has run out at the decision horizon (Game.tick_entry; the entry records
         its deadline): the buzz window (the question is dead), the answer timer's warning, its
