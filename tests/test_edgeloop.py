@@ -3,10 +3,13 @@ reports and state as Debouncer.edge_at fed every edge, on CPython and on the Mic
 where the viper machine code runs; and a noise burst costs no Python call per edge."""
 
 import ast
+import copy
 import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from refbox import debounce, edgeloop
 from refbox.capture import EdgeDecoder
 from refbox.debounce import Debouncer
@@ -38,6 +41,8 @@ def test_the_loops_number_the_state_fields_as_refbox_debounce_does():
         assert consts["_CANDIDATE"] == debounce._CANDIDATE, module
         assert (consts["_HALF"], consts["_MAX"]) == (debounce._HALF, debounce._MAX), module
     assert len(Debouncer(0).v) == debounce.V_FIELDS
+    viper = _consts(FIRMWARE / "refbox" / "edgeloop_viper.py")
+    assert viper["_V_BYTES"] == 4 * debounce.V_FIELDS  # (a station's fields, by address)
 
 
 def _check(interpreter):
@@ -96,3 +101,26 @@ def test_limits_come_from_the_debouncers_thresholds():
     assert list(limits) == [8, (1 << 22) - 1, 255, 7000, 125, 1000000, 200000, 5, 20000000, 1000, 56]
     assert edgeloop.fits((1 << 22) - 1, 7000, 125)  # 8 pins: a 0.23 s wrap
     assert not edgeloop.fits((1 << 28) - 1, 7000, 125)  # 2 pins: 15 s, past 32-bit ns
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 400_000), st.booleans()), min_size=1, max_size=40))
+def test_a_closure_s_due_tick_is_never_after_its_outcome(steps):
+    """Debouncer.v[V_DUE_US], kept as each edge comes (the loop skips polls before it): judged
+    without it just before that tick, the closure is still undecided (no press, no drop)."""
+    deb = Debouncer(0)
+    out = []
+    t_ns = 10_000_000
+    for gap_ns, closed in steps:
+        t_ns += gap_ns
+        deb.edge_at(closed, (t_ns // 1000) & ((1 << 30) - 1), t_ns % 1000, out)
+        due = deb.v[debounce.V_DUE_US]
+        if due < 0 or deb.v[debounce.V_STATE] != debounce._CANDIDATE:
+            continue
+        probe = copy.deepcopy(deb)
+        probe.v[debounce.V_DUE_US] = -1  # (judge, whatever the tick)
+        before = (due - 1) & ((1 << 30) - 1)
+        said = []
+        probe.poll(Stamp(before, 999), said)
+        assert said == [] and probe.v[debounce.V_STATE] == debounce._CANDIDATE, (due, steps)
+        assert probe.glitches == deb.glitches

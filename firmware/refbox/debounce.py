@@ -215,10 +215,30 @@ class Debouncer:
                 # `press_us` on (same ns inside the µs), and nothing else can happen before that
                 v[V_DUE_US] = (us + self.press_us) & _MAX
         elif state == _CANDIDATE:  # (it was one before: `held` is this level's time)
-            if closed:
-                v[V_OPEN_NS] += held
-            else:
-                v[V_CLOSED_NS] += held
+            if closed:  # closed from here: a press once closed `need` ns
+                open_ns = v[V_OPEN_NS] + held
+                v[V_OPEN_NS] = open_ns
+                wait = self.press_us * 1000
+                if wait < open_ns:
+                    wait = open_ns
+                wait -= v[V_CLOSED_NS]
+            else:  # open from here: noise once open longer than `allowed`
+                closed_ns = v[V_CLOSED_NS] + held
+                v[V_CLOSED_NS] = closed_ns
+                wait = self.noise_ratio * closed_ns
+                if wait < self.bounce_gap_us * 1000:
+                    wait = self.bounce_gap_us * 1000
+                wait += 1
+            # nothing can be decided before then, nor before the cap (judge_us from `first`):
+            # the passes before it skip this closure (`poll`, App._poll) and the loop wakes
+            # for it (App.wake_in_us); µs tick, rounded down
+            cap = self.judge_us * 1000 - (((us - v[V_FIRST_US] + _HALF) & _MAX) - _HALF) * 1000
+            cap -= ns - v[V_FIRST_NS]
+            if wait > cap:
+                wait = cap
+            if wait < 0:
+                wait = 0
+            v[V_DUE_US] = (us + (ns + wait) // 1000) & _MAX
         elif not closed and self.opened is None:  # (_DOWN)
             self.opened = Stamp(us, ns)  # a release may begin here
         v[V_CLOSED] = closed

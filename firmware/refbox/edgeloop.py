@@ -173,11 +173,26 @@ def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
                         if held > allowed:
                             slow = 1
                     if slow == 0:  # bounce: the closure's times grow (Debouncer.edge_at)
-                        bank[b + _V_DUE_US] = -1
                         if closed:
-                            bank[b + _V_OPEN_NS] = open_ns + held
+                            open_ns += held
+                            bank[b + _V_OPEN_NS] = open_ns
+                            wait = press_ns
+                            if wait < open_ns:
+                                wait = open_ns
+                            wait -= closed_ns
                         else:
-                            bank[b + _V_CLOSED_NS] = closed_ns + held
+                            closed_ns += held
+                            bank[b + _V_CLOSED_NS] = closed_ns
+                            wait = ratio * closed_ns
+                            if wait < gap_ns:
+                                wait = gap_ns
+                            wait += 1
+                        to_cap -= held  # (from this edge on)
+                        if wait > to_cap:
+                            wait = to_cap
+                        if wait < 0:
+                            wait = 0
+                        bank[b + _V_DUE_US] = (us + (ns + wait) // 1000) & _MAX
                         bank[b + _V_CLOSED] = closed
                         bank[b + _V_SINCE_US] = us
                         bank[b + _V_SINCE_NS] = ns

@@ -30,6 +30,7 @@ _V_FIRST_NS = const(7)
 _V_DUE_US = const(8)
 _V_QUIET = const(9)
 _V_FIELDS = const(10)
+_V_BYTES = const(40)  # a station's fields in the bank: _V_FIELDS 32-bit words
 _HALF = const(1 << 29)
 _MAX = const((1 << 30) - 1)
 _FAR_US = const(1000000)
@@ -38,7 +39,7 @@ _FAR_US = const(1000000)
 @micropython.viper
 def run(words, index: int, mask: int, n: int, chain, limits, lowest, bank, debouncers, out):
     w = ptr32(words)  # noqa: F821 (viper built-ins)
-    bk = ptr32(bank)  # noqa: F821
+    base = uint(ptr32(bank))  # noqa: F821 (the address of station 0's fields)
     c = ptr32(chain)  # noqa: F821
     lim = ptr32(limits)  # noqa: F821
     low = ptr8(lowest)  # noqa: F821
@@ -92,37 +93,37 @@ def run(words, index: int, mask: int, n: int, chain, limits, lowest, bank, debou
             station = low[changed]
             changed &= changed - 1
             closed = 1 - ((levels >> station) & 1)
-            b = station * _V_FIELDS
-            if bk[b + _V_QUIET] == 0 and closed == bk[b + _V_CLOSED]:
+            v = ptr32(base + station * _V_BYTES)  # noqa: F821 (its fields: ~2 µs less an edge)
+            if v[_V_QUIET] == 0 and closed == v[_V_CLOSED]:
                 continue
-            if bk[b + _V_QUIET] == 0 and bk[b + _V_STATE] == _UP:
+            if v[_V_QUIET] == 0 and v[_V_STATE] == _UP:
                 # released and settled: a closure begins (a candidate, judged from this edge on:
                 # a press exactly press_us on if nothing opens it, so nothing is due before),
                 # or a contact left closed after a drop opens
-                bk[b + _V_DUE_US] = -1
+                v[_V_DUE_US] = -1
                 if closed:
-                    bk[b + _V_STATE] = _CANDIDATE
-                    bk[b + _V_FIRST_US] = us
-                    bk[b + _V_FIRST_NS] = ns
-                    bk[b + _V_CLOSED_NS] = 0
-                    bk[b + _V_OPEN_NS] = 0
-                    bk[b + _V_DUE_US] = (us + press_us) & _MAX
-                bk[b + _V_CLOSED] = closed
-                bk[b + _V_SINCE_US] = us
-                bk[b + _V_SINCE_NS] = ns
+                    v[_V_STATE] = _CANDIDATE
+                    v[_V_FIRST_US] = us
+                    v[_V_FIRST_NS] = ns
+                    v[_V_CLOSED_NS] = 0
+                    v[_V_OPEN_NS] = 0
+                    v[_V_DUE_US] = (us + press_us) & _MAX
+                v[_V_CLOSED] = closed
+                v[_V_SINCE_US] = us
+                v[_V_SINCE_NS] = ns
                 continue
             slow = 1
-            if bk[b + _V_QUIET] == 0 and bk[b + _V_STATE] == _CANDIDATE:
-                since_us = bk[b + _V_SINCE_US]
-                since_ns = bk[b + _V_SINCE_NS]
-                open_ns = bk[b + _V_OPEN_NS]
-                closed_ns = bk[b + _V_CLOSED_NS]
+            if v[_V_QUIET] == 0 and v[_V_STATE] == _CANDIDATE:
+                since_us = v[_V_SINCE_US]
+                since_ns = v[_V_SINCE_NS]
+                open_ns = v[_V_OPEN_NS]
+                closed_ns = v[_V_CLOSED_NS]
                 d = ((us - since_us + _HALF) & _MAX) - _HALF
-                df = ((since_us - bk[b + _V_FIRST_US] + _HALF) & _MAX) - _HALF
+                df = ((since_us - v[_V_FIRST_US] + _HALF) & _MAX) - _HALF
                 if (d >= 0 and d < _FAR_US and df >= 0 and df < _FAR_US and open_ns >= 0
                         and open_ns <= _MAX and closed_ns >= 0 and closed_ns <= _MAX):
                     held = d * 1000 + ns - since_ns
-                    to_cap = judge_ns - df * 1000 - (since_ns - bk[b + _V_FIRST_NS])
+                    to_cap = judge_ns - df * 1000 - (since_ns - v[_V_FIRST_NS])
                     slow = 0
                     if held < 0 or held >= to_cap:
                         slow = 1
@@ -140,14 +141,29 @@ def run(words, index: int, mask: int, n: int, chain, limits, lowest, bank, debou
                         if held > allowed:
                             slow = 1
                     if slow == 0:
-                        bk[b + _V_DUE_US] = -1
                         if closed:
-                            bk[b + _V_OPEN_NS] = open_ns + held
+                            open_ns += held
+                            v[_V_OPEN_NS] = open_ns
+                            wait = press_ns
+                            if wait < open_ns:
+                                wait = open_ns
+                            wait -= closed_ns
                         else:
-                            bk[b + _V_CLOSED_NS] = closed_ns + held
-                        bk[b + _V_CLOSED] = closed
-                        bk[b + _V_SINCE_US] = us
-                        bk[b + _V_SINCE_NS] = ns
+                            closed_ns += held
+                            v[_V_CLOSED_NS] = closed_ns
+                            wait = ratio * closed_ns
+                            if wait < gap_ns:
+                                wait = gap_ns
+                            wait += 1
+                        to_cap -= held
+                        if wait > to_cap:
+                            wait = to_cap
+                        if wait < 0:
+                            wait = 0
+                        v[_V_DUE_US] = (us + (ns + wait) // 1000) & _MAX
+                        v[_V_CLOSED] = closed
+                        v[_V_SINCE_US] = us
+                        v[_V_SINCE_NS] = ns
             if slow:
                 calls += 1
                 debouncers[station].edge_at(closed, us, ns, out)
