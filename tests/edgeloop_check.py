@@ -1,9 +1,10 @@
 """Feeds random capture words (noise bursts, bouncing presses, held contacts, releases, the boot's
 quiet spell, long gaps, the ring's wrap) to the debouncers three ways and prints what they
 reported and hold, one line per run:
-- "general": EdgeDecoder.decode's Python loop, every edge to Debouncer.edge_at (not bound);
-- "twin": refbox.edgeloop.run (the bound decoder's loop, in Python);
-- "viper": refbox.edgeloop_viper.run, when this interpreter can import it (MicroPython).
+- "general": EdgeDecoder.decode's Python loop, every edge to Debouncer.edge_at (not bound), and
+  every poll judged by Debouncer._judge;
+- "twin": refbox.edgeloop.run (the bound decoder's loop, in Python) and refbox.edgeloop.judge;
+- "viper": refbox.edgeloop_viper's, when this interpreter can import it (MicroPython).
 Exits 1 at the first run where they differ. Plain MicroPython-subset code, so the same script
 runs on CPython and on the MicroPython unix port (tests/test_edgeloop.py), with the firmware's own
 PRNG so both interpreters draw the same runs.
@@ -25,9 +26,10 @@ from refbox.prng import Prng  # noqa: E402
 from refbox.ticks import Stamp  # noqa: E402
 
 try:
+    from refbox.edgeloop_viper import judge as viper_judge
     from refbox.edgeloop_viper import run as viper_run
 except (ImportError, SyntaxError):
-    viper_run = None
+    viper_run = viper_judge = None
 
 PINS = 8
 RING = 64  # words: a small ring, so reads wrap around it
@@ -105,6 +107,14 @@ def words_of(edges, counter_mask, closed_at_boot, mhz):
     return out
 
 
+def _fold(trace, debs):
+    """`trace` (an int) folded with every debouncer's state: one number for a run's history."""
+    for deb in debs:
+        for x in deb.v:
+            trace = (trace * 1000003 + x + 7) & 0x3FFFFFFF
+    return trace
+
+
 def play(mode, words, reads, start_us, quiet, mhz):
     """Decode `words` in `reads` ([(count, read tick)]) through a ring, polling every debouncer
     after each read; returns what the run left, as a printable tuple."""
@@ -116,24 +126,34 @@ def play(mode, words, reads, start_us, quiet, mhz):
             debs[i].settle_from(Stamp(start_us))
     if mode != "general":
         dec.bind(debs)
+    judge = None  # general: Debouncer._judge decides in every poll
     if mode == "viper":
         dec.edge_loop = viper_run
+        judge = viper_judge
     elif mode == "twin":
         dec.edge_loop = edgeloop.run
+        judge = edgeloop.judge
+    for deb in debs:
+        deb.judge_words = judge
     ring = array("I", [0] * RING)
     out = []
-    trace = []
+    trace = 0
     at = 0
-    for n, tick in reads:
+    for n, tick, last, lag in reads:
         index = at % RING
         for i in range(n):
             ring[(index + i) % RING] = words[at + i][0]
         dec.decode(ring, index, RING - 1, n, tick, debs, out)
         at += n
-        trace.append(tuple(tuple(deb.v) for deb in debs))  # the state each read leaves
-        settled = Stamp((tick - LAG_US) & ((1 << 30) - 1))
-        for deb in debs:
-            deb.poll(settled, out)
+        trace = _fold(trace, debs)  # the state each read leaves
+        # the loop's passes until the next read, each polling every one: some soon after the
+        # last word (where the rules' times fall: 1 ms, 200 µs, 5 x a spike), then the read's
+        passes = [last + d for d in (1, 20, 100, 250, 400, 700, 1200, 5000) if d <= lag - LAG_US]
+        for at_us in passes + [tick - LAG_US]:
+            settled = Stamp(at_us & ((1 << 30) - 1))
+            for deb in debs:
+                deb.poll(settled, out)
+            trace = _fold(trace, debs)  # and after each pass's polls
     kept = []
     for deb in debs:
         first = deb.first_stamp() if deb.v[0] == 1 else None
@@ -166,7 +186,7 @@ def main(runs, seed=20):
             last_ns = words[i + n - 1][1]
             lag = 1 + rng.below(200000) if rng.below(3) else 1
             tick = (start_us + (last_ns // 1000) + lag) & ((1 << 30) - 1)
-            reads.append((n, tick))
+            reads.append((n, tick, start_us + last_ns // 1000, lag))
             i += n
         results = [play(mode, words, reads, start_us, quiet, mhz) for mode in modes]
         for mode, result in zip(modes[1:], results[1:]):

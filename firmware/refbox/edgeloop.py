@@ -42,6 +42,7 @@ from refbox.compat import const
 # its own module's constants; tests/test_edgeloop.py checks all three agree)
 _UP = const(0)
 _CANDIDATE = const(1)
+_DOWN = const(2)
 _V_STATE = const(0)
 _V_CLOSED = const(1)
 _V_SINCE_US = const(2)
@@ -205,3 +206,50 @@ def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
     chain[3] = ns
     chain[4] = levels
     chain[5] = calls
+
+
+def judge(bank, station, t_us, t_ns, rules):
+    """Debouncer._judge for a candidate (a closure being judged) with no edge since `since`, by
+    µs tick `t_us` and `t_ns` inside it, on the bank's fields of `station`: 0 nothing decided
+    (nothing changed), 1 a press (state DOWN: the caller reports it), 2 noise (state UP: the
+    caller counts it), 3 not here (not a candidate, the boot's quiet spell, out of range: the
+    caller's `_judge` decides). `rules`: array('i') [press_ns, bounce_gap_ns, noise_ratio,
+    judge_ns] (refbox.debounce.bank_of)."""
+    b = station * _V_FIELDS
+    if bank[b + _V_QUIET] != 0 or bank[b + _V_STATE] != _CANDIDATE:
+        return 3
+    since_us = bank[b + _V_SINCE_US]
+    since_ns = bank[b + _V_SINCE_NS]
+    open_ns = bank[b + _V_OPEN_NS]
+    closed_ns = bank[b + _V_CLOSED_NS]
+    d = ((t_us - since_us + _HALF) & _MAX) - _HALF
+    df = ((since_us - bank[b + _V_FIRST_US] + _HALF) & _MAX) - _HALF
+    if (d < 0 or d >= _FAR_US or df < 0 or df >= _FAR_US or open_ns < 0 or open_ns > _MAX
+            or closed_ns < 0 or closed_ns > _MAX):
+        return 3
+    held = d * 1000 + t_ns - since_ns
+    if held < 0:
+        return 3
+    to_cap = rules[3] - df * 1000 - (since_ns - bank[b + _V_FIRST_NS])
+    if bank[b + _V_CLOSED]:
+        need = rules[0]
+        if need < open_ns:
+            need = open_ns
+        need -= closed_ns
+        if need <= held and need <= to_cap:
+            bank[b + _V_STATE] = _DOWN
+            bank[b + _V_DUE_US] = -1
+            return 1
+    else:
+        allowed = rules[2] * closed_ns
+        if allowed < rules[1]:
+            allowed = rules[1]
+        if held > allowed:
+            bank[b + _V_STATE] = _UP
+            bank[b + _V_DUE_US] = -1
+            return 2
+    if held >= to_cap:
+        bank[b + _V_STATE] = _UP
+        bank[b + _V_DUE_US] = -1
+        return 2
+    return 0

@@ -19,6 +19,7 @@ from micropython import const  # noqa: E402
 # refbox.debounce's (tests/test_edgeloop.py checks them)
 _UP = const(0)
 _CANDIDATE = const(1)
+_DOWN = const(2)
 _V_STATE = const(0)
 _V_CLOSED = const(1)
 _V_SINCE_US = const(2)
@@ -173,3 +174,47 @@ def run(words, index: int, mask: int, n: int, chain, limits, lowest, bank, debou
     c[3] = ns
     c[4] = levels
     c[5] = calls
+
+
+@micropython.viper
+def judge(bank, station: int, t_us: int, t_ns: int, rules) -> int:
+    # refbox.edgeloop.judge (its docstring), on machine words
+    v = ptr32(uint(ptr32(bank)) + station * _V_BYTES)  # noqa: F821
+    r = ptr32(rules)  # noqa: F821
+    if v[_V_QUIET] != 0 or v[_V_STATE] != _CANDIDATE:
+        return 3
+    since_us = v[_V_SINCE_US]
+    since_ns = v[_V_SINCE_NS]
+    open_ns = v[_V_OPEN_NS]
+    closed_ns = v[_V_CLOSED_NS]
+    d = ((t_us - since_us + _HALF) & _MAX) - _HALF
+    df = ((since_us - v[_V_FIRST_US] + _HALF) & _MAX) - _HALF
+    if (d < 0 or d >= _FAR_US or df < 0 or df >= _FAR_US or open_ns < 0 or open_ns > _MAX
+            or closed_ns < 0 or closed_ns > _MAX):
+        return 3
+    held = d * 1000 + t_ns - since_ns
+    if held < 0:
+        return 3
+    to_cap = r[3] - df * 1000 - (since_ns - v[_V_FIRST_NS])
+    if v[_V_CLOSED]:
+        need = r[0]
+        if need < open_ns:
+            need = open_ns
+        need -= closed_ns
+        if need <= held and need <= to_cap:
+            v[_V_STATE] = _DOWN
+            v[_V_DUE_US] = -1
+            return 1
+    else:
+        allowed = r[2] * closed_ns
+        if allowed < r[1]:
+            allowed = r[1]
+        if held > allowed:
+            v[_V_STATE] = _UP
+            v[_V_DUE_US] = -1
+            return 2
+    if held >= to_cap:
+        v[_V_STATE] = _UP
+        v[_V_DUE_US] = -1
+        return 2
+    return 0
