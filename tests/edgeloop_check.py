@@ -189,7 +189,7 @@ def main(runs, seed=20):
             reads.append((n, tick, start_us + last_ns // 1000, lag))
             i += n
         results = [play(mode, words, reads, start_us, quiet, mhz) for mode in modes]
-        for mode, result in zip(modes[1:], results[1:]):
+        for mode, result in zip(modes[1:], results[1:]):  # noqa: B905 (MicroPython's zip)
             if result != results[0]:
                 print("run %d: %s differs from general" % (r, mode))
                 print("general", results[0])

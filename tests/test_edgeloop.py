@@ -27,7 +27,8 @@ def _consts(path):
     for node in ast.parse(path.read_text()).body:
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
                 and getattr(node.value.func, "id", "") == "const"):
-            found[node.targets[0].id] = eval(compile(ast.Expression(node.value.args[0]), "", "eval"))
+            value = ast.Expression(node.value.args[0])
+            found[node.targets[0].id] = eval(compile(value, "", "eval"))
     return found
 
 
@@ -98,7 +99,9 @@ def test_a_noise_burst_calls_no_python_per_edge():
 def test_limits_come_from_the_debouncers_thresholds():
     deb = Debouncer(0)
     limits = edgeloop.limits_for(8, (1 << 22) - 1, 7000, 125, deb)
-    assert list(limits) == [8, (1 << 22) - 1, 255, 7000, 125, 1000000, 200000, 5, 20000000, 1000, 56]
+    assert list(limits) == [
+        8, (1 << 22) - 1, 255, 7000, 125, 1000000, 200000, 5, 20000000, 1000, 56
+    ]
     assert edgeloop.fits((1 << 22) - 1, 7000, 125)  # 8 pins: a 0.23 s wrap
     assert not edgeloop.fits((1 << 28) - 1, 7000, 125)  # 2 pins: 15 s, past 32-bit ns
 

@@ -61,7 +61,8 @@ def test_a_fresh_drive_gets_the_source_firmware_and_the_pinned_libraries(tmp_pat
     assert (drive / "boot.py").read_bytes() == (
         FIRMWARE / "circuitpython" / "boot.py"
     ).read_bytes()
-    assert _refbox_on(drive) == sorted(SOURCES + ["refbox/font8x8.bin"])  # no refbox/board.py (nor the viper loop)
+    # no refbox/board.py (nor the viper loop)
+    assert _refbox_on(drive) == sorted(SOURCES + ["refbox/font8x8.bin"])
     for rel in SOURCES:
         assert (drive / rel).read_bytes() == (FIRMWARE / rel).read_bytes()
     for module, (_, version) in flash_cp.LIBRARIES.items():

@@ -202,7 +202,7 @@ class Debouncer:
                 v[V_SINCE_NS] = ns
                 return
             quiet = self.quiet_from
-            gap = (((us - quiet.us + _HALF) & _MAX) - _HALF) * 1000 + ns - quiet.ns
+            gap = (((us - quiet.us + _HALF) & _MAX) - _HALF) * 1000 + ns - quiet.ns  # type: ignore[union-attr]
             if gap < self.boot_quiet_us * 1000:
                 v[V_CLOSED] = 1  # still bouncing from a press made before the boot
                 v[V_SINCE_US] = us

@@ -13,9 +13,9 @@ What each edge does is refbox.debounce.Debouncer.edge_at's rule. The loop itself
 that begin a closure and those that only add to its times (bounce, a noise burst's spikes: a
 candidate that neither becomes a press nor is dropped at that edge) into the state array
 `Debouncer.v`; every other edge (a press, a drop, a release, the boot's quiet spell, anything out
-of range) goes to `edge_at` itself, untouched, so the rules that decide stay in one place. Same edges, same
-calls, same state in both forms: tests/test_edgeloop.py checks them against each other on
-MicroPython and against Debouncer.edge_at alone.
+of range) goes to `edge_at` itself, untouched, so the rules that decide stay in one place. Same
+edges, same calls, same state in both forms: tests/test_edgeloop.py checks them against each other
+on MicroPython and against Debouncer.edge_at alone.
 
 Arguments (both forms):
 - `words`, `index`, `mask`, `n`: `n` PIO words of the ring `words` (32-bit items) from `index`
@@ -70,7 +70,8 @@ def limits_for(n_pins, counter_mask, ns_num, ns_den, debouncer):
 def fits(counter_mask, ns_num, ns_den):
     """True when a whole counter wrap in ns, and its partial products, stay 32-bit machine words
     (8 player pins at 125 MHz: 0.23 s; 6 pins: 0.94 s)."""
-    return (counter_mask + 1) * ns_num // ns_den < (1 << 30) and (counter_mask >> 12) * ns_num < (1 << 30)
+    wrap_ns = (counter_mask + 1) * ns_num // ns_den
+    return wrap_ns < (1 << 30) and (counter_mask >> 12) * ns_num < (1 << 30)
 
 
 def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):

@@ -73,7 +73,7 @@ class Referee:
         self._stopped = None  # type: tuple | None
         # (game, its log revision, horizon) of the last timers asked with none due (_timers)
         self._timers_asked = (None, 0, Stamp(0))  # type: tuple
-        self._deadline = (None, 0, None)  # (game, revision, its next_deadline())
+        self._deadline = (None, 0, None)  # type: tuple  # (game, revision, next_deadline())
         # (game, players, options) of the last game started: the menu opens on it and YES at
         # game over plays it again (a rematch); the journal keeps it across power cuts
         self.last_setup = None  # type: tuple | None
