@@ -36,31 +36,37 @@ CALIBRATION = {
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
     "deploy": ".mpy (tablebuzz.link.flash.build for armv6m: the modules of flash.NATIVE as "
     "Thumb machine code, the rest bytecode), booted from a saved flash image",
-    "firmware": "main bf5b074 (issue 20: the race announced the moment its outcome is fixed, "
-    "before the game's hooks for its press; the winner's station lit first (Board.show_floor), "
-    "the race line one bytes format written at once (protocol.encode_race, Outbox.send); the "
-    "loops over waiting debouncers read their state; before it: the PIO path's 50 µs capture "
-    "lag, the armed loop's 0.2 ms sleep, confirmations kept as ticks, native hot modules)",
+    "firmware": "main 7fd2445 (issue 20: the capture's per-edge loop as viper machine code, "
+    "refbox.edgeloop: a closure's start, its bounce and a noise burst's spikes without a Python "
+    "call; candidates judged on machine words; a closure's due tick kept at every edge; the race "
+    "its first press alone decides announced before that press's line; the games' timer check "
+    "skipped before their next deadline; before it: the race announced at once, the winner's "
+    "station lit first, the race line one bytes format, native hot modules)",
     "runs": "SAVE=bench/data/cpu bench/bench_chip_latency.py: latency_a (an 8-player quiz, 18 "
     "races: 1, 2, 4, 6 and 8 presses 1-30 µs apart and lone presses in 64-edge noise bursts on "
     "two other stations, 3 of each, each armed, pressed 150 ms later and judged); "
     "board_run.ts --load-flash "
-    "--watch-pins 16 --pins 2,3,4,5,6,7,8,9. Fit by hand: race_line and floor refitted on it, "
-    "every figure within 0.81-1.07 of the chip (bench_cpu_model.py)",
+    "--watch-pins 16 --pins 2,3,4,5,6,7,8,9. Fit by hand: word refitted (7 µs: machine code), "
+    "waiting added (0.1 ms a debouncer a pass), every figure within 0.84-1.01 of the chip "
+    "(bench_cpu_model.py)",
 }
 
 TABLE = {
     # a loop pass that does anything: the console poll, the flags, the debouncers' polls and
     # the horizons (an idle pass is 0.28 ms on the chip, bench/README.md "Native modules")
     "pass": 422000,
+    # and each debouncer it looks at (a closure being judged, a release: App._poll, horizons,
+    # wake_in_us go through them one by one)
+    "waiting": 100000,
     "input_line": 2350000,  # a command line parsed (JSON, the command's checks)
     "input_byte": 20000,
     # a pass that decodes capture words: the debouncers (a pass that only read closures being
     # judged stops there: App._judging)
     "words": 900000,
-    "word": 160000,  # each capture word decoded (refbox.edgeloop: machine code on the chip)
-    # each edge that loop hands to Debouncer.edge_at, Python (a closure's first edge, a press, a
-    # drop, a release: refbox.edgeloop)
+    "word": 7000,  # each capture word decoded (refbox.edgeloop: machine code on the chip)
+    # each edge that loop hands to Debouncer.edge_at, Python (a press or a drop at an edge, a
+    # release, the boot's quiet spell: refbox.edgeloop); from the profile (0.10-0.19 ms an
+    # edge_at on the chip: bench/profile_race_chip.py), as no race of the fit has one
     "edge": 150000,
     "accept": 350000,  # a press accepted: the debouncer, the referee's queue
     "line": 1900000,  # an event encoded and queued, besides its bytes
@@ -92,6 +98,10 @@ TABLE = {
 }
 
 
+def _none_waiting():
+    return 0
+
+
 OVERRIDE = None  # a dict of TABLE entries to try instead (bench/bench_cpu_model.py --fit)
 
 
@@ -109,6 +119,7 @@ class CpuModel:
         self.charged = {}  # cost name -> ns charged, for the bench and the tests
         self._since_gc = 0  # Python CPU ns since the last collection
         self.paused = False  # charge nothing (the run's first boot: its 0 is the board up)
+        self.waiting = _none_waiting  # how many debouncers the loop's passes look at (runner's)
 
     def _spend(self, what, ns):
         if ns and not self.paused:
@@ -134,7 +145,7 @@ class CpuModel:
     def poll(self, data):
         """A loop pass polled the console and read `data` (bytes, maybe empty)."""
         t = self.table
-        self._spend("pass", t["pass"])
+        self._spend("pass", t["pass"] + t["waiting"] * self.waiting())
         if data:
             lines = data.count(b"\n")
             self._spend("input", lines * t["input_line"] + len(data) * t["input_byte"])

@@ -450,6 +450,7 @@ class Simulation:
                 press(station, stamp)
 
             app.referee.press = charged_press
+            cpu.waiting = lambda: len(app._waiting)  # (App._still_waiting's, each pass)
             for deb in app.debouncers:  # each edge judged in Python (refbox.edgeloop's slow path)
                 deb.edge_at = _charged_edge_at(deb.edge_at, cpu)
 
