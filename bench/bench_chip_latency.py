@@ -6,8 +6,8 @@ MicroPython v1.28.0 RPI_PICO firmware inside rp2emu (rp2040js; see its README): 
 deployed once (`board_run.ts --save-flash`), then booted from that image (`--load-flash`, t0 =
 power-on, so the board's ticks_us is the emulated µs) to play one timeline: an 8-player quiz,
 races of 1, 2, 4, 6 and 8 presses (each presser 1-30 µs after the one before) and lone presses
-inside noise bursts (64-edge bursts, 2 µs closures every 5 µs, on two other stations around the
-press), each race armed, pressed, released and judged right. Per race it reads, from the board's
+inside noise bursts (64-edge bursts, 2 µs closures every 5 µs, on two other stations, or on
+four: "noise bursts x4", around the press), each race armed, pressed, released and judged right. Per race it reads, from the board's
 USB lines and the NeoPixel pin's edges (GPIO 16, decoded as WS2812 frames):
 - first press -> `race` line: when its "\\n" reached the host;
 - first press -> LED: the end of the first frame with the winner's station lit and every other
@@ -57,7 +57,8 @@ PLAYER_GPIOS = "2,3,4,5,6,7,8,9"  # refbox.pinmap.PLAYER_BASE_GPIO on: player 1 
 DEPLOY_EXT = ("--ext", ".py,.mpy,.json,.pack,.tbj")
 # PACK=1: deploy as `tablebuzz flash --pack` does (refbox.pack beside the tree: docs/flashing.md)
 PACK = os.environ.get("PACK") == "1"
-KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "8 presses", "noise bursts")
+KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "8 presses", "noise bursts",
+         "noise bursts x4")
 
 
 def _environment():
@@ -95,8 +96,9 @@ def timeline(races_per_kind, seed=20):
             if i:
                 at += rng.randint(1, 30)
             presses.append((stations[i], at))
-        if kind == "noise bursts":
-            for s in stations[1:3]:  # 32 closures of 2 µs every 5 µs, around the real press
+        if kind.startswith("noise bursts"):
+            others = stations[1:5] if kind.endswith("x4") else stations[1:3]
+            for s in others:  # 32 closures of 2 µs every 5 µs, around the real press
                 a = p0 - rng.randint(0, 100)
                 for i in range(32):
                     lines.append({"at_us": a + 5 * i, "press": s})
