@@ -7,8 +7,9 @@ deployed once (`board_run.ts --save-flash`), then booted from that image (`--loa
 power-on, so the board's ticks_us is the emulated µs) to play one timeline: an 8-player quiz,
 races of 1, 2, 4, 6 and 8 presses (each presser 1-30 µs after the one before) and lone presses
 inside noise bursts (64-edge bursts, 2 µs closures every 5 µs, on two other stations, or on
-four: "noise bursts x4", around the press), each race armed, pressed, released and judged right. Per race it reads, from the board's
-USB lines and the NeoPixel pin's edges (GPIO 16, decoded as WS2812 frames):
+four: "noise bursts x4", around the press), each race armed, pressed, released and judged right.
+Per race it reads, from the board's USB lines and the NeoPixel pin's edges (GPIO 16, decoded as
+WS2812 frames):
 - first press -> `race` line: when its "\\n" reached the host;
 - first press -> LED: the end of the first frame with the winner's station lit and every other
   station dark;
