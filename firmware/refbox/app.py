@@ -306,20 +306,18 @@ class App:
     # ------------------------------------------------------------------ the loop
     def wake_in_us(self, now):
         """µs the loop may sleep after a pass at tick `now`: the loop period, or less when a
-        closure being judged becomes a press sooner (its confirmation, `Debouncer.press_due`,
-        plus the capture lag): the pass that accepts it, and so decides its race, comes then
-        instead of up to a period later. Allocates nothing while a confirmation is kept as a
-        tick; 0 as soon as one is due (a crowd's 8 closures cost ~0.4 ms here on the chip with a
-        ticks_diff call each, between the pass that read them and the one that decides)."""
+        closure being judged can be decided sooner (its due tick, refbox.debounce.V_DUE_US, kept
+        at every edge of a closure: its confirmation, its drop as noise or its cap, plus the
+        capture lag): the pass that accepts it, and so decides its race, comes then instead of
+        up to a period later. Allocates nothing; 0 as soon as one is due (a crowd's 8 closures
+        cost ~0.4 ms here on the chip with a ticks_diff call each, between the pass that read
+        them and the one that decides)."""
         wait = self.loop_ms * 1000
         lag = self.capture_lag_us + 1
         for deb in self._waiting:
-            due = deb.v[_V_DUE_US]  # (kept when the closure began: no Stamp to allocate)
+            due = deb.v[_V_DUE_US]  # (-1: not a closure: a release, the boot's quiet spell)
             if due < 0:
-                due = deb.press_due()
-                if due is None:
-                    continue
-                due = due.us
+                continue
             left = ((due - now + _HALF) & _MAX) - _HALF + lag  # (refbox.ticks.ticks_diff)
             if left < wait:
                 if left <= 0:

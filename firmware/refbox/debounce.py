@@ -55,7 +55,7 @@ V_CLOSED_NS = const(4)  # the candidate's closed time before `since`, ns
 V_OPEN_NS = const(5)  # and its open time before `since`, ns
 V_FIRST_US = const(6)  # the candidate's first closing edge: µs tick (`first` as ints)
 V_FIRST_NS = const(7)  # and ns inside it
-V_DUE_US = const(8)  # the tick before which `poll` can decide nothing (-1: not known)
+V_DUE_US = const(8)  # a closure's: the tick before which `poll` can decide nothing (-1: none)
 V_QUIET = const(9)  # 1 while the boot's quiet spell runs (`quiet_from` is not None)
 V_FIELDS = const(10)
 
@@ -65,8 +65,7 @@ def bank_of(stations):
     what refbox.capture.EdgeDecoder.bind feeds on machine words."""
     bank = array("i", (0,) * (stations * V_FIELDS))
     debouncers = [Debouncer(station, bank) for station in range(stations)]
-    rules = array("i", (Debouncer.press_us * 1000, Debouncer.bounce_gap_us * 1000,
-                        Debouncer.noise_ratio, Debouncer.judge_us * 1000))
+    rules = array("i", edgeloop.thresholds(Debouncer))
     for deb in debouncers:
         deb.rules = rules
         deb.judge_words = _judge_words
@@ -85,11 +84,12 @@ class Debouncer:
         self.station = station
         # The state an edge touches, as machine words (the V_ fields): an edge allocates
         # nothing (a Stamp is ~40 µs on the chip, and a noise burst is an edge every few µs)
-        # and refbox.edgeloop can read and write it. `v[V_DUE_US]`: set when a closure begins,
-        # its confirmation's tick (rounded down), so the passes before it judge nothing
-        # (~0.15 ms each on the chip, issue 20). `bank`: an array('i') holding every station's
-        # fields, V_FIELDS each in station order (`bank_of`), so the loop finds a station's by
-        # an offset, not a lookup (~3 µs an edge on the chip); None: this debouncer's own.
+        # and refbox.edgeloop can read and write it. `v[V_DUE_US]`: kept at every edge of a
+        # closure (`edge_at`), the earliest tick its press, drop or cap can come (rounded down),
+        # so the passes before it judge nothing (~0.15 ms each on the chip, issue 20). `bank`:
+        # an array('i') holding every station's fields, V_FIELDS each in station order
+        # (`bank_of`), so the loop finds a station's by an offset, not a lookup (~3 µs an edge
+        # on the chip); None: this debouncer's own.
         if bank is None:
             bank = array("i", (0,) * V_FIELDS)
             self.v = bank
@@ -160,17 +160,6 @@ class Debouncer:
         if v[V_SINCE_US] < 0:
             return None
         return Stamp(v[V_SINCE_US], v[V_SINCE_NS])
-
-    def press_due(self):
-        """Stamp at which the candidate being judged becomes a press if its contact stays closed
-        (the rule of `_judge`), else None: the loop wakes for it (App.wake_in_us)."""
-        v = self.v
-        if v[V_STATE] != _CANDIDATE or not v[V_CLOSED] or v[V_SINCE_US] < 0:
-            return None
-        need = self.press_us * 1000
-        if need < v[V_OPEN_NS]:
-            need = v[V_OPEN_NS]
-        return Stamp(v[V_SINCE_US], v[V_SINCE_NS]).after_ns(need - v[V_CLOSED_NS])
 
     def pending(self):
         """Stamp of the earliest edge whose meaning is still open (a candidate's first edge, or

@@ -59,12 +59,18 @@ _MAX = const((1 << 30) - 1)
 _FAR_US = const(1000000)  # a gap this long (µs) goes to edge_at: its ns would pass 32 bits
 
 
+def thresholds(debouncer):
+    """(press_ns, bounce_gap_ns, noise_ratio, judge_ns) of `debouncer` (a Debouncer or its
+    class): `judge`'s `rules`, and the middle of `run`'s `limits`."""
+    return (debouncer.press_us * 1000, debouncer.bounce_gap_us * 1000, debouncer.noise_ratio,
+            debouncer.judge_us * 1000)
+
+
 def limits_for(n_pins, counter_mask, ns_num, ns_den, debouncer):
     """The `limits` array of `run` for a decoder of `n_pins` and `debouncer`'s thresholds."""
-    return array("i", (n_pins, counter_mask, (1 << n_pins) - 1, ns_num, ns_den,
-                       debouncer.press_us * 1000, debouncer.bounce_gap_us * 1000,
-                       debouncer.noise_ratio, debouncer.judge_us * 1000, debouncer.press_us,
-                       ns_num // ns_den if ns_num % ns_den == 0 else 0))
+    return array("i", (n_pins, counter_mask, (1 << n_pins) - 1, ns_num, ns_den)
+                 + thresholds(debouncer)
+                 + (debouncer.press_us, ns_num // ns_den if ns_num % ns_den == 0 else 0))
 
 
 def fits(counter_mask, ns_num, ns_den):
@@ -127,9 +133,14 @@ def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
             changed &= changed - 1
             closed = 1 - ((levels >> station) & 1)
             b = station * _V_FIELDS
-            if bank[b + _V_QUIET] == 0 and closed == bank[b + _V_CLOSED]:
+            if bank[b + _V_QUIET]:  # the boot's quiet spell: Debouncer.edge_at's
+                calls += 1
+                debouncers[station].edge_at(closed, us, ns, out)
+                continue
+            if closed == bank[b + _V_CLOSED]:
                 continue  # no change of level (Debouncer.edge_at's first test)
-            if bank[b + _V_QUIET] == 0 and bank[b + _V_STATE] == _UP:
+            state = bank[b + _V_STATE]
+            if state == _UP:
                 # released and settled: a closure begins (a candidate, judged from this edge on:
                 # a press exactly press_us on if nothing opens it, so nothing is due before),
                 # or a contact left closed after a drop opens
@@ -146,7 +157,7 @@ def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
                 bank[b + _V_SINCE_NS] = ns
                 continue
             slow = 1
-            if bank[b + _V_QUIET] == 0 and bank[b + _V_STATE] == _CANDIDATE:
+            if state == _CANDIDATE:
                 since_us = bank[b + _V_SINCE_US]
                 since_ns = bank[b + _V_SINCE_NS]
                 open_ns = bank[b + _V_OPEN_NS]
@@ -215,7 +226,7 @@ def judge(bank, station, t_us, t_ns, rules):
     (nothing changed), 1 a press (state DOWN: the caller reports it), 2 noise (state UP: the
     caller counts it), 3 not here (not a candidate, the boot's quiet spell, out of range: the
     caller's `_judge` decides). `rules`: array('i') [press_ns, bounce_gap_ns, noise_ratio,
-    judge_ns] (refbox.debounce.bank_of)."""
+    judge_ns] (`thresholds`, as refbox.debounce.bank_of makes it)."""
     b = station * _V_FIELDS
     if bank[b + _V_QUIET] != 0 or bank[b + _V_STATE] != _CANDIDATE:
         return 3

@@ -95,9 +95,14 @@ def run(words, index: int, mask: int, n: int, chain, limits, lowest, bank, debou
             changed &= changed - 1
             closed = 1 - ((levels >> station) & 1)
             v = ptr32(base + station * _V_BYTES)  # noqa: F821 (its fields: ~2 µs less an edge)
-            if v[_V_QUIET] == 0 and closed == v[_V_CLOSED]:
+            if v[_V_QUIET]:
+                calls += 1
+                debouncers[station].edge_at(closed, us, ns, out)
                 continue
-            if v[_V_QUIET] == 0 and v[_V_STATE] == _UP:
+            if closed == v[_V_CLOSED]:
+                continue
+            state = v[_V_STATE]
+            if state == _UP:
                 # released and settled: a closure begins (a candidate, judged from this edge on:
                 # a press exactly press_us on if nothing opens it, so nothing is due before),
                 # or a contact left closed after a drop opens
@@ -114,7 +119,7 @@ def run(words, index: int, mask: int, n: int, chain, limits, lowest, bank, debou
                 v[_V_SINCE_NS] = ns
                 continue
             slow = 1
-            if v[_V_QUIET] == 0 and v[_V_STATE] == _CANDIDATE:
+            if state == _CANDIDATE:
                 since_us = v[_V_SINCE_US]
                 since_ns = v[_V_SINCE_NS]
                 open_ns = v[_V_OPEN_NS]
