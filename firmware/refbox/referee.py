@@ -161,7 +161,7 @@ class Referee:
         early = counted and not out and self._announce_early(station, stamp)
         self._emit_press(station, stamp)
         self.arbiter_events(out)
-        if counted and out and not early:
+        if counted and out:
             early = self._announce_early(station, stamp)
         if self.game.phase != OVER:
             self._offer(self.game.press_entry, station, stamp)
