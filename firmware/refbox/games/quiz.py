@@ -481,55 +481,47 @@ class Quiz(RaceGame):
         """The timer bar moves only while a timer runs."""
         return self.is_busy()
 
-    def is_busy(self):
-        """True while a timer runs (the simulator keeps the loop stepping)."""
-        return (
-            self.buzz_deadline() is not None
-            or (self.answer_deadline() is not None and not self.expired)
-            or (self.bonus_deadline() is not None and not self.part_up)
-        )
-
-    def next_deadline(self):
-        """Game.next_deadline: `tick_entry`'s first timer, in its order."""
+    def _next_timer(self):
+        """(kind, Stamp) of the timer `tick_entry` fires next with the log as it is, or None
+        while none runs: "dead" (the buzz window), "part_up" (a bonus part's time), "warn" (the
+        answer timer's warning), "expired" (its end). `tick_entry`, `next_deadline` and
+        `is_busy` all read it, so they cannot disagree on which timer is next."""
         deadline = self.buzz_deadline()
         if deadline is not None:
-            return deadline
+            return ("dead", deadline)
         deadline = self.bonus_deadline()
         if deadline is not None:
-            return None if self.part_up else deadline
+            return None if self.part_up else ("part_up", deadline)
         deadline = self.answer_deadline()
         if deadline is None or self.expired:
             return None
         answer_s = self.options["answer_s"]
         if not self.warned and answer_s > WARN_S:
-            return _later(self.floor_at, answer_s - WARN_S)
-        return deadline
+            return ("warn", _later(self.floor_at, answer_s - WARN_S))
+        return ("expired", deadline)
+
+    def is_busy(self):
+        """True while a timer runs (the simulator keeps the loop stepping)."""
+        return self._next_timer() is not None
+
+    def next_deadline(self):
+        """Game.next_deadline: the next timer's deadline (`_next_timer`)."""
+        timer = self._next_timer()
+        return None if timer is None else timer[1]
 
     def tick_entry(self, horizon):
         """A timer that has run out at the decision horizon (Game.tick_entry; the entry records
         its deadline): the buzz window (the question is dead), the answer timer's warning, its
         end (answer_timeout "wrong": a wrong answer, the floor passing as after NO), a bonus
         part's time (bonus_s: a signal; the table still judges the part)."""
-        deadline = self.buzz_deadline()
-        if deadline is not None:
-            if _reached(horizon, deadline):
-                return ("dead", "time", deadline.us, deadline.ns)
+        timer = self._next_timer()
+        if timer is None or not _reached(horizon, timer[1]):
             return None
-        deadline = self.bonus_deadline()
-        if deadline is not None:
-            if not self.part_up and _reached(horizon, deadline):
-                return ("part_up", deadline.us, deadline.ns)
-            return None
-        deadline = self.answer_deadline()
-        if deadline is None or self.expired:
-            return None
-        answer_s = self.options["answer_s"]
-        if not self.warned and answer_s > WARN_S:
-            warning = _later(self.floor_at, answer_s - WARN_S)
-            if _reached(horizon, warning):
-                return ("warn", warning.us, warning.ns)
-        if not _reached(horizon, deadline):
-            return None
+        kind, deadline = timer
+        if kind == "dead":
+            return ("dead", "time", deadline.us, deadline.ns)
+        if kind != "expired":  # ("part_up" | "warn", us, ns)
+            return (kind, deadline.us, deadline.ns)
         if self.options["answer_timeout"] == "wrong":
             return ("expired", deadline.us, deadline.ns, True, self._next_or_none())
         return ("expired", deadline.us, deadline.ns, False, -1)
