@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
 
+from tablebuzz.link import flash  # noqa: E402
 from tablebuzz.paths import FIRMWARE, REPO  # noqa: E402
 from tablebuzz.sim import simulate  # noqa: E402
 from tablebuzz.sim.timeline import parse  # noqa: E402
@@ -147,6 +148,8 @@ def compile_firmware(target):
         mpy_cross = Path(found)
     for source in sorted((FIRMWARE / "refbox").rglob("*.py")):
         relative = source.relative_to(FIRMWARE)
+        if relative.as_posix() in flash.MACHINE_CODE_ONLY:
+            continue  # (bytecode only: refbox.capture runs the Python edge loop)
         out = Path(target) / relative.with_suffix(".mpy")
         out.parent.mkdir(parents=True, exist_ok=True)
         subprocess.run([str(mpy_cross), "-o", str(out), str(relative)], cwd=FIRMWARE, check=True)

@@ -95,9 +95,9 @@ for i, c in enumerate(sim.players):
 raced = []
 emit = sim.app.referee.emit
 
-def noted(name, fields=()):
+def noted(name, fields=(), sent=False):
     raced.append(name)
-    emit(name, fields)
+    emit(name, fields, sent)
 
 sim.app.referee.emit = noted
 w.run_until(start)
