@@ -4,6 +4,7 @@ where the viper machine code runs; and a noise burst costs no Python call per ed
 
 import ast
 import copy
+import functools
 import subprocess
 import sys
 
@@ -46,7 +47,9 @@ def test_the_loops_number_the_state_fields_as_refbox_debounce_does():
     assert viper["_V_BYTES"] == 4 * debounce.V_FIELDS  # (a station's fields, by address)
 
 
+@functools.cache
 def _check(interpreter):
+    """The check's lines under `interpreter` (run once a session: both tests compare them)."""
     run = subprocess.run([interpreter, str(CHECK), str(FIRMWARE), RUNS], capture_output=True,
                          text=True, timeout=300)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
