@@ -4,14 +4,17 @@ reported and hold, one line per run:
 - "general": EdgeDecoder.decode's Python loop, every edge to Debouncer.edge_at (not bound), and
   every poll judged by Debouncer._judge;
 - "twin": refbox.edgeloop.run (the bound decoder's loop, in Python) and refbox.edgeloop.judge;
-- "viper": refbox.edgeloop_viper's, when this interpreter can import it (MicroPython).
+- "viper": refbox.edgeloop_viper's, when this interpreter can import it (MicroPython);
+- "thumb": refbox.edgeloop_thumb's, when it imports (an RP2040: bench/check_edgeloop_chip.py).
 Exits 1 at the first run where they differ. Plain MicroPython-subset code, so the same script
 runs on CPython and on the MicroPython unix port (tests/test_edgeloop.py), with the firmware's own
 PRNG so both interpreters draw the same runs.
 
-Usage: edgeloop_check.py FIRMWARE_DIR RUNS [SEED]; or `main(runs, seed)` (on a board)
+Usage: edgeloop_check.py FIRMWARE_DIR RUNS [SEED]; or `main(runs, seed)`; on a board,
+`replay(path, modes)` of the runs `write_runs` wrote (bench/check_edgeloop_chip.py)
 """
 
+import gc
 import sys
 
 if __name__ == "__main__":
@@ -30,15 +33,21 @@ try:
     from refbox.edgeloop_viper import run as viper_run
 except (ImportError, SyntaxError):
     viper_run = viper_judge = None
+try:
+    from refbox.edgeloop_thumb import run as thumb_run
+except (ImportError, SyntaxError):
+    thumb_run = None
 
 PINS = 8
 RING = 64  # words: a small ring, so reads wrap around it
 LAG_US = 50
 
 
-def draw(rng, start_us):
-    """[(ns since the start, station, closed)] in time order: a run's edges."""
-    edges = []
+def draw(rng, start_us, edges):
+    """A run's edges into list `edges` (emptied first; the same list each run: a board's heap
+    soon holds no piece big enough for a new one): (ns since the start, station, closed) in
+    time order. Returns `edges`."""
+    del edges[:]  # (MicroPython keeps the list's room)
     t = start_us * 1000 + 3000000 + rng.below(2000000)
     for _ in range(6 + rng.below(10)):
         kind = rng.below(6)
@@ -81,11 +90,16 @@ def draw(rng, start_us):
     return edges
 
 
-def words_of(edges, counter_mask, closed_at_boot, mhz):
-    """[(word, ns)]: the PIO words the edges make (several pins per word when at the same
-    sample), after the first sample's (counter all ones, the levels as found)."""
+def words_of(edges, counter_mask, closed_at_boot, mhz, out):
+    """The PIO words the edges make (several pins per word when at the same sample), after the
+    first sample's (counter all ones, the levels as found), into list `out` as (word, ns) from
+    its start (a list made once: a board's heap soon holds no piece big enough for a new one);
+    returns how many."""
     levels = ((1 << PINS) - 1) & ~closed_at_boot
-    out = [((counter_mask << PINS) | levels, 0)]
+    if len(out) <= len(edges):
+        out.extend([None] * (len(edges) + 1 - len(out)))
+    out[0] = ((counter_mask << PINS) | levels, 0)
+    made = 1
     held = [0] * PINS  # each pin's level: edges that do not change it make no word
     for s in range(PINS):
         held[s] = (closed_at_boot >> s) & 1
@@ -100,11 +114,12 @@ def words_of(edges, counter_mask, closed_at_boot, mhz):
             levels |= 1 << station
         count = counter_mask - ((ns * mhz // 7000) & counter_mask)
         word = (count << PINS) | levels
-        if out and out[-1][1] * mhz // 7000 == ns * mhz // 7000:
-            out[-1] = (word, ns)  # the same sample: one word
+        if out[made - 1][1] * mhz // 7000 == ns * mhz // 7000:
+            out[made - 1] = (word, ns)  # the same sample: one word
         else:
-            out.append((word, ns))
-    return out
+            out[made] = (word, ns)
+            made += 1
+    return made
 
 
 def _fold(trace, debs):
@@ -116,8 +131,8 @@ def _fold(trace, debs):
 
 
 def play(mode, words, reads, start_us, quiet, mhz):
-    """Decode `words` in `reads` ([(count, read tick)]) through a ring, polling every debouncer
-    after each read; returns what the run left, as a printable tuple."""
+    """Decode `words` (the PIO words, ints) in `reads` ([(count, read tick)]) through a ring,
+    polling every debouncer after each read; returns what the run left, as a printable tuple."""
     dec = EdgeDecoder(PINS, 7000, mhz)
     dec.start(start_us, first_sample_cycles=0)
     debs = bank_of(PINS)
@@ -129,6 +144,9 @@ def play(mode, words, reads, start_us, quiet, mhz):
     judge = None  # general: Debouncer._judge decides in every poll
     if mode == "viper":
         dec.edge_loop = viper_run
+        judge = viper_judge
+    elif mode == "thumb":
+        dec.edge_loop = thumb_run
         judge = viper_judge
     elif mode == "twin":
         dec.edge_loop = edgeloop.run
@@ -142,7 +160,7 @@ def play(mode, words, reads, start_us, quiet, mhz):
     for n, tick, last, lag in reads:
         index = at % RING
         for i in range(n):
-            ring[(index + i) % RING] = words[at + i][0]
+            ring[(index + i) % RING] = words[at + i]
         dec.decode(ring, index, RING - 1, n, tick, debs, out)
         at += n
         trace = _fold(trace, debs)  # the state each read leaves
@@ -166,39 +184,90 @@ def play(mode, words, reads, start_us, quiet, mhz):
     return said, kept, (dec._count, dec._frac, dec._us, dec._ns, dec.levels), trace
 
 
+def make_run(r, seed, edges, words, reads):
+    """Run `r` of `seed`: its edges, words and reads into the lists given (each emptied first;
+    made once with room: see draw). Returns (words made, start_us, quiet, mhz)."""
+    rng = Prng(b"edgeloop %d %d" % (seed, r))
+    start_us = rng.below(1 << 30)  # the tick wraps inside some runs
+    draw(rng, 0, edges)
+    closed_at_boot = rng.below(1 << PINS) if rng.below(4) == 0 else 0
+    quiet = rng.below(1 << PINS)
+    counter_mask = (1 << (30 - PINS)) - 1
+    mhz = 125 if r % 3 else 133  # 56 ns a count; 52.63 ns (no whole ns: the remainders)
+    made = words_of(edges, counter_mask, closed_at_boot, mhz, words)
+    del reads[:]
+    i = 0
+    while i < made:
+        n = 1 + rng.below(min(RING, 1 + rng.below(40)))
+        n = min(n, made - i)
+        last_ns = words[i + n - 1][1]
+        lag = 1 + rng.below(200000) if rng.below(3) else 1
+        tick = (start_us + (last_ns // 1000) + lag) & ((1 << 30) - 1)
+        reads.append((n, tick, start_us + last_ns // 1000, lag))
+        i += n
+    return made, start_us, quiet, mhz
+
+
+def compare(r, modes, codes, reads, start_us, quiet, mhz):
+    """Play run `r` every way in `modes` and compare each with the first; exits 1 (printing
+    both) where one differs. Returns the first's result."""
+    results = [play(mode, codes, reads, start_us, quiet, mhz) for mode in modes]
+    for mode, result in zip(modes[1:], results[1:]):  # noqa: B905 (MicroPython's zip)
+        if result != results[0]:
+            print("run %d: %s differs from %s" % (r, mode, modes[0]))
+            print(modes[0], results[0])
+            print(mode, result)
+            raise SystemExit(1)
+    return results[0]
+
+
 def main(runs, seed=20):
+    """Runs 0 to `runs` of `seed`, every form this interpreter has."""
     modes = ["general", "twin"] + (["viper"] if viper_run is not None else [])
+    modes += ["thumb"] if thumb_run is not None else []
     called = 0
+    words = [None] * 2048  # made once, with room (see draw)
+    edges = [None] * 3000
+    reads = [None] * 2048
     for r in range(runs):
-        rng = Prng(b"edgeloop %d %d" % (seed, r))
-        start_us = rng.below(1 << 30)  # the tick wraps inside some runs
-        edges = draw(rng, 0)
-        closed_at_boot = rng.below(1 << PINS) if rng.below(4) == 0 else 0
-        quiet = rng.below(1 << PINS)
-        counter_mask = (1 << (30 - PINS)) - 1
-        mhz = 125 if r % 3 else 133  # 56 ns a count; 52.63 ns (no whole ns: the remainders)
-        words = words_of(edges, counter_mask, closed_at_boot, mhz)
-        reads = []
-        i = 0
-        while i < len(words):
-            n = 1 + rng.below(min(RING, 1 + rng.below(40)))
-            n = min(n, len(words) - i)
-            last_ns = words[i + n - 1][1]
-            lag = 1 + rng.below(200000) if rng.below(3) else 1
-            tick = (start_us + (last_ns // 1000) + lag) & ((1 << 30) - 1)
-            reads.append((n, tick, start_us + last_ns // 1000, lag))
-            i += n
-        results = [play(mode, words, reads, start_us, quiet, mhz) for mode in modes]
-        for mode, result in zip(modes[1:], results[1:]):  # noqa: B905 (MicroPython's zip)
-            if result != results[0]:
-                print("run %d: %s differs from general" % (r, mode))
-                print("general", results[0])
-                print(mode, result)
-                raise SystemExit(1)
-        said, kept, chain, _ = results[0]
+        made, start_us, quiet, mhz = make_run(r, seed, edges, words, reads)
+        codes = [words[k][0] for k in range(made)]
+        said, kept, chain, _ = compare(r, modes, codes, reads, start_us, quiet, mhz)
         called += len(said)
-        print(r, len(words), said, kept, chain)
+        print(r, made, said, kept, chain)
     print("ok", runs, "runs", " ".join(modes), called, "reports")
+
+
+def write_runs(path, runs, seed=20):
+    """Write runs 0 to `runs` of `seed` to `path`, one a line, for `replay` on a board (whose
+    heap cannot draw them: a run's ns stamps are long ints): "r start_us quiet mhz|words in
+    hex|reads as n,tick,last,lag"."""
+    words = [None] * 2048
+    edges = [None] * 3000
+    reads = [None] * 2048
+    with open(path, "w") as f:
+        for r in range(runs):
+            made, start_us, quiet, mhz = make_run(r, seed, edges, words, reads)
+            codes = " ".join("%x" % words[k][0] for k in range(made))
+            said = " ".join("%d,%d,%d,%d" % read for read in reads)
+            f.write("%d %d %d %d|%s|%s\n" % (r, start_us, quiet, mhz, codes, said))
+
+
+def replay(path, modes):
+    """Play every run of `path` (write_runs's) the ways in `modes`, comparing each with the
+    first (on a board: ("twin", "thumb")). Prints a line a run, then "ok"."""
+    count = 0
+    with open(path) as f:
+        for line in f:
+            gc.collect()
+            head, codes, said = line.strip().split("|")
+            r, start_us, quiet, mhz = [int(x) for x in head.split()]
+            words = array("I", [int(x, 16) for x in codes.split()])
+            reads = [tuple(int(x) for x in read.split(",")) for read in said.split()]
+            result = compare(r, modes, words, reads, start_us, quiet, mhz)
+            print(r, len(words), len(result[0]), "reports")
+            count += 1
+    print("ok", count, "runs", " ".join(modes))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,8 @@
 """The capture's per-edge loop (refbox.edgeloop, its viper form refbox.edgeloop_viper): the same
 reports and state as Debouncer.edge_at fed every edge, on CPython and on the MicroPython unix port,
-where the viper machine code runs; and a noise burst costs no Python call per edge."""
+where the viper machine code runs; and a noise burst costs no Python call per edge. The RP2040's
+asm_thumb form (refbox.edgeloop_thumb) runs only there: bench/check_edgeloop_chip.py checks it on
+the emulated chip; here, that its offsets are the fields'."""
 
 import ast
 import copy
@@ -45,6 +47,22 @@ def test_the_loops_number_the_state_fields_as_refbox_debounce_does():
     assert len(Debouncer(0).v) == debounce.V_FIELDS
     viper = _consts(FIRMWARE / "refbox" / "edgeloop_viper.py")
     assert viper["_V_BYTES"] == 4 * debounce.V_FIELDS  # (a station's fields, by address)
+    thumb = _consts(FIRMWARE / "refbox" / "edgeloop_thumb.py")  # (byte offsets: LDR, STR)
+    assert {k: thumb[k] for k in fields} == {k: 4 * v for k, v in fields.items()}
+    assert thumb["_V_BYTES"] == 4 * debounce.V_FIELDS
+    assert (thumb["_UP"], thumb["_CANDIDATE"]) == (debounce._UP, debounce._CANDIDATE)
+
+
+def test_the_thumb_loop_numbers_the_chain_and_the_table_as_it_fills_them():
+    thumb = _consts(FIRMWARE / "refbox" / "edgeloop_thumb.py")
+    # the chain's [count, frac, us, ns, levels] (refbox.edgeloop), by address
+    assert [thumb[k] for k in ("_C_LAST", "_C_US", "_C_NS", "_C_LEVELS")] == [0, 8, 12, 16]
+    for item in ("INDEX", "MASK", "N", "I"):  # the per-call items `run` sets by index
+        assert thumb["_T_" + item] == 4 * thumb["_I_" + item]
+    offsets = [v for k, v in thumb.items() if k.startswith("_T_") and k not in
+               ("_T_LOWEST", "_T_WORDS_LONG")]
+    assert len(set(offsets)) == len(offsets) and max(offsets) < thumb["_T_LOWEST"] <= 124 + 4
+    assert thumb["_T_LOWEST"] + (1 << 8) <= 4 * thumb["_T_WORDS_LONG"]  # 8 pins' lowest bits
 
 
 @functools.cache

@@ -28,7 +28,8 @@ needs_compiler = pytest.mark.skipif(
 SOURCES = [
     src.relative_to(FIRMWARE).as_posix()
     for src in sorted((FIRMWARE / "refbox").rglob("*.py"))
-    if src.relative_to(FIRMWARE).as_posix() not in ("refbox/board.py", "refbox/edgeloop_viper.py")
+    if src.relative_to(FIRMWARE).as_posix() not in (
+        "refbox/board.py", "refbox/edgeloop_thumb.py", "refbox/edgeloop_viper.py")
 ]
 
 

@@ -21,10 +21,20 @@ from refbox import edgeloop
 from refbox.compat import const
 from refbox.ticks import Stamp, ticks_add, ticks_diff
 
-try:  # the per-edge loop as machine code, on MicroPython (refbox.edgeloop: the same in Python)
-    from refbox.edgeloop_viper import run as _edge_loop
-except (ImportError, SyntaxError):  # CPython; CircuitPython (no viper), or no such file there
-    _edge_loop = edgeloop.run
+
+def _no_table(limits, lowest):
+    pass  # (the viper and Python loops read `limits` as they are)
+
+
+try:  # the per-edge loop as machine code: asm_thumb on an RP2040, else viper on MicroPython
+    from refbox.edgeloop_thumb import prepare as _prepare_loop  # its table, filled at `bind`
+    from refbox.edgeloop_thumb import run as _edge_loop
+except (ImportError, SyntaxError):  # (refbox.edgeloop: the same in Python)
+    _prepare_loop = _no_table
+    try:
+        from refbox.edgeloop_viper import run as _edge_loop
+    except (ImportError, SyntaxError):  # CPython; CircuitPython (no viper), or no such file there
+        _edge_loop = edgeloop.run
 
 # refbox.ticks's, as compile-time constants for `decode`'s loop (ticks_diff written out there)
 _TICKS_HALF = const(1 << 29)
@@ -94,6 +104,7 @@ class EdgeDecoder:
         self._bank = bank
         self._limits = edgeloop.limits_for(self.n_pins, self.counter_mask, self.ns_num,
                                            self.ns_den, debouncers[0])
+        _prepare_loop(self._limits, self._lowest)
 
     def edges_called(self):
         """Edges refbox.edgeloop handed to `Debouncer.edge_at` (a figure for benches)."""

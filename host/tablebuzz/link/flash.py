@@ -66,6 +66,7 @@ NATIVE = (
     "refbox/capture.py",
     "refbox/debounce.py",
     "refbox/edgeloop.py",
+    "refbox/edgeloop_thumb.py",
     "refbox/edgeloop_viper.py",
     "refbox/leds.py",
     "refbox/protocol.py",
@@ -78,7 +79,10 @@ ARCHES = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp
 # Modules that are machine code or nothing: `@micropython.viper` functions, which need an
 # architecture. A bytecode-only build leaves them out, and refbox.capture then runs the same loop
 # in Python (refbox.edgeloop).
-MACHINE_CODE_ONLY = ("refbox/edgeloop_viper.py",)
+MACHINE_CODE_ONLY = ("refbox/edgeloop_thumb.py", "refbox/edgeloop_viper.py")
+# Machine code for one CPU only: `@micropython.asm_thumb` for the RP2040's Cortex-M0+ and its SIO
+# divider (refbox.edgeloop_thumb). Another architecture's build leaves it out (the viper loop).
+ARCH_ONLY = {"refbox/edgeloop_thumb.py": "armv6m"}
 PICO_ARCH = "armv6m"  # the RP2040's Cortex-M0+ (a dry run has no board to ask)
 
 
@@ -198,6 +202,8 @@ def build(firmware=FIRMWARE, out=BUILD, arch=None, pack=False):
     for src in sorted((firmware / PACKAGE).rglob("*.py")):
         rel = src.relative_to(firmware).as_posix()
         if arch is None and rel in MACHINE_CODE_ONLY:
+            continue
+        if rel in ARCH_ONLY and arch != ARCH_ONLY[rel]:
             continue
         board_path = rel[: -len(".py")] + ".mpy"
         dst = out / board_path

@@ -57,9 +57,9 @@ LIBRARIES = {
 }
 PACKAGES = {"adafruit_bus_device": "i2c_device.py"}  # library folders -> their versioned file
 FONT = "refbox/font8x8.bin"
-# refbox modules CircuitPython never imports: the rp2 board, and the viper loop (no native
-# emitter there: refbox.capture runs refbox.edgeloop's Python twin)
-MICROPYTHON_ONLY = ("board.py", "edgeloop_viper.py")
+# refbox modules CircuitPython never imports: the rp2 board, and the machine-code loops (no
+# native emitter nor inline assembler there: refbox.capture runs refbox.edgeloop's Python twin)
+MICROPYTHON_ONLY = ("board.py", "edgeloop_thumb.py", "edgeloop_viper.py")
 DRIVE_NAMES = ("CIRCUITPY",)
 # CircuitPython's mpy-cross: beside this Python (`make circuitpython` links it), else on PATH
 MPY_CROSS = "mpy-cross-circuitpython"
