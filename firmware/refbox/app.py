@@ -462,14 +462,21 @@ class App:
         referee = self.referee
         referee.now = now
         edges = self._control_edges
+        found = None  # the horizons, when found before the switches are handed over
         if happenings:
             self._dirty = True  # (anything else that changes the frame emits an event)
+            if (len(happenings) == 1 and happenings[0][0] == "press" and not data
+                    and self._controls_idle and edges.head == edges.tail and not edges.lost):
+                # a press alone in its pass: the race it decides, if it does, is announced now
+                # (Referee.announce_alone), and the pass's work after it changes nothing
+                found = self.horizons(settled)
+                referee.announce_alone(happenings[0][1], happenings[0][2], found[1])
             self._handle_switches(happenings)
         elif n and not data and self._controls_idle and edges.head == edges.tail:
             if not edges.lost and not referee.may_decide():
                 self._judging(now)  # capture words that are no press yet: the rest waits
                 return
-        horizon, press_horizon = self.horizons(settled)
+        horizon, press_horizon = self.horizons(settled) if found is None else found
         referee.horizons(horizon, press_horizon)  # a control or a command hands over no further
         if not self._controls_idle or edges.head != edges.tail or edges.lost:
             self._take_controls(edges, now)
