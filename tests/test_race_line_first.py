@@ -118,3 +118,37 @@ def test_a_hook_that_ends_an_announced_race_is_reported(monkeypatch):
     lines = [json.loads(line) for _, line in run_raw(timeline(*presses))]
     errors = [ev for ev in lines if ev["ev"] == "error" and ev["code"] == "internal"]
     assert errors and "announced" in errors[0]["detail"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["quiz_demo.jsonl", "quiz_tournament.jsonl", "quizbowl_naqt.jsonl", "deglingo_4p.jsonl",
+     "difference_6p.jsonl"],
+)
+def test_a_press_alone_in_its_pass_changes_no_line_by_announcing_at_once(name, monkeypatch):
+    """Referee.announce_alone announces a race in the pass that accepted its press, before the
+    hand-over that decides it: the same lines in the same order as without it (only when they
+    leave), and it is the way the quiz's lone winners take."""
+    from refbox import referee as referee_module
+
+    announced = []
+    alone = referee_module.Referee.announce_alone
+
+    def recording(self, station, stamp, press_horizon):
+        done = alone(self, station, stamp, press_horizon)
+        if done:
+            announced.append((station + 1, stamp.us, stamp.ns))
+        return done
+
+    monkeypatch.setattr(referee_module.Referee, "announce_alone", recording)
+    at_once = _play(name)
+    monkeypatch.setattr(referee_module.Referee, "announce_alone", lambda *a: False)
+    handed_over = _play(name)
+    assert at_once == handed_over
+    lines = [json.loads(line) for line in at_once]
+    assert not [ev for ev in lines if ev["ev"] == "error" and ev["code"] == "internal"]
+    races = {(ev["winner"], ev["t_us"], ev["t_ns"]) for ev in lines if ev["ev"] == "race"}
+    assert set(announced) <= races
+    if name.startswith("quiz"):  # (the card games' timers are asked every pass: never at once)
+        assert announced
+
