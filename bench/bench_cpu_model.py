@@ -6,7 +6,8 @@ drove; NAME.chip.jsonl: each line the chip wrote with its emulated µs, from boa
 by `SAVE=bench/data/cpu bench/bench_chip_latency.py`). This
 bench plays the same timelines in the simulator (tablebuzz.sim.cost's table, the flash's write
 times off as the emulator has none) and prints, per figure, the chip's and the simulator's
-min / median / max in ms and the ratio of the medians, flagged when outside ±30%:
+min / median / max in ms and the ratio of `typical` (the medians of a race's lines, the
+fastest of a command's), flagged when outside ±30%:
 - first press -> `race` line and -> the first `press` line, by race kind (1, 2, 4, 6 and 8
   presses 1-30 µs apart, a lone press in 64-edge noise bursts on 2 other stations);
 - a command -> each line it gives (`new_game`, `arm`, `judge`).
@@ -115,16 +116,29 @@ def median(values):
     return values[len(values) // 2]
 
 
+def typical(key, values):
+    """The figure compared for `key`: the median of a race's lines; a command's fastest, its
+    runs without MicroPython's automatic collection. Where that collection falls (a save that
+    crosses App.gc_threshold) is all-or-nothing for each command, ~25 ms, and which of a
+    run's arms and judgements take it moves with any change to the firmware's allocations
+    (on one timeline: 3 of 18 judgements, then 10 of 18 after a change that allocates nothing
+    on that path): a median of such a split says which side won, not the model's speed."""
+    if key.startswith(("race line", "press line")):
+        return median(values)
+    return min(values)
+
+
 def main():
     interpreter = "micropython" if "micropython" in sys.argv[1:] else "cpython"
-    print("CPU model vs the emulated chip (ms; ratio = simulator median / chip median)")
+    print("CPU model vs the emulated chip (ms; ratio = simulator / chip: the medians of a race's")
+    print("lines, the fastest of a command's: `typical`)")
     print(
         "%-30s %3s  %7s %7s %7s | %7s %7s %7s  %5s"
         % ("figure", "n", "chip", "median", "max", "sim", "median", "max", "ratio")
     )
     bad = 0
     for key, chip, sim in compare(interpreter):
-        ratio = median(sim) / median(chip)
+        ratio = typical(key, sim) / typical(key, chip)
         flag = "" if abs(ratio - 1) <= TOLERANCE else "  <- outside ±30%"
         bad += bool(flag)
         print(

@@ -36,19 +36,18 @@ CALIBRATION = {
     "chip": "rp2emu (rp2040js, 125 MHz) with the real MicroPython v1.28.0 RPI_PICO firmware",
     "deploy": ".mpy (tablebuzz.link.flash.build for armv6m: the modules of flash.NATIVE as "
     "Thumb machine code, the rest bytecode), booted from a saved flash image",
-    "firmware": "main 7fd2445 (issue 20: the capture's per-edge loop as viper machine code, "
-    "refbox.edgeloop: a closure's start, its bounce and a noise burst's spikes without a Python "
-    "call; candidates judged on machine words; a closure's due tick kept at every edge; the race "
-    "its first press alone decides announced before that press's line; the games' timer check "
-    "skipped before their next deadline; before it: the race announced at once, the winner's "
-    "station lit first, the race line one bytes format, native hot modules)",
-    "runs": "SAVE=bench/data/cpu bench/bench_chip_latency.py: latency_a (an 8-player quiz, 18 "
+    "firmware": "main 8913962 (issue 20: the capture's per-edge loop's common words as "
+    "asm_thumb machine code on the RP2040, refbox.edgeloop_thumb, the rest through the viper "
+    "loop; a press alone in its pass announces its race at once, Referee.announce_alone; "
+    "before them: the viper loop, candidates judged on machine words, a closure's due tick, "
+    "the games' timer check skipped before their next deadline, the winner's station lit first, "
+    "the race line one bytes format, native hot modules)",
+    "runs": "SAVE=bench/data/cpu bench/bench_chip_latency.py: latency_a (an 8-player quiz, 21 "
     "races: 1, 2, 4, 6 and 8 presses 1-30 µs apart and lone presses in 64-edge noise bursts on "
-    "two other stations, 3 of each, each armed, pressed 150 ms later and judged); "
-    "board_run.ts --load-flash "
-    "--watch-pins 16 --pins 2,3,4,5,6,7,8,9. Fit by hand: word refitted (7 µs: machine code), "
-    "waiting added (0.1 ms a debouncer a pass), every figure within 0.84-1.01 of the chip "
-    "(bench_cpu_model.py)",
+    "two and on four other stations, 3 of each, each armed, pressed 150 ms later and judged); "
+    "board_run.ts --load-flash --watch-pins 16 --pins 2,3,4,5,6,7,8,9. Fit by hand: word "
+    "refitted (3 µs: asm_thumb), every race figure within 0.79-1.08 of the chip, the "
+    "commands' fastest within 0.82-1.16 (bench_cpu_model.py, `typical`)",
 }
 
 TABLE = {
@@ -63,7 +62,7 @@ TABLE = {
     # a pass that decodes capture words: the debouncers (a pass that only read closures being
     # judged stops there: App._judging)
     "words": 900000,
-    "word": 7000,  # each capture word decoded (refbox.edgeloop: machine code on the chip)
+    "word": 3000,  # each capture word decoded (refbox.edgeloop_thumb: asm_thumb on the chip)
     # each edge that loop hands to Debouncer.edge_at, Python (a press or a drop at an edge, a
     # release, the boot's quiet spell: refbox.edgeloop); from the profile (0.10-0.19 ms an
     # edge_at on the chip: bench/profile_race_chip.py), as no race of the fit has one
