@@ -7,7 +7,9 @@ deployed once (`board_run.ts --save-flash`), then booted from that image (`--loa
 power-on, so the board's ticks_us is the emulated µs) to play one timeline: an 8-player quiz,
 races of 1, 2, 4, 6 and 8 presses (each presser 1-30 µs after the one before) and lone presses
 inside noise bursts (64-edge bursts, 2 µs closures every 5 µs, on two other stations, or on
-four: "noise bursts x4", around the press), each race armed, pressed, released and judged right.
+four: "noise bursts x4", around the press), and a press that bounces (64 edges, 32 closures of
+2 µs every 5 µs from its first edge, then held: "bounce"), each race armed, pressed, released
+and judged right.
 Per race it reads, from the board's USB lines and the NeoPixel pin's edges (GPIO 16, decoded as
 WS2812 frames):
 - first press -> `race` line: when its "\\n" reached the host;
@@ -61,7 +63,7 @@ DEPLOY_EXT = ("--ext", ".py,.mpy,.json,.pack,.tbj")
 # PACK=1: deploy as `tablebuzz flash --pack` does (refbox.pack beside the tree: docs/flashing.md)
 PACK = os.environ.get("PACK") == "1"
 KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "8 presses", "noise bursts",
-         "noise bursts x4")
+         "noise bursts x4", "bounce")
 
 
 def _environment():
@@ -107,6 +109,11 @@ def timeline(races_per_kind, seed=20, kinds=KINDS):
                     lines.append({"at_us": a + 5 * i, "press": s})
                     lines.append({"at_us": a + 5 * i + 2, "release": s})
         for s, a in presses:
+            if kind == "bounce":  # 64 edges on the press itself: 32 closures of 2 µs every
+                for i in range(32):  # 5 µs from its first edge, then held
+                    lines.append({"at_us": a + 5 * i, "press": s})
+                    lines.append({"at_us": a + 5 * i + 2, "release": s})
+                a += 160
             lines.append({"at_us": a, "press": s})
             lines.append({"at_us": t + 240_000 + s, "release": s})
         lines.append({"at_us": t + 300_000, "send": {"cmd": "judge", "correct": True}})

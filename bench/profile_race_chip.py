@@ -11,6 +11,8 @@ plays bench_chip_latency's timeline for the race kinds given and prints, per rac
 Run: RP2EMU=DIR UF2=FILE .venv/bin/python bench/profile_race_chip.py ["1 press" "8 presses" ...]
   MARKS  Class.method:GPIO,... (default below); a module's function as package/module.name:GPIO
   RACES  races of each kind (1); MIN_US spans shorter than this are left out (30)
+  AROUND "press" (default: from each race's first press) or "judge" (from its `judge` command,
+         300 ms after its `arm`); WINDOW_MS how long after that to show (12)
 Spare GPIOs of the pin map: 14, 15, 18, 19, 22, 26, 27, 28. Never run by `make test`.
 """
 
@@ -62,10 +64,10 @@ def probe_main(marks):
     return src.replace("from refbox.boot import main", head + "from refbox.boot import main"), pins
 
 
-def spans(rows, pins, first_ns, min_ns):
+def spans(rows, pins, first_ns, min_ns, window_ns=12_000_000):
     """[(start ns, what, length ns or None for a line)] around one race, in time order."""
     out, opened = [], {}
-    end = first_ns + 12_000_000
+    end = first_ns + window_ns
     for row in rows:
         if row.get("pin") in pins and first_ns - 200_000 <= row["at_ns"] <= end:
             if row["state"] == "high":
@@ -106,7 +108,10 @@ def main():
         verdict = "ok" if ok else "WRONG"
         print("%s: LED %s ms, race line %s ms, winner %s" % (kind, led, line, verdict))
         first = race["first"] * 1000
-        for at, what, length in spans(rows, pins, first, min_ns):
+        if os.environ.get("AROUND", "press") == "judge":
+            first = (race["arm_at"] + 300_000) * 1000  # (chip.timeline's judge command)
+        window = int(float(os.environ.get("WINDOW_MS", "12")) * 1e6)
+        for at, what, length in spans(rows, pins, first, min_ns, window):
             if length is None:
                 print("  %8.3f  %s" % ((at - first) / 1e6, what))
             else:
