@@ -190,3 +190,29 @@ def test_deadline_decisions_are_the_same_bytes_on_micropython(capture):
     head = {"players": 3, "game": "evidence", "capture": capture}
     cpython = run_raw(text, **head)
     assert run_raw(text, interpreter="micropython", **head) == cpython
+
+
+# ------------------------------------------------------------------ a release being judged
+@pytest.mark.parametrize("release_us", [1302000, 1308000, 1310999])
+@pytest.mark.parametrize("offset_us", [20, -20])
+def test_a_release_being_judged_never_lets_a_late_press_beat_the_buzz_window(release_us,
+                                                                             offset_us):
+    """Armed at 311 ms with buzz_s 1: the window closes at 1311 ms. Another player's release
+    just before it holds the timers' horizon (a press that may be ending); a press after the
+    deadline waits for that release to be known and the timer to run, and never wins (it won
+    when the release came 3 ms or less before the deadline: found by a differential fuzz); one
+    before it wins."""
+    press = 1311000 + offset_us
+    text = timeline(
+        {"at_us": 100 * MS, "press": 1},
+        {"at_us": 300 * MS, "control": "arm"},
+        {"at_us": release_us, "release": 1},
+        {"at_us": press, "press": 2},
+        {"at_us": press + 100 * MS, "release": 2},
+    )
+    result = run_sim(text, players=4, bounce="none", options={"buzz_s": 1, "false_start": "off"})
+    races = events(result, "race")
+    if offset_us > 0:
+        assert races == [] and _names(result, ("dead", "press"))[-2:] == ["dead", "press"]
+    else:
+        assert [ev["winner"] for ev in races] == [2]

@@ -152,3 +152,23 @@ def test_a_press_alone_in_its_pass_changes_no_line_by_announcing_at_once(name, m
     if name.startswith("quiz"):  # (the card games' timers are asked every pass: never at once)
         assert announced
 
+
+
+@pytest.mark.parametrize("cpu", ["off", "on"])
+def test_a_race_handed_over_before_a_control_is_announced_only_at_its_decision(cpu):
+    """A press handed over in the pass of a control (its _flush) whose NO then ends the question
+    before the race is decided: no `race` line for it (it was announced early before, and the
+    room saw a win the log never had), and no `internal` error at the next race. Found by a
+    differential fuzz of Referee.announce_alone (the same with it off)."""
+    records = [{"at_us": 300000, "control": "arm"}, {"at_us": 1000000, "control": "no"},
+               {"at_us": 1009000, "press": 3}, {"at_us": 1100000, "release": 3},
+               {"at_us": 2000000, "send": {"cmd": "arm"}}, {"at_us": 2500000, "press": 1},
+               {"at_us": 2500000, "press": 2}, {"at_us": 2600000, "release": 1},
+               {"at_us": 2600000, "release": 2}]
+    lines = [json.loads(line) for _, line in
+             run_raw(timeline(*records), players=4, cpu=cpu, bounce="none")]
+    evs = [ev["ev"] for ev in lines]
+    assert not [ev for ev in lines if ev["ev"] == "error" and ev["code"] == "internal"]
+    races = [ev for ev in lines if ev["ev"] == "race"]
+    assert [ev["winner"] for ev in races] == [1] and races[0]["tied"] == [1, 2]
+    assert evs.index("dead") < evs.index("race")  # P3's press: a press line, then the cancel

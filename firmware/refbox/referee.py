@@ -87,6 +87,8 @@ class Referee:
         self.announce = None
         self._announced = None  # the Stamp of the race announced early, until it is decided
         self._handing = Stamp(0)  # the press horizon of the hand-over under way (_hand_over)
+        self._deciding_pass = False  # that hand-over is the pass's own (tick), not a _flush
+        self._held_at = None  # the Stamp of the switch that hand-over left waiting for a timer
         self._buttons_sent = None  # the prompts last sent in a `buttons` event
 
     def error(self, code, detail, cid=None):
@@ -215,6 +217,10 @@ class Referee:
         arbiter = self.arbiter
         if self._announced is stamp:
             return True  # (announce_alone, earlier in this pass)
+        if not self._deciding_pass:
+            # handed over before a control or a command (_flush): that may still end or reopen
+            # the race before its decision (a NO, a cancel), so it is announced at the decision
+            return False
         if self.announce is None or arbiter.deciding() is not stamp or not arbiter.proven_alone():
             return False
         if self._handing.diff_ns(stamp) <= 0:
@@ -273,7 +279,7 @@ class Referee:
         if self._hand_over(horizon, press_horizon, True):
             self._stopped = (horizon, press_horizon)
             return
-        self._timers(horizon, press_horizon)
+        self._timers(horizon, self._short_of_held(press_horizon))
         self.prompts()
 
     def _finish_stopped(self, stop):
@@ -286,7 +292,7 @@ class Referee:
         if self._hand_over(stopped[0], stopped[1], stop):
             self._stopped = stopped
             return True
-        self._timers(stopped[0], stopped[1])
+        self._timers(stopped[0], self._short_of_held(stopped[1]))
         return False
 
     def _hand_over(self, horizon, press_horizon, stop=False):
@@ -296,8 +302,19 @@ class Referee:
         switches after a race decided here stay queued: True then."""
         queue = self._switches
         self._handing = press_horizon
+        self._deciding_pass = stop
+        self._held_at = None
+        game = self.game
         while queue and press_horizon.diff_ns(queue[0][0]) >= 0:
             stamp, pressed, station = queue[0]
+            if (horizon.diff_ns(stamp) < 0 and game is not None and game.phase != OVER
+                    and self._may_fire(game, stamp)):
+                # a game timer may fall due by this switch, and a release before it is still
+                # being judged (`horizon` is held before it): the timer cannot run before that
+                # release is known, and the switch cannot come before the timer (a press at or
+                # after a deadline never beats it: docs/architecture.md "Deadlines"); it waits,
+                self._held_at = stamp  # and so do the arbiter's decisions at or after it
+                break
             deciding = stop and self.arbiter.is_deciding()
             self._timers(stamp if horizon.diff_ns(stamp) >= 0 else horizon, stamp)
             if deciding and not self.arbiter.is_deciding():
@@ -305,6 +322,14 @@ class Referee:
             queue.pop(0)
             self._deliver(stamp, pressed, station)
         return False
+
+    def _short_of_held(self, press_horizon):
+        """`press_horizon`, or just before the switch the last hand-over held back (`_hand_over`):
+        the arbiter decides nothing (a race, a lockout's end) that switch could come before."""
+        held = self._held_at
+        if held is not None and press_horizon.diff_ns(held) >= 0:
+            return held.after_ns(-1)
+        return press_horizon
 
     def _flush(self):
         """Before a control or command: hand over what the loop's horizons allow, exactly as the
