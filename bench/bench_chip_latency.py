@@ -21,8 +21,7 @@ Environment:
   RP2EMU=DIR   rp2emu with `npm install` done (default: ../shared/rp2emu next to the repository)
   UF2=FILE     MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
   RACES=N      races of each kind (default 3); VERBOSE=1 also prints each race
-  KINDS=LIST   only these race kinds, comma-separated (default: all; the simulator's CPU model
-               was fitted on the first six: bench/README.md "The simulator's CPU model")
+  KINDS=LIST   only these race kinds, comma-separated (default: all)
   NATIVE=LIST  compile these modules native instead of flash.NATIVE, comma-separated board
                paths ("refbox/referee.py,refbox/arbiter.py"), "none" for bytecode only: what each
                module's native code gains (bench/README.md "Native modules")

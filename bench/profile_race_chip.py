@@ -92,8 +92,7 @@ def main():
     if unknown:
         print("profile_race_chip: no race kind %s (kinds: %s)" % (unknown, ", ".join(chip.KINDS)))
         return 2
-    chip.KINDS = kinds
-    lines, races = chip.timeline(int(os.environ.get("RACES", "1")))
+    lines, races = chip.timeline(int(os.environ.get("RACES", "1")), kinds=kinds)
     text = "".join(json.dumps(d, separators=(",", ":")) + "\n" for d in lines)
     main_py, pins = probe_main(os.environ.get("MARKS", MARKS).split(","))
     watch = ",".join(str(g) for g in [chip.PIXEL_GPIO] + sorted(pins))

@@ -36,9 +36,9 @@ def test_every_latency_figure_predicts_the_emulated_chip_within_30_percent():
 
 
 # Issue 20's budget for the race line, met on the emulated chip for these race kinds
-# (bench/README.md "bench_chip_latency.py": medians 2.7 / 3.2 / 3.3 / 3.7 / 3.6 / 3.5 / 3.9 ms for
-# 1 / 2 / 4 / 6 / 8 presses and a press inside noise bursts on two and on four other stations;
-# 3.0-3.3 ms for a press that bounces 64 edges).
+# (bench/README.md "bench_chip_latency.py": medians 2.8 / 3.1 / 3.1 / 3.4 / 3.6 / 3.5 / 4.0 / 3.1
+# ms for 1 / 2 / 4 / 6 / 8 presses, a press inside noise bursts on two and on four other
+# stations, and a press that bounces 64 edges).
 # Clean edges, as the emulator drives them: a bouncing contact is confirmed only once closed
 # 1 ms in all and as long as it was open (refbox.debounce), a wait the contact sets, not the
 # firmware's speed.
