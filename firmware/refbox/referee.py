@@ -88,7 +88,6 @@ class Referee:
         self._announced = None  # the Stamp of the race announced early, until it is decided
         self._handing = Stamp(0)  # the press horizon of the hand-over under way (_hand_over)
         self._deciding_pass = False  # that hand-over is the pass's own (tick), not a _flush
-        self._held_at = None  # the Stamp of the switch that hand-over left waiting for a timer
         self._buttons_sent = None  # the prompts last sent in a `buttons` event
 
     def error(self, code, detail, cid=None):
@@ -303,7 +302,6 @@ class Referee:
         queue = self._switches
         self._handing = press_horizon
         self._deciding_pass = stop
-        self._held_at = None
         game = self.game
         while queue and press_horizon.diff_ns(queue[0][0]) >= 0:
             stamp, pressed, station = queue[0]
@@ -313,8 +311,7 @@ class Referee:
                 # being judged (`horizon` is held before it): the timer cannot run before that
                 # release is known, and the switch cannot come before the timer (a press at or
                 # after a deadline never beats it: docs/architecture.md "Deadlines"); it waits,
-                self._held_at = stamp  # and so do the arbiter's decisions at or after it
-                break
+                break  # and so do the arbiter's decisions at or after it (_short_of_held)
             deciding = stop and self.arbiter.is_deciding()
             self._timers(stamp if horizon.diff_ns(stamp) >= 0 else horizon, stamp)
             if deciding and not self.arbiter.is_deciding():
@@ -324,11 +321,13 @@ class Referee:
         return False
 
     def _short_of_held(self, press_horizon):
-        """`press_horizon`, or just before the switch the last hand-over held back (`_hand_over`):
-        the arbiter decides nothing (a race, a lockout's end) that switch could come before."""
-        held = self._held_at
-        if held is not None and press_horizon.diff_ns(held) >= 0:
-            return held.after_ns(-1)
+        """After a hand-over up to `press_horizon` that did not stop at a decision: that horizon,
+        or just before the first switch still queued at or before it (the one `_hand_over` held
+        back for a timer): the arbiter decides nothing (a race, a lockout's end) that switch
+        could come before."""
+        queue = self._switches
+        if queue and press_horizon.diff_ns(queue[0][0]) >= 0:
+            return queue[0][0].after_ns(-1)
         return press_horizon
 
     def _flush(self):
