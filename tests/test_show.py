@@ -75,6 +75,17 @@ class Show:
             except OSError:
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.1)
+        # the desk's address with its key, as the banner prints it for the host (the QR code
+        # of it follows; the rest of stderr is read at the end)
+        self.banner = []
+        while True:
+            line = self.proc.stderr.readline()
+            assert line, "no desk address in %r" % self.banner
+            self.banner.append(line)
+            if line.startswith("tablebuzz: desk "):
+                self.desk = line.split()[2]
+                self.key = self.desk.partition("#key=")[2]
+                break
 
     def stop(self):
         if self.proc.returncode is not None:
@@ -157,7 +168,7 @@ def test_scoreboard_and_desk_follow_a_scripted_game(browser, show, tmp_path, scr
     desk = browser.new_page()
     try:
         open_page(board, server.url + "/")
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         title = over_words[0].split(":")[0]
         wait_text(board, "#title", [title])
         wait_text(desk, "#subtitle", [title])
@@ -208,7 +219,7 @@ def test_evidence_count_is_not_shown_to_the_room_before_it_is_entered(browser, s
     desk = browser.new_page()
     try:
         open_page(board, server.url + "/")
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         wait_text(board, "#title", ["Evidence"])
         on(desk).click("#btn-arm")  # round 1: the claims open
         wait_text(board, "#gameview", ["round 1"])
@@ -235,7 +246,7 @@ def test_desk_starts_a_game_with_names_and_its_clicks_change_the_scoreboard(brow
     desk = browser.new_page()
     try:
         open_page(board, server.url + "/")
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         wait_text(board, "#waiting", ["Set-up menu"])  # the box starts in its menu
         on(desk).select_option("#ng-game", "quiz")
         on(desk).fill("#ng-players", "3")
@@ -280,7 +291,7 @@ def test_desk_quiz_panel_arms_with_points_cancels_adjusts_and_names(browser, sho
     desk = browser.new_page()
     try:
         open_page(board, server.url + "/")
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         wait_text(desk, "#gamedesk", ["quiz"])
         wait_text(desk, "#qz-arm", ["Arm +1"])  # the value it sends: the question's points
         for key in ("2", "0"):
@@ -318,8 +329,8 @@ def test_two_desks_are_told_and_a_page_without_a_board_says_what_it_waits_for(br
         board.goto(server.url + "/")
         wait_text(board, "#waiting", ["Waiting for the board",
                                       "no MicroPython board found on /dev/ttyNOPE"])
-        desk1.goto(server.url + "/desk")
-        desk2.goto(server.url + "/desk")
+        desk1.goto(server.desk)
+        desk2.goto(server.desk)
         wait_text(desk1, "#warning", ["2 desks are open"])
         assert desk1.locator("#btn-arm").is_hidden()  # no board, no prompts: nothing offered
         desk1.click("[data-control=arm]")  # the box's own ARM, sent anyway
@@ -363,7 +374,7 @@ def test_two_desks_acting_at_once_each_get_their_own_replies(show):
     uri = server.url.replace("http", "ws") + "/ws"
 
     async def desk(ws, msg):
-        await ws.send(json.dumps({"type": "hello", "role": "desk"}))
+        await ws.send(json.dumps({"type": "hello", "role": "desk", "key": server.key}))
         await ws.send(json.dumps(msg))
         while True:
             reply = json.loads(await asyncio.wait_for(ws.recv(), 20))
@@ -417,7 +428,7 @@ def tv_phone_desk(browser, server):
     try:
         open_page(board, server.url + "/")
         open_page(phone, server.url + "/")
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         yield board, phone, desk
     finally:
         board.close()
@@ -495,8 +506,8 @@ def test_the_desk_reads_a_packet_marks_the_buzz_and_sends_the_power(browser, sho
     phone.set_viewport_size({"width": 390, "height": 844})
     try:
         open_page(board, server.url + "/")
-        open_page(desk, server.url + "/desk")
-        open_page(phone, server.url + "/desk")
+        open_page(desk, server.desk)
+        open_page(phone, server.desk)
         wait_text(desk, "#packet", ["tossup 1", "alchemists", "(*)", "ANSWER: gold"])
         on(desk).click("#btn-arm")  # the reading starts: the buzzers are open (NAQT)
         wait_text(board, "#quiz-question", ["question 1 · Science - Chemistry"])

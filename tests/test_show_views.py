@@ -103,7 +103,7 @@ def test_an_naqt_match_plays_from_the_desk_with_a_packet_and_exports(browser, sh
                   "--packet", str(PACKET), records=folder)
     desk = browser.new_page()
     try:
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         desk.add_script_tag(content=DRIVER)
         seen = desk.evaluate("([plan, first]) => tbPlay(plan, first)", [plan, 1])
         wait_text(desk, "#message", ["done"])
@@ -162,7 +162,7 @@ def test_the_desk_and_the_room_while_a_player_answers_then_times_up(browser, sho
     phone = browser.new_page()
     phone.set_viewport_size(PHONE)
     try:
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         open_page(board, server.url + "/")
         open_page(phone, server.url + "/")
         wait_text(desk, "#btn-arm", ["ARM arm buzzers"])  # the board's own prompt
@@ -212,7 +212,7 @@ def test_the_desk_puts_the_standings_on_the_tv(browser, show):  # noqa: F811
     phone = browser.new_page()
     phone.set_viewport_size(PHONE)
     try:
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         open_page(board, server.url + "/")
         open_page(phone, server.url + "/standings")  # a second screen: the standings only
         desk.add_script_tag(content=DRIVER)
@@ -272,7 +272,7 @@ def test_every_card_game_says_what_is_happening_on_a_tv_and_a_phone(browser, sho
     phone = browser.new_page()
     phone.set_viewport_size(PHONE)
     try:
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         open_page(board, server.url + "/")
         open_page(phone, server.url + "/")
         wait_text(board, "#doing", [first])  # the board's words, as it sends them

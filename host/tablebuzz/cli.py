@@ -164,6 +164,12 @@ def build_parser():
         "--port", default=os.environ.get("PORT") or None,
         help="the board's serial port (default: found by USB vendor id)",
     )
+    show.add_argument(
+        "--allow-host", action="append", metavar="NAME",
+        help="a further host name the pages may be opened by (e.g. a DNS name of this "
+             "computer); repeatable. Allowed already: the --http address, localhost, "
+             "127.0.0.1, [::1], and this computer's addresses when serving on 0.0.0.0",
+    )
     show.add_argument("--sim", action="store_true", help="the simulator instead of a board")
     show.add_argument("--packet", metavar="FILE",
                       help="a quizbowl packet (MODAQ's JSON) for the desk: the reader's tossups, "

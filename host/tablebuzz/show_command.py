@@ -8,6 +8,7 @@ status 2 (never a traceback).
 """
 
 import datetime
+import logging
 import sys
 import time
 from pathlib import Path
@@ -21,22 +22,60 @@ def _fail(message):
     return 2
 
 
-def serve(hub, host, port, banner):
-    """Run the web app for `hub` until Ctrl-C."""
+def serve(hub, host, port, banner, allowed_hosts=None):
+    """Run the web app for `hub` until Ctrl-C; only requests naming `allowed_hosts` (a set from
+    guard.allowed_hosts; by default this computer's names for `host`) are served."""
     import uvicorn
 
-    from tablebuzz.views.show.server import make_app
+    from tablebuzz.views.show import guard
+    from tablebuzz.views.show.server import FrameErrors, make_app
 
+    if allowed_hosts is None:
+        allowed_hosts = guard.allowed_hosts(host)
     print(banner, file=sys.stderr)
-    config = uvicorn.Config(make_app(hub), host=host, port=port, log_level="warning",
-                            access_log=False, ws_max_size=64 * 1024)
+    config = uvicorn.Config(make_app(hub, allowed_hosts), host=host, port=port,
+                            log_level="warning", access_log=False, ws_max_size=64 * 1024)
+    logging.getLogger("uvicorn.error").addFilter(FrameErrors())
     uvicorn.Server(config).run()
 
 
-def _banner(host, port, extra):
+def _url_host(host):
+    return "[%s]" % host if ":" in host else host
+
+
+def _banner(host, port, extra, pairing=None):
+    """The lines `show` prints: the scoreboard's address, the desk's with its key (and a QR
+    code of it for a phone), the records. The key goes to this terminal only, never to a page."""
+    from tablebuzz.views.show import guard
+
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
-    return ("tablebuzz: scoreboard http://%s:%d/   desk http://%s:%d/desk   %s (Ctrl-C stops)"
-            % (shown, port, shown, port, extra))
+    if host in guard.ANY_ADDRESSES:
+        shown = (guard.lan_addresses() or ["localhost"])[0]
+    base = "http://%s:%d" % (_url_host(shown), port)
+    lines = ["tablebuzz: scoreboard %s/   %s (Ctrl-C stops)" % (base, extra)]
+    if pairing is not None:
+        url = pairing.desk_url(base)
+        lines.append("tablebuzz: desk %s   (the key in it pairs the desk: keep it off the "
+                     "TV; a page without it only watches)" % url)
+        lines.append(_qr(url))
+    else:
+        lines.append("tablebuzz: desk %s/desk" % base)
+    return "\n".join(line for line in lines if line)
+
+
+def _qr(text):
+    """A QR code of `text` drawn with block characters for a terminal (segno), with a line
+    saying what it is; "" when segno cannot draw it."""
+    import io
+
+    import segno
+
+    out = io.StringIO()
+    try:
+        segno.make(text, error="m").terminal(out=out, compact=True)
+    except (ValueError, OSError):
+        return ""
+    return "tablebuzz: the desk on a phone: scan this\n" + out.getvalue().rstrip("\n")
 
 
 def sim_link(args, clock=time.monotonic):
@@ -117,9 +156,12 @@ def cmd_show(args):
         for sink in sinks:
             sink.names({}, table)  # the first view: waiting for the board
         extra += "   " + rooms_extra
+    from tablebuzz.views.show import guard
+
+    allowed = guard.allowed_hosts(host, getattr(args, "allow_host", None) or ())
     hub = Hub(link, table, recorder, simulator=args.sim, stations=pinmap.PLAYER_COUNT)
     try:
-        serve(hub, host, port, _banner(host, port, extra))
+        serve(hub, host, port, _banner(host, port, extra, hub.pairing), allowed)
     except KeyboardInterrupt:
         pass
     if seed is not None and args.seed is None and not getattr(args, "given_seed", None):
@@ -264,7 +306,7 @@ def cmd_replay(args):
     table.set_names(names)
     hub = Hub(link, table, None, simulator=True, stations=pinmap.PLAYER_COUNT)
     try:
-        serve(hub, host, port, _banner(host, port, "replaying %s" % args.file))
+        serve(hub, host, port, _banner(host, port, "replaying %s" % args.file, hub.pairing))
     except KeyboardInterrupt:
         pass
     return 0

@@ -158,16 +158,30 @@ def team_list(value):
     return value
 
 
-def clean_name(text):
-    """A name as the device keeps it: spaces trimmed, at most MAX_NAME characters, no control
-    characters (C0, DEL, C1); "" clears the name. Raises GameError("bad_value")."""
-    text = text.strip()
-    if len(text) > MAX_NAME:
-        raise GameError("bad_value", "a name is at most %d characters" % MAX_NAME)
+def name_fault(text):
+    """Why `text` (a str) cannot be a name, or None. Refused: control characters (C0, DEL, C1),
+    and the bidi controls that reorder what follows them on a page (Unicode UAX #9: the
+    embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069) or invisibly move
+    the text beside them (the marks LRM U+200E, RLM U+200F, ALM U+061C): a name in any script
+    shows right without them, since every page isolates each name (docs/security.md)."""
     for ch in text:
         o = ord(ch)
         if o < 0x20 or 0x7F <= o < 0xA0:
-            raise GameError("bad_value", "a name has no control characters")
+            return "a name has no control characters"
+        if 0x202A <= o <= 0x202E or 0x2066 <= o <= 0x2069 or o in (0x200E, 0x200F, 0x61C):
+            return "a name has no bidi controls (U+202A-U+202E, U+2066-U+2069, LRM, RLM, ALM)"
+    return None
+
+
+def clean_name(text):
+    """A name as the device keeps it: spaces trimmed, at most MAX_NAME characters, none of the
+    characters `name_fault` refuses; "" clears the name. Raises GameError("bad_value")."""
+    text = text.strip()
+    if len(text) > MAX_NAME:
+        raise GameError("bad_value", "a name is at most %d characters" % MAX_NAME)
+    fault = name_fault(text)
+    if fault:
+        raise GameError("bad_value", fault)
     return text
 
 

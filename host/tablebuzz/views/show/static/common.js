@@ -30,7 +30,13 @@ TB.who = function (game, p) {
   const name = game && game.names ? game.names[String(p)] : null;
   const colour = game && game.colours ? game.colours[p - 1] : "#fff";
   return TB.el("span", { class: "who-inline" },
-    TB.el("b", { style: "color:" + colour }, "P" + p), name ? " " + name : "");
+    TB.el("b", { style: "color:" + colour }, "P" + p), name ? " " : "", name ? TB.name(name) : "");
+};
+
+// A name, isolated from the text around it (<bdi>): a right-to-left name never reorders the
+// line it stands in.
+TB.name = function (text) {
+  return TB.el("bdi", {}, String(text));
 };
 
 TB.whoText = function (game, p) {
@@ -62,13 +68,31 @@ TB.verifySeed = async function (seed, commit) {
   return hex === commit;
 };
 
+// Pairing (docs/security.md): the desk's address carries the key `tablebuzz show` printed
+// (/desk#key=...; a fragment never reaches a server or a log). The page keeps it for this tab
+// and takes it out of the address bar, which a mirrored laptop screen would show the room.
+TB.deskKey = function () {
+  const given = new URLSearchParams(location.hash.slice(1)).get("key");
+  if (given) {
+    try { sessionStorage.setItem("tablebuzz-desk-key", given); } catch (e) { /* private mode */ }
+    history.replaceState(null, "", location.pathname + location.search);
+    return given;
+  }
+  try { return sessionStorage.getItem("tablebuzz-desk-key"); } catch (e) { return null; }
+};
+
+// This page's name across reconnections: the host answers a message sent again with the same
+// id once, and never applies it twice.
+TB.clientId = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, "0")).join("");
+
 // The live link: onView(message) for every view; onReply(message) for answers to this page.
 TB.connect = function (role, onView, onReply) {
   const link = { ws: null, nextId: 1, onReply: onReply, up: false };
+  const key = role === "desk" ? TB.deskKey() : null;
   function open() {
     const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
     link.ws = ws;
-    ws.onopen = () => { link.up = true; ws.send(JSON.stringify({ type: "hello", role: role })); };
+    ws.onopen = () => { link.up = true; ws.send(JSON.stringify({ type: "hello", role: role, key: key, client: TB.clientId })); };
     ws.onmessage = (e) => {
       let msg;
       try { msg = JSON.parse(e.data); } catch (err) { return; }

@@ -366,6 +366,7 @@ function render(msg) {
   const src = v.source || {};
   setLink(src.connected, src.connected ? (src.kind === "simulator" ? "simulator" : "board connected") : src.status);
   const warn = [];
+  if (msg.paired === false) warn.push("This page is not paired, so it cannot act: open the desk address that tablebuzz show printed (with its key), or scan its QR code.");
   if (msg.pages && msg.pages.desk > 1) warn.push(msg.pages.desk + " desks are open: every one of them can act on the game.");
   if (!src.connected) warn.push("No board yet: " + (src.status || "waiting") + ". Commands cannot be sent until it is connected.");
   (v.notices || []).slice(-1).forEach((n) => warn.push("board said: " + n));
