@@ -35,17 +35,23 @@ LOOP_S = 0.01  # the link thread's poll of its socket
 
 class Tee:
     """The show hub's recorder, extended: `recorder` (or None) and every sink get each item.
-    A sink gets `item(item, table)`, `names(names, table)` and `close()`; a sink's failure is
-    said once on stderr and never stops the room's screen or its records."""
+    It answers what the hub asks of a recorder (`item`, `sent`, `set_names(names, next_game)`,
+    `mark`, `close`). A sink gets `item(item, table)`, `names(names, table)`, `close()`, and
+    `mark(mark)` if it has one; a sink's failure is said once on stderr and never stops the
+    room's screen or its records. Names the desk gives for a new game reach the sinks just
+    before that game's `game` event, so they name the new game, never the one still running."""
 
     def __init__(self, recorder, table, sinks):
         self.recorder = recorder
         self.table = table
         self.sinks = list(sinks)
         self._said = set()
+        self._next_names = None  # the desk's names for the game about to start
 
     def _each(self, method, *args):
         for sink in self.sinks:
+            if method == "mark" and not hasattr(sink, "mark"):
+                continue
             try:
                 getattr(sink, method)(*args)
             except Exception as e:  # noqa: BLE001 - a sink's bug must not stop the room
@@ -55,6 +61,10 @@ class Tee:
                         type(sink).__name__, method, type(e).__name__, e), file=sys.stderr)
 
     def item(self, item):
+        if self._next_names is not None and item.kind == "event" and \
+                item.event.get("ev") == "game":
+            names, self._next_names = self._next_names, None
+            self._each("names", names, self.table)
         try:
             if self.recorder is not None:
                 self.recorder.item(item)
@@ -65,12 +75,23 @@ class Tee:
         if self.recorder is not None:
             self.recorder.sent(line)
 
-    def set_names(self, names):
+    def set_names(self, names, next_game=False):
         try:
             if self.recorder is not None:
-                self.recorder.set_names(names)
+                self.recorder.set_names(names, next_game=next_game)
         finally:
-            self._each("names", names, self.table)
+            if next_game:
+                self._next_names = dict(names or {})
+            else:
+                self._next_names = None
+                self._each("names", names, self.table)
+
+    def mark(self, mark):
+        try:
+            if self.recorder is not None:
+                self.recorder.mark(mark)
+        finally:
+            self._each("mark", mark)
 
     def close(self):
         try:

@@ -366,6 +366,7 @@ class Hub:
         """One text frame from `page`: checked, then acted on; every outcome is one reply."""
         msg_id = None
         entry = None
+        kind = None
         try:
             msg = self._parse(text)
             kind = msg.get("type")
@@ -401,6 +402,11 @@ class Hub:
         except (ValueError, TypeError, KeyError, OverflowError) as e:
             self._reply(page, msg_id, False,
                         "the page sent something the host cannot use: %s" % e, entry)
+        except Exception as e:  # noqa: BLE001 - a host bug: said, and the page keeps its link
+            print("tablebuzz: internal error on a page's %s message (the show goes on): %s: %s"
+                  % (str(kind)[:20], type(e).__name__, e), file=sys.stderr)
+            self._reply(page, msg_id, False, "the host could not do it (an internal error: "
+                        "%s); nothing else changed" % type(e).__name__, entry)
 
     def _again(self, page, msg_id, entry):
         """A message whose (client, id) was seen: never applied again. Its answer, if it has
