@@ -39,9 +39,10 @@ TB.name = function (text) {
   return TB.el("bdi", {}, String(text));
 };
 
+// "P3 Ann" as text (a title, an option): the name between FSI and PDI, the plain-text <bdi>.
 TB.whoText = function (game, p) {
   const name = game && game.names ? game.names[String(p)] : null;
-  return "P" + p + (name ? " " + name : "");
+  return "P" + p + (name ? " \u2068" + name + "\u2069" : "");
 };
 
 // A card from the wire ("10S") as a card face; null = face down.

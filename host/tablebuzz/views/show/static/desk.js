@@ -277,7 +277,7 @@ const DESKS = {
     const v = g.view;
     const teams = v.teams || [];
     const teamSelect = el("select", { id: "qz-team" }, teams.map((t) =>
-      el("option", { value: t.team }, t.name || "team " + t.team)));
+      el("option", { value: t.team }, t.name ? "\u2068" + t.name + "\u2069" : "team " + t.team)));
     const player = () => Number(document.getElementById("qz-player").value);
     // the number pad's value, else the question's value as the board set it (its `points`)
     const points = () => D.pad > 0 ? D.pad : (g.options.points || 1);

@@ -83,7 +83,7 @@ function renderPlayers(g) {
     gameBadges(g, p, badges);
     const name = g.names[String(p)];
     tiles.push(el("div", { class: cls, style: "--pc:" + g.colours[p - 1], "data-player": p },
-      el("div", { class: "who" }, el("span", { class: "num" }, "P" + p), name ? " " + name : ""),
+      el("div", { class: "who" }, el("span", { class: "num" }, "P" + p), name ? " " : "", name ? TB.name(name) : ""),
       el("div", { class: "score" }, String(g.scores[p - 1]), el("span", { class: "unit" }, g.unit)),
       el("div", { class: "badges" }, badges)));
   }
@@ -164,7 +164,7 @@ const VIEWS = {
       v.sudden_death.map((p) => [TB.who(g, p), " "])));
     if (v.teams && v.teams.length) {
       parts.push(el("table", { class: "grid", id: "quiz-teams" }, v.teams.map((t) =>
-        el("tr", {}, el("td", { style: "text-align:left;font-weight:800;color:" + (g.colours[t.players[0] - 1] || "inherit") }, t.name || "team " + t.team),
+        el("tr", {}, el("td", { style: "text-align:left;font-weight:800;color:" + (g.colours[t.players[0] - 1] || "inherit") }, t.name ? TB.name(t.name) : "team " + t.team),
           el("td", { style: "text-align:left" }, t.players.map((p) => [TB.who(g, p), " "])),
           el("td", { style: "font-size:var(--mid);font-weight:900" }, String(t.score))))));
     }
@@ -287,7 +287,7 @@ function renderOver(g) {
   const teams = over.team_ranking;
   if (teams && teams.length && !over.abandoned) {
     TB.fill("ranking", teams.map((r) => el("li", { class: r.place === 1 ? "first" : "" },
-      ordinal(r.place) + "  " + (r.name || "team " + r.team) + "  " + r.score + " " + over.unit)));
+      ordinal(r.place) + "  ", r.name ? TB.name(r.name) : "team " + r.team, "  " + r.score + " " + over.unit)));
   } else TB.fill("ranking", over.ranking.map((r, i) => el("li", { class: !over.abandoned && r.place === 1 ? "first" : "" },
     over.abandoned ? "" : ordinal(r.place) + "  ", TB.who(g, r.player), "  " + r.score + " " + over.unit)));
   TB.fill("overnotes", over.abandoned ? "stopped before the end: no winner" : (over.notes || []).join(" · "));
