@@ -66,8 +66,13 @@ def main():
     server = subprocess.Popen(
         [str(TABLEBUZZ), "show", "--sim", "--game", "quiz", "--players", "2", "--seed", "1",
          "--http", "127.0.0.1:%d" % port, "--no-records"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
+        key = ""  # the desk's key, from the address the banner prints for the host
+        for line in server.stderr:
+            if line.startswith("tablebuzz: desk "):
+                key = line.split()[2].partition("#key=")[2]
+                break
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -83,7 +88,7 @@ def main():
                 profile, executable_path=CHROMIUM, args=FLAGS, headless=True,
                 viewport={"width": 1920, "height": 1080})
             desk = context.new_page()
-            desk.goto(url + "/desk")
+            desk.goto(url + "/desk#key=" + key)
             desk.wait_for_function("() => window.__tbLastMessageAt")
             # the scoreboard in a window the desk opened: same browser, same clock
             desk.evaluate("(u) => { window.__board = window.open(u, 'board'); }", url + "/")
