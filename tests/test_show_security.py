@@ -23,9 +23,10 @@ from test_show import browser, on, open_page, show, wait_text  # noqa: F401 - fi
 
 
 def run(coro, timeout=120):
-    """Run `coro` on a loop of its own (Playwright's sync API holds this thread's loop)."""
+    """Run `coro` on a loop of its own (Playwright's sync API holds this thread's loop), for at
+    most `timeout` s (then TimeoutError)."""
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result(timeout)
+        return pool.submit(asyncio.run, asyncio.wait_for(coro, timeout)).result()
 
 
 def ws_url(server):
