@@ -82,8 +82,9 @@ class Show:
             line = self.proc.stderr.readline()
             assert line, "no desk address in %r" % self.banner
             self.banner.append(line)
-            if line.startswith("tablebuzz: desk "):
-                self.desk = line.split()[2]
+            words = line.split()
+            if "desk" in words[:-1] and words[words.index("desk") + 1].startswith("http"):
+                self.desk = words[words.index("desk") + 1]
                 self.key = self.desk.partition("#key=")[2]
                 break
 
