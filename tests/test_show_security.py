@@ -241,7 +241,8 @@ def test_a_client_that_is_not_paired_is_refused_every_command_and_sees_no_desk_d
             replies = {}
             for i, action in enumerate(ACTIONS):
                 await ws.send(json.dumps(dict(action, id=i + 1)))
-                replies[i + 1] = await until(ws, lambda m: m["type"] == "reply", seen=seen)
+                replies[i + 1] = await until(ws, lambda m: m["type"] == "reply", timeout=5,
+                                             seen=seen)
             return seen, replies
 
     async def all_attacks():
