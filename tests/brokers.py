@@ -138,8 +138,12 @@ class Tablebuzz:
 
 def hub(broker_port=None, args=(), env=None):
     """`tablebuzz hub`: with `--mqtt` the broker at `broker_port`, else the embedded one on a
-    free port (`.listen`)."""
+    free port (`.listen`); its store in a folder of its own unless `args` names one."""
     cmd = ["hub"]
+    if "--store" not in [str(a) for a in args]:
+        import tempfile
+
+        cmd += ["--store", Path(tempfile.mkdtemp(prefix="tablebuzz-hub-")) / "hub.sqlite3"]
     if broker_port:
         cmd += ["--mqtt", "127.0.0.1:%d" % broker_port]
     else:

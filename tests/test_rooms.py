@@ -60,7 +60,8 @@ def test_room_names_are_single_topic_levels():
 
 
 # ------------------------------------------------------------------------------ the hub's fold
-def _events(room, run, lines, first_seq=1, game="g1"):
+def _events(room, run, lines, first_seq=1):
+    game = "%s-1" % run
     return [("tablebuzz/%s/events" % room, json.dumps(
         {"room": room, "run": run, "seq": first_seq + i, "game": game, "n": i + 1,
          "line": line}).encode()) for i, line in enumerate(lines)]

@@ -192,6 +192,9 @@ def build_parser():
         help="without --mqtt: the embedded broker listens here (default 127.0.0.1:1883)",
     )
     hub.add_argument("--name", default="director", help="the hub's session name at the broker")
+    hub.add_argument("--store", metavar="FILE",
+                     help="where the hub keeps what it received (SQLite; default: "
+                          "hub/NAME.sqlite3 beside the records folder)")
 
     tui = sub.add_parser(
         "tui", help="the terminal screen on a board (--port, or found by USB id) or --sim"

@@ -49,6 +49,11 @@ def default_spool(room):
     return records_module.default_folder().parent / "rooms-spool" / ("%s.jsonl" % room)
 
 
+def default_store(name):
+    """The hub's store when no --store is given: `hub/NAME.sqlite3` beside the records folder."""
+    return records_module.default_folder().parent / "hub" / ("%s.sqlite3" % name)
+
+
 def show_sinks(args, label):
     """[sink] for `tablebuzz show` (a Publisher, an OscSender) and a line for the banner.
     Raises RoomsError."""
@@ -103,6 +108,7 @@ def cmd_hub(args):
     from tablebuzz.rooms.broker import BrokerConfig
     from tablebuzz.rooms.embedded import EmbeddedBroker
     from tablebuzz.rooms.hub import DirectorHub, make_app
+    from tablebuzz.rooms.keep import HubStore
 
     def fail(text):
         print("tablebuzz: " + text, file=sys.stderr)
@@ -129,13 +135,16 @@ def cmd_hub(args):
                             % (bhost, bport, bhost, bport))
             embedded = EmbeddedBroker(bhost, bport)
             config = BrokerConfig("127.0.0.1" if bhost in ("0.0.0.0", "") else bhost, bport)
-        hub = DirectorHub(config, pinmap.PLAYER_COLOURS, embedded,
-                          name=args.name)
+        from tablebuzz.rooms import topics
+
+        name = topics.check_room(args.name)
+        store = HubStore(Path(args.store) if args.store else default_store(name))
+        hub = DirectorHub(config, pinmap.PLAYER_COLOURS, embedded, name=args.name, store=store)
     except (ValueError, OSError, RoomsError) as e:
         return fail(str(e))
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
-    print("tablebuzz: director http://%s:%d/   broker %s%r   (Ctrl-C stops)" % (
-        shown, port, "embedded " if embedded else "", config), file=sys.stderr)
+    print("tablebuzz: director http://%s:%d/   broker %s%r   store %s   (Ctrl-C stops)" % (
+        shown, port, "embedded " if embedded else "", config, store.path), file=sys.stderr)
     server = uvicorn.Server(uvicorn.Config(make_app(hub), host=host, port=port,
                                            log_level="warning", access_log=False))
     try:

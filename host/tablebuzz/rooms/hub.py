@@ -28,9 +28,10 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from tablebuzz.records.cells import safe_row
 from tablebuzz.rooms import topics
 from tablebuzz.rooms.broker import connack_text, make_client
-from tablebuzz.rooms.state import HubState, summary
+from tablebuzz.rooms.state import HubState
 from tablebuzz.views.show.server import STATIC as SHOW_STATIC
 
 STATIC = Path(__file__).parent / "static"  # the director's page
@@ -39,11 +40,14 @@ PUSH_S = 0.05  # the pages get what changed at most this often
 
 class DirectorHub:
     """The hub (see the module doc). `config`: tablebuzz.rooms.broker.BrokerConfig; `embedded`:
-    an EmbeddedBroker to start first (or None); `name`: the hub's session name."""
+    an EmbeddedBroker to start first (or None); `name`: the hub's session name; `store`: a
+    tablebuzz.rooms.keep.HubStore (or None): what it holds is folded in before the broker is
+    reached, and every message that changes the state is written to it."""
 
-    def __init__(self, config, colours, embedded=None, name="director", say=None):
+    def __init__(self, config, colours, embedded=None, name="director", say=None, store=None):
         self.config = config
         self.embedded = embedded
+        self.store = store
         self.name = topics.check_room(name)
         self.state = HubState(colours)
         self.say = say or (lambda text: print("tablebuzz: " + text, file=sys.stderr))
@@ -52,6 +56,7 @@ class DirectorHub:
         self.connected = False
         self._dirty = set()
         self._standings_dirty = True
+        self._problems_seen = 0
         self._wake = None
         self._loop = None
         self._client = None
@@ -61,6 +66,13 @@ class DirectorHub:
     async def start(self):
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
+        if self.store is not None:
+            with self.lock:
+                count = self.store.restore(self.state)
+                self.state.keep = self.store.keep
+                self.state.keep_problem = self.store.keep_problem
+            if count:
+                self.say("hub: %d messages read back from %s" % (count, self.store.path))
         if self.embedded is not None:
             await self.embedded.start()
         client = make_client(self.config, "tablebuzz-hub-" + self.name, clean=False)
@@ -80,13 +92,20 @@ class DirectorHub:
             self.connected = False
 
         def on_message(client, userdata, message):
+            # paho acknowledges a QoS 1 message (PUBACK) when this returns: what changed the
+            # state is on disk by then (self.state.keep)
             with self.lock:
                 try:
                     room = self.state.apply(message.topic, message.payload, time.time())
                 except Exception as e:  # noqa: BLE001 - one bad message must not stop the hub
-                    self.state.problems.append("%s: %s: %s" % (message.topic,
-                                                               type(e).__name__, e))
+                    self.state.problems.append({
+                        "room": None, "topic": message.topic[:100], "at": time.time(),
+                        "why": "the hub failed on it: %s: %s" % (type(e).__name__, e)})
                     room = None
+                problems = len(self.state.problems)
+                if problems != self._problems_seen:
+                    self._problems_seen = problems
+                    self._standings_dirty = True  # the problems go with the standings
                 if room is not None:
                     self._dirty.add(room.name)
                     if message.topic.endswith("/records"):
@@ -112,60 +131,78 @@ class DirectorHub:
             self._client.loop_stop()
         if self.embedded is not None:
             await self.embedded.stop()
+        if self.store is not None:
+            with self.lock:
+                self.store.close()
 
     # ---------------------------------------------------------------- the pages
     def snapshot(self, names=None, standings=True):
         with self.lock:
-            if names is None:
-                rooms = self.state.rooms()
-            else:
-                rooms = [summary(self.state.rooms_by_name[n]) for n in sorted(names)]
+            rooms = self.state.rooms(names)
             out = {"type": "rooms", "rooms": rooms, "full": names is None,
                    "broker": {"address": repr(self.config), "connected": self.connected},
                    "sent": time.time()}
             if standings:
                 out["standings"] = self.state.standings()
+                out["problems"] = list(self.state.problems)
             return out
 
     async def _push(self):
+        """Sends what changed to every page, for as long as the hub runs: a failure is said on
+        the terminal and the next change is sent all the same."""
         while True:
             await self._wake.wait()
             self._wake.clear()
-            with self.lock:
-                names, self._dirty = self._dirty, set()
-                standings, self._standings_dirty = self._standings_dirty, False
-            if names or standings:
-                text = json.dumps(self.snapshot(names, standings), ensure_ascii=False)
-                for ws in list(self.pages):
-                    try:
-                        await ws.send_text(text)
-                    except Exception:  # noqa: BLE001 - a page that went away
-                        self.pages.discard(ws)
+            try:
+                await self._push_once()
+            except Exception as e:  # noqa: BLE001 - the pages' only live link must not die
+                self.say("hub: a page update failed (%s: %s); the next one is whole"
+                         % (type(e).__name__, e))
+                with self.lock:
+                    self._dirty.update(self.state.rooms_by_name)
+                    self._standings_dirty = True
             await asyncio.sleep(PUSH_S)
+
+    async def _push_once(self):
+        with self.lock:
+            names, self._dirty = self._dirty, set()
+            standings, self._standings_dirty = self._standings_dirty, False
+        if names or standings:
+            text = json.dumps(self.snapshot(names, standings), ensure_ascii=False)
+            for ws in list(self.pages):
+                try:
+                    await ws.send_text(text)
+                except Exception:  # noqa: BLE001 - a page that went away
+                    self.pages.discard(ws)
 
     async def page(self, ws):
         await ws.accept()
         self.pages.add(ws)
         try:
             await ws.send_text(json.dumps(self.snapshot(), ensure_ascii=False))
-            while True:
-                await ws.receive_text()  # the page says nothing that matters
-        except WebSocketDisconnect:
+            while True:  # the page says nothing that matters: text, bytes, all read and dropped
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+        except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             self.pages.discard(ws)
 
 
 def standings_csv(standings):
+    """The standings as CSV text: one row per side, every text cell through
+    tablebuzz.records.cells.safe_cell (a name `=HYPERLINK(...)` is shown, never run)."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["game", "place", "name", "rooms", "games", "wins", "losses", "ties",
                      "points", "ppg", "powers", "gets", "negs"])
     for game, rows in sorted(standings.items()):
         for i, r in enumerate(rows, 1):  # powers, gets, negs: the quiz's rows only
-            writer.writerow([game, i, r["name"], " ".join(r["rooms"]), r["games"], r["wins"],
-                             r["losses"], r["ties"], r["points"], r["ppg"],
-                             r.get("powers", ""), r.get("gets", ""), r.get("negs", "")])
+            writer.writerow(safe_row([
+                game, i, r["name"], " ".join(r["rooms"]), r["games"], r["wins"], r["losses"],
+                r["ties"], r["points"], r["ppg"], r.get("powers", ""), r.get("gets", ""),
+                r.get("negs", "")]))
     return out.getvalue()
 
 
@@ -179,7 +216,7 @@ def make_app(hub):
     async def rooms_json(request):
         snap = hub.snapshot()
         return JSONResponse({"rooms": snap["rooms"], "standings": snap["standings"],
-                             "broker": snap["broker"]})
+                             "problems": snap["problems"], "broker": snap["broker"]})
 
     async def export(request):
         with hub.lock:
