@@ -6,9 +6,10 @@ real paho clients and the director's page in a real Chromium.
 
 import json
 import subprocess
+import time
 
 import pytest
-from brokers import TABLEBUZZ
+from brokers import TABLEBUZZ, wait_for
 from tablebuzz.paths import REPO
 from tablebuzz.rooms import state as state_module
 from tablebuzz.rooms.hub import standings_csv
@@ -244,29 +245,35 @@ def test_standings_csv_neutralises_formulas_in_names():
 
 
 # ------------------------------------------------------------------------------ end to end
-def publish(port, messages, retain=False, **login):
-    """Publish [(topic, payload)] at QoS 1 with a real paho client; waits for every PUBACK.
-    Returns the client's CONNACK reason (a string) when the broker refused it."""
+def publish(port, messages, retain=False, linger=1.0, **login):
+    """Publish [(topic, payload)] at QoS 1 with a real paho client; waits for every PUBACK,
+    then `linger` s (amqtt acknowledges a message before it passes it on, and forgets what it
+    has not passed on when a clean session ends). Returns the client's CONNACK reason (a
+    string) when the broker refused it."""
     import paho.mqtt.client as mqtt
 
     client = mqtt.Client(callback_api_version=mqtt.CallbackAPIVersion.VERSION2,
                          protocol=mqtt.MQTTv311)
     if login:
         client.username_pw_set(login["username"], login.get("password"))
-    refused = []
-    client.on_connect = lambda c, u, f, rc, p: refused.append(str(rc)) if rc.is_failure else None
+    answers = []
+    client.on_connect = lambda c, u, f, rc, p: answers.append(rc)
     client.connect("127.0.0.1", port)
     client.loop_start()
     try:
+        wait_for(lambda: answers, timeout=10)
+        if answers[0].is_failure:
+            return str(answers[0])
         infos = [client.publish(t, p, qos=1, retain=retain) for t, p in messages]
         for info in infos:
             info.wait_for_publish(timeout=10)
+        time.sleep(linger)
     except (RuntimeError, ValueError):
         pass
     finally:
         client.disconnect()
         client.loop_stop()
-    return refused[0] if refused else None
+    return None
 
 
 def _page_rooms(page):
@@ -316,3 +323,119 @@ def test_a_retained_bad_view_and_a_text_score_never_break_the_director_even_afte
         wait_for(lambda: "late" in _page_rooms(page))
     finally:
         page.close()
+
+
+# ------------------------------------------------------------------------------ logins, topics
+def _subscriber(port, topic_filter, **login):
+    """A paho client subscribed to `topic_filter`: (client, [(topic, payload)], [granted])."""
+    import paho.mqtt.client as mqtt
+
+    got, granted = [], []
+    client = mqtt.Client(callback_api_version=mqtt.CallbackAPIVersion.VERSION2,
+                         protocol=mqtt.MQTTv311)
+    client.username_pw_set(login["username"], login["password"])
+    client.on_message = lambda c, u, m: got.append((m.topic, m.payload))
+    client.on_subscribe = lambda c, u, mid, codes, p: granted.extend(codes)
+    client.on_connect = lambda c, u, f, rc, p: c.subscribe(topic_filter, qos=1)
+    client.connect("127.0.0.1", port)
+    client.loop_start()
+    return client, got, granted
+
+
+def test_the_embedded_broker_lets_in_only_rooms_with_their_join_code_and_only_on_their_topic(
+        procs, tmp_path):  # noqa: F811
+    from brokers import hub, join_code, wait_for
+
+    h = hub()
+    procs.append(h)
+    alpha = {"username": "alpha", "password": join_code(h, "alpha")}
+    printed = subprocess.run([str(TABLEBUZZ), "hub", "--store", str(h.store), "--join", "alpha",
+                              "beta"], capture_output=True, text=True, check=True).stdout
+    assert printed.splitlines()[0].split()[:2] == ["alpha", alpha["password"]]
+    assert "--mqtt-user beta --room beta" in printed
+    good = game_messages("alpha", "a0", sim_lines())
+    assert publish(h.listen, good[:3], username="alpha",
+                   password="0" * 16) == "Not authorized"  # a wrong code
+    anonymous = publish(h.listen, [("tablebuzz/delta/status", b'{"room":"delta","online":1}')])
+    assert anonymous == "Not authorized"
+    assert publish(h.listen, good[:3], username="beta", password=alpha["password"]) == \
+        "Not authorized"  # alpha's code is not beta's
+    # alpha's login: another room's topic, the hub's ack topic, reading another room
+    spy, seen, granted = _subscriber(h.listen, "tablebuzz/#", **alpha)
+    try:
+        forged = game_messages("beta", "b0", sim_lines())
+        assert publish(h.listen, forged, **alpha) is None  # acknowledged, and dropped
+        assert publish(h.listen, [("tablebuzz/alpha/ack", b'{"room":"alpha","acked":{}}')],
+                       **alpha) is None
+        assert publish(h.listen, good, **alpha) is None
+        wait_for(lambda: any(r["room"] == "alpha" and r["games_finished"] == 1
+                             for r in h.get_json("/rooms.json")["rooms"]))
+        assert granted and all(getattr(c, "is_failure", c == 128) for c in granted)
+        assert seen == []
+    finally:
+        spy.disconnect()
+        spy.loop_stop()
+    rooms = h.get_json("/rooms.json")
+    assert [r["room"] for r in rooms["rooms"]] == ["alpha"]  # no beta, no delta
+    assert [r["rooms"] for r in rooms["standings"]["quiz"]][0] == ["alpha"]
+
+
+# ------------------------------------------------------------------------------ SIGKILL
+def _hub_files(h):
+    """What a hub shows of the event: rooms' counts, standings, export, QBJ (without the
+    moment it was made)."""
+    rooms = {r["room"]: (r["events"], r["games_finished"], r["missing"], r["conflicts"])
+             for r in h.get_json("/rooms.json")["rooms"]}
+    qbj = json.loads(h.get_text("/tournament.qbj"))
+    return rooms, h.get_text("/standings.csv"), h.get_text("/export.jsonl"), qbj
+
+
+def _spool_acked(path):
+    acked = [json.loads(line)["acked"] for line in open(path) if line.startswith('{"acked"')]
+    return max(acked, default=0)
+
+
+@pytest.mark.parametrize("kind", ["embedded", "mosquitto"])
+def test_a_hub_killed_with_sigkill_comes_back_with_the_whole_event_and_rooms_catch_up_once(
+        kind, procs, tmp_path):  # noqa: F811
+    from brokers import Mosquitto, Tablebuzz, hub, room
+
+    store = tmp_path / "hub.sqlite3"
+    broker = None
+    if kind == "mosquitto":
+        broker = Mosquitto(tmp_path / "mosquitto")
+        procs.append(broker)
+        h = hub(broker_port=broker.port, args=["--store", store])
+        port, join = broker.port, None
+    else:
+        h = hub(args=["--store", store])
+        port, join = h.listen, h
+    procs.append(h)
+    short = EXAMPLES / "quiz_tournament.jsonl"  # 8.2 s of play
+    procs.append(room("alpha", port, tmp_path / "alpha.jsonl", "--script", short, "--speed", "8",
+                      join=join))
+    wait_for(lambda: _hub_files(h)[0].get("alpha", (0, 0))[1] == 1, timeout=40)
+    procs.append(room("gamma", port, tmp_path / "gamma.jsonl", "--script", short, "--speed", "1",
+                      join=join))
+    wait_for(lambda: _hub_files(h)[0].get("gamma", (0,))[0] >= 10, timeout=40)
+    before = _hub_files(h)
+    h.proc.kill()  # SIGKILL: no goodbye, the embedded broker dies with it
+    h.proc.wait()
+    args = ["hub", "--store", store]
+    args += ["--mqtt", "127.0.0.1:%d" % port] if broker else ["--listen", "127.0.0.1:%d" % port]
+    again = Tablebuzz(args)
+    again.store = store
+    procs.append(again)
+    after = _hub_files(again)
+    assert after[0]["alpha"] == before[0]["alpha"]  # alpha's finished game, as it was
+    assert after[1:] == before[1:] or after[0]["gamma"][1] == 1  # unless gamma finished already
+    assert "quiz,1,Owls,alpha,1,1,0,0,35,35.0" in after[1]
+    expected = len(sim_lines())  # gamma's whole game: hello to game_over
+    wait_for(lambda: _hub_files(again)[0]["gamma"][:3] == (expected, 1, 0), timeout=60)
+    time.sleep(1.0)  # anything more would be counted twice
+    rooms, csv_text, export, qbj = _hub_files(again)
+    assert rooms["gamma"] == (expected, 1, 0, [])
+    assert sorted(json.loads(line)["room"] for line in export.splitlines()) == ["alpha", "gamma"]
+    assert len(qbj["objects"][0]["phases"][0]["rounds"][0]["matches"]) == 2
+    assert "quiz,1,Owls,alpha gamma,2,2,0,0,70,35.0" in csv_text
+    wait_for(lambda: _spool_acked(tmp_path / "gamma.jsonl") >= expected, timeout=10)

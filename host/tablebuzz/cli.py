@@ -195,6 +195,8 @@ def build_parser():
     hub.add_argument("--store", metavar="FILE",
                      help="where the hub keeps what it received (SQLite; default: "
                           "hub/NAME.sqlite3 beside the records folder)")
+    hub.add_argument("--join", nargs="+", metavar="ROOM",
+                     help="print these rooms' join codes for the embedded broker, and exit")
 
     tui = sub.add_parser(
         "tui", help="the terminal screen on a board (--port, or found by USB id) or --sim"

@@ -36,6 +36,7 @@ from tablebuzz.views.show.server import STATIC as SHOW_STATIC
 
 STATIC = Path(__file__).parent / "static"  # the director's page
 PUSH_S = 0.05  # the pages get what changed at most this often
+ACK_S = 0.2  # the rooms hear what is in the store at most this often
 
 
 class DirectorHub:
@@ -57,10 +58,12 @@ class DirectorHub:
         self._dirty = set()
         self._standings_dirty = True
         self._problems_seen = 0
+        self._ack_dirty = set()  # rooms to tell what the hub has (their `ack` topic)
         self._wake = None
         self._loop = None
         self._client = None
         self._task = None
+        self._ack_task = None
 
     # ---------------------------------------------------------------- the broker side
     async def start(self):
@@ -83,6 +86,8 @@ class DirectorHub:
                 return
             self.connected = True
             client.subscribe(topics.PREFIX + "/+/#", qos=1)
+            with self.lock:  # the broker may have lost the retained acknowledgements
+                self._ack_dirty.update(self.state.rooms_by_name)
             self.say("hub: subscribed at the broker %r" % self.config)
 
         def on_disconnect(client, userdata, flags, reason_code, properties):
@@ -110,6 +115,10 @@ class DirectorHub:
                     self._dirty.add(room.name)
                     if message.topic.endswith("/records"):
                         self._standings_dirty = True
+                where = topics.parse_topic(message.topic)
+                if where is not None and where[1] in ("events", "records") and \
+                        where[0] in self.state.rooms_by_name:
+                    self._ack_dirty.add(where[0])  # a repeat too: its room waits for this
             self._loop.call_soon_threadsafe(self._wake.set)
 
         client.on_connect = on_connect
@@ -120,12 +129,30 @@ class DirectorHub:
         client.loop_start()  # paho's thread: connects, and reconnects with backoff
         self._client = client
         self._task = asyncio.create_task(self._push())
+        self._ack_task = asyncio.create_task(self._acks())
+
+    async def _acks(self):
+        """Tells each room what the store holds of it (`tablebuzz/<room>/ack`, retained: see
+        tablebuzz.rooms.topics), at most every ACK_S."""
+        while True:
+            await asyncio.sleep(ACK_S)
+            if not self.connected:
+                continue
+            with self.lock:
+                rooms, self._ack_dirty = self._ack_dirty, set()
+                messages = [(name, {"room": name, "acked": {
+                    run: seen.low for run, seen in self.state.rooms_by_name[name].runs.items()}})
+                    for name in sorted(rooms)]
+            for name, message in messages:
+                self._client.publish(topics.topic(name, topics.ACK), topics.dumps(message),
+                                     qos=1, retain=True)
 
     async def stop(self):
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._ack_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._client is not None:
             self._client.disconnect()
             self._client.loop_stop()

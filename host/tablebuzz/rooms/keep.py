@@ -6,7 +6,8 @@ Tables:
 - `messages(id, topic, payload, received)`: every `events` and `records` message that changed
   the hub's state (a duplicate is not kept), in the order received;
 - `latest(topic, payload, received)`: the latest `view` and `status` of each room;
-- `problems(id, room, topic, why, at)`: the messages set aside.
+- `problems(id, room, topic, why, at)`: the messages set aside;
+- `settings(key, value)`: the hub's secret (tablebuzz.rooms.logins), drawn on first use.
 
 The hub writes a message here before paho acknowledges it to the broker (the PUBACK goes when
 `on_message` returns), so a message the broker counts as delivered is on disk: a SIGKILL of the
@@ -26,6 +27,7 @@ create table if not exists latest (topic text primary key, payload blob not null
     received real not null);
 create table if not exists problems (id integer primary key, room text, topic text,
     why text not null, at real);
+create table if not exists settings (key text primary key, value text not null);
 """
 
 
@@ -47,6 +49,17 @@ class HubStore:
             self.db.executescript(SCHEMA)
         except (sqlite3.Error, OSError) as e:
             raise StoreError("the hub's store %s: %s" % (self.path, e)) from None
+
+    def secret(self):
+        """The hub's secret (hex): the one kept here, drawn and kept the first time."""
+        from tablebuzz.rooms import logins
+
+        row = self.db.execute("select value from settings where key = 'secret'").fetchone()
+        if row is not None:
+            return row[0]
+        value = logins.new_secret()
+        self.db.execute("insert into settings values ('secret', ?)", (value,))
+        return value
 
     def keep(self, kind, topic, payload, now):
         """One message that changed the state (HubState.keep); `now`: time.time()."""
