@@ -14,6 +14,9 @@ The publisher's own thread holds the broker link:
   run its store holds the room's messages (tablebuzz.rooms.topics); the spool forgets them then,
   and not at the broker's PUBACK: a broker that is killed, or a hub killed with its embedded
   broker, loses nothing a room sent, since the room sends it again;
+- when the hub has acknowledged nothing more for `RESEND_S` while messages wait for it (the hub
+  was away, or its broker lost its session), send them again from the oldest, and wait twice as
+  long before the next time (up to `MAX_RESEND_S`);
 - publish the latest view (retained) whenever it changed;
 - when the link drops: every message the hub has not acknowledged is sent again from the spool
   after the reconnection (the hub keeps one of each, by its `run` and `seq`); reconnect after
@@ -31,6 +34,8 @@ from tablebuzz.rooms import topics
 from tablebuzz.rooms.broker import connack_text, make_client
 
 WINDOW = 64  # QoS 1 messages in flight at once
+RESEND_S = 3.0  # the hub has said nothing of what was sent this long: send it again
+MAX_RESEND_S = 60.0
 BACKOFF_S = 0.25
 MAX_BACKOFF_S = 8.0
 KEEPALIVE_S = 10
@@ -111,6 +116,8 @@ class Publisher:
         self._inflight = {}  # mid -> seq
         self._sent_upto = 0
         self._hub_acked = 0  # the hub's store holds every message of this run up to here
+        self._waiting_since = None  # monotonic s: sent messages the hub has not acknowledged
+        self._resend_s = RESEND_S
 
     # ---------------------------------------------------------------- the room's side
     def start(self):
@@ -300,8 +307,20 @@ class Publisher:
     def _pump(self, client):
         # what the hub's store holds: the spool forgets it
         mark = min(self._hub_acked, self.spool.last_seq)
+        now = time.monotonic()
         if mark > self.spool.acked:
             self.spool.ack(mark)
+            self._waiting_since = now
+            self._resend_s = RESEND_S
+        if self._sent_upto <= self.spool.acked:
+            self._waiting_since = None  # nothing sent waits for the hub
+        elif self._waiting_since is None:
+            self._waiting_since = now
+        elif not self._inflight and now - self._waiting_since > self._resend_s:
+            self._sent_upto = self.spool.acked  # go back: send again what the hub lacks
+            self.stats["resent"] += 1
+            self._waiting_since = now
+            self._resend_s = min(self._resend_s * 2, MAX_RESEND_S)
         room = WINDOW - len(self._inflight)
         if room > 0:
             for seq, topic, payload, retain in self.spool.unsent_after(self._sent_upto, room):
