@@ -16,7 +16,8 @@ The publisher's own thread holds the broker link:
   broker, loses nothing a room sent, since the room sends it again;
 - when the hub has acknowledged nothing more for `RESEND_S` while messages wait for it (the hub
   was away, or its broker lost its session), send them again from the oldest, and wait twice as
-  long before the next time (up to `MAX_RESEND_S`);
+  long before the next time (up to `MAX_RESEND_S`) until the hub has them all: a hub that is
+  only slow is not flooded with what it is still reading;
 - publish the latest view (retained) whenever it changed;
 - when the link drops: every message the hub has not acknowledged is sent again from the spool
   after the reconnection (the hub keeps one of each, by its `run` and `seq`); reconnect after
@@ -34,7 +35,7 @@ from tablebuzz.rooms import topics
 from tablebuzz.rooms.broker import connack_text, make_client
 
 WINDOW = 64  # QoS 1 messages in flight at once
-RESEND_S = 3.0  # the hub has said nothing of what was sent this long: send it again
+RESEND_S = 10.0  # the hub has acknowledged nothing of what was sent this long: send it again
 MAX_RESEND_S = 60.0
 BACKOFF_S = 0.25
 MAX_BACKOFF_S = 8.0
@@ -311,9 +312,9 @@ class Publisher:
         if mark > self.spool.acked:
             self.spool.ack(mark)
             self._waiting_since = now
-            self._resend_s = RESEND_S
         if self._sent_upto <= self.spool.acked:
             self._waiting_since = None  # nothing sent waits for the hub
+            self._resend_s = RESEND_S
         elif self._waiting_since is None:
             self._waiting_since = now
         elif not self._inflight and now - self._waiting_since > self._resend_s:
