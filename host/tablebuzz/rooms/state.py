@@ -135,14 +135,15 @@ class HubState:
         room.pending.pop(game, None)
         self._problem(room.name, "events", "game %s: a conflict: %s" % (game, why), now)
 
-    def apply(self, topic_text, payload, now):
-        """Fold one message (see the module doc). `payload`: bytes; `now`: time.time()."""
+    def apply(self, topic_text, payload, now, checked_before=False):
+        """Fold one message (see the module doc). `payload`: bytes; `now`: time.time();
+        `checked_before`: read back from the hub's own store (tablebuzz.rooms.schema.check)."""
         where = parse_topic(topic_text)
         if where is None:
             return None
         name, kind = where
         try:
-            msg = schema.check(name, kind, bytes(payload))
+            msg = schema.check(name, kind, bytes(payload), checked_before)
         except schema.RefusedError as e:
             self._problem(name, kind, str(e), now)
             return None
