@@ -103,11 +103,12 @@ class DirectorHub:
                 try:
                     room = self.state.apply(message.topic, message.payload, time.time())
                 except Exception as e:  # noqa: BLE001 - one bad message must not stop the hub
-                    self.state.problems.append({
+                    self.state.problems = (self.state.problems + [{
                         "room": None, "topic": message.topic[:100], "at": time.time(),
-                        "why": "the hub failed on it: %s: %s" % (type(e).__name__, e)})
+                        "why": "the hub failed on it: %s: %s" % (type(e).__name__, e)}])[-50:]
+                    self.state.problems_seen += 1
                     room = None
-                problems = len(self.state.problems)
+                problems = self.state.problems_seen
                 if problems != self._problems_seen:
                     self._problems_seen = problems
                     self._standings_dirty = True  # the problems go with the standings
@@ -144,8 +145,11 @@ class DirectorHub:
                     run: seen.low for run, seen in self.state.rooms_by_name[name].runs.items()}})
                     for name in sorted(rooms)]
             for name, message in messages:
-                self._client.publish(topics.topic(name, topics.ACK), topics.dumps(message),
-                                     qos=1, retain=True)
+                try:
+                    self._client.publish(topics.topic(name, topics.ACK),
+                                         topics.dumps(message), qos=1, retain=True)
+                except Exception as e:  # noqa: BLE001 - the next change says it again
+                    self.say("hub: could not acknowledge room %s: %s" % (name, e))
 
     async def stop(self):
         for task in (self._task, self._ack_task):

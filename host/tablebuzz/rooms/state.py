@@ -117,12 +117,14 @@ class HubState:
         self.colours = colours
         self.rooms_by_name = {}
         self.problems = []  # [{room, topic, why, at}]: messages set aside (the latest 50)
+        self.problems_seen = 0  # how many were ever set aside
         self.keep = None
         self.keep_problem = None
 
     def _problem(self, room, topic, why, now):
         problem = {"room": room, "topic": topic, "why": why, "at": now}
         self.problems = (self.problems + [problem])[-MAX_PROBLEMS:]
+        self.problems_seen += 1
         if self.keep_problem is not None:
             self.keep_problem(problem)
 
