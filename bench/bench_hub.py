@@ -1,27 +1,44 @@
-"""The rooms at scale (issue 23, docs/rooms.md): N rooms publishing to a real Mosquitto, the
-director's hub (`tablebuzz hub --mqtt`, a subprocess) folding them, a page's WebSocket reading it.
+"""The rooms at scale (issues 23 and 35, docs/rooms.md): real rooms playing the real firmware in
+the simulator, publishing to a real Mosquitto; the director's hub (`tablebuzz hub --mqtt`, a
+subprocess) folding them; a WebSocket client standing for the director's page.
 
-Each room is the host's real pipeline: the scoreboard's Table, the rooms' Publisher with its disk
-spool and its own paho link, playing the events of `examples/quiz_tournament.jsonl` (118 lines,
-8.2 s of play) as the simulator made them (the firmware in the simulator is run once, here, and
-its lines are replayed by every room at `SPEED` times their pace: N live simulators would measure
-the simulator, not the rooms).
+1. 16 rooms, each a real `tablebuzz show --sim --script examples/quiz_tournament.jsonl --mqtt
+   ... --room rNN` process (the simulator's firmware, the scoreboard's loop, the records' Tee,
+   the Publisher with its spool and paho link, the web server), at the script's own pace
+   (8.2 s of play).
+2. 100 rooms across a SIGKILL of the broker and then of the hub (each started again: Mosquitto on
+   its persistence, the hub on its store). 100 `show` processes do not fit on the 2-core machine
+   beside anything else (each imports the host and the firmware and serves the web), so these
+   rooms are lighter: 4 runners (`python bench/bench_hub.py --runner ...`) import once and fork
+   25 rooms each; a room is built exactly as `tablebuzz show --sim --mqtt` builds it (the same
+   argument parser, tablebuzz.show_command.sim_link with its own firmware in the simulator, the
+   rooms' sinks and Tee, and the show's own loop, tablebuzz.views.show.server.Hub), without the
+   HTTP server. One firmware a process: the simulated board's modules are the process's own.
+   A room costs ~5 % of a core at the script's pace (the simulated firmware, measured with
+   `time` on one `show --sim`), so these play at a fifth of it (41 s a game), and their show
+   loops and broker links poll every 50 ms instead of 5 and 10 (which adds up to 50 ms to
+   their latency): both kills fall in the middle of every game.
 
-Prints:
-1. with 16 rooms: events/s and messages/s through the broker; the director's update latency,
-   p50/p99: from the moment a room made a view (after folding an event) to the hub's WebSocket
-   message carrying it reaching a page's socket (the broker, the hub's fold, its 50 ms push
-   coalescing; the page's redraw is bench_scoreboard's); memory per room, in the rooms' process
-   and in the hub (RSS growth / rooms);
-2. with 100 rooms and the broker restarted in the middle (SIGTERM, away 2 s, started again with
-   its persistence): events lost and events counted twice at the hub (targets 0 and 0), and the
-   messages the broker delivered twice that the hub recognised and dropped.
-Targets: 16 rooms ≤ 500 ms p99; 100 rooms 0 loss 0 duplicates. Needs Debian's mosquitto
-(make mosquitto). About 60 s on the machine in bench/README.md.
+Compared by content, not by counters: the simulator's own lines for the script (`tablebuzz sim
+--script`, the same firmware, made once here) against each room's record as the hub exports it
+(`/export.jsonl`), line for line: a line missing is *lost*, a line there more often than played is
+*duplicated*; a room with no record in the export lost its whole game. The hub accepts a record
+only when it agrees with the events it received, so this compares the events too.
+
+Latency: for each room's view, from the moment the room made it (the view message's `wall`, the
+room's time.time()) to the hub's WebSocket message carrying it reaching the page's socket (the
+Publisher, the broker, the hub's checks, fold and store, its 50 ms push coalescing; the page's
+redraw is bench_scoreboard's). All processes share one clock (one machine).
+
+Targets: 16 rooms p99 <= 500 ms; both parts 0 lost, 0 duplicated. Needs Debian's mosquitto
+(make mosquitto). Prints its figures; about 2 minutes.
 """
 
+import argparse
+import asyncio
+import contextlib
 import json
-import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -31,194 +48,302 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 
-from brokers import Mosquitto, hub  # noqa: E402
-from tablebuzz import cli  # noqa: E402
-from tablebuzz.link.connection import RecordConnection, SimConnection  # noqa: E402
-from tablebuzz.rooms.broker import BrokerConfig  # noqa: E402
-from tablebuzz.rooms.publisher import Publisher, Tee  # noqa: E402
-from tablebuzz.rooms.spool import Spool  # noqa: E402
-from tablebuzz.sim import simulate  # noqa: E402
-from tablebuzz.views.table import Table  # noqa: E402
+from brokers import TABLEBUZZ, Mosquitto, Tablebuzz, hub, room, wait_for  # noqa: E402
 
 SCRIPT = REPO / "examples" / "quiz_tournament.jsonl"
-SPEED = 2.0
+SPEED_100 = 0.2  # the 100 rooms' pace: a room at full speed costs ~5 % of a core
+POLL_S = 0.05  # the 100 rooms' show loop and broker link poll every 50 ms (the show's own:
+# 5 ms and 10 ms): 2.3 % of a core a room at 20 ms, measured with ps, is too much for 100
 
 
-def game_lines():
-    """[(s, line)]: the simulator's events for SCRIPT, on its simulated clock."""
-    args = cli.build_parser().parse_args(["show", "--sim", "--script", str(SCRIPT)])
-    header, text, _ = cli.simulation_setup(args, False)
-    records = cli.timeline_records(args, text, header["players"])
-    clock = [0.0]
-    conn = SimConnection(header, records, clock=lambda: clock[0])
-    conn.start()
-    out = []
-    while clock[0] < 30:
-        clock[0] += 0.1
-        out += [(i.ns / 1e9, i.text) for i in conn.poll() if i.kind == "event"]
+def expected_lines():
+    """The simulator's protocol lines for SCRIPT: hello, then the game up to game_over."""
+    out = subprocess.run([str(TABLEBUZZ), "sim", "--script", str(SCRIPT)], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
     return out
 
 
-def rss_kb(pid="self"):
-    with open("/proc/%s/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+class Director:
+    """A page's WebSocket on the hub (reconnecting to `url()` when the hub is away): latencies
+    (ms) of every room view it sees for the first time."""
 
+    def __init__(self, url):
+        self.url = url
+        self.latencies = []
+        self.seen = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
 
-class Room:
-    def __init__(self, name, lines, config, folder, colours):
-        self.conn = RecordConnection(lines, speed=SPEED)
-        self.table = Table(colours, source={"kind": "replay", "label": name,
-                                            "status": "simulator running", "connected": True})
-        self.publisher = Publisher(config, name, Spool(folder / ("%s.jsonl" % name)),
-                                   say=lambda text: None)
-        self.tee = Tee(None, self.table, [self.publisher])
-        self.events = 0
+    def _run(self):
+        from websockets.sync.client import connect
 
-    def start(self):
-        self.publisher.start()
-        self.conn.start()
-
-    def poll(self):
-        for item in self.conn.poll():
-            self.table.apply(item)
-            self.tee.item(item)
-            self.events += item.kind == "event"
-
-
-def run_rooms(n, lines, broker, h, folder, colours, restart_at=None):
-    """Play n rooms to the end; returns (wall s, rooms, latencies ms, hub RSS growth kB, our
-    RSS growth kB)."""
-    from websockets.sync.client import connect
-
-    config = BrokerConfig("127.0.0.1", broker.port)
-    latencies = []
-    seen_wall = {}
-    stop = threading.Event()
-    ws = connect("ws://127.0.0.1:%d/ws" % h.port, max_size=None)
-
-    def read():
-        while not stop.is_set():
+        while not self.stop.is_set():
             try:
-                text = ws.recv(timeout=0.2)
-            except TimeoutError:
-                continue
-            except Exception:  # noqa: BLE001 - closed at the end
-                return
-            now = time.time()
-            for r in json.loads(text).get("rooms", []):
-                wall = r.get("view_wall")
-                if wall and seen_wall.get(r["room"]) != wall:
-                    seen_wall[r["room"]] = wall
-                    latencies.append((now - wall) * 1000)
+                with connect(self.url().replace("http", "ws") + "/ws", max_size=None,
+                             open_timeout=2) as ws:
+                    while not self.stop.is_set():
+                        try:
+                            text = ws.recv(timeout=0.2)
+                        except TimeoutError:
+                            continue
+                        now = time.time()
+                        for r in json.loads(text).get("rooms", []):
+                            wall = r.get("view_wall")
+                            if wall and self.seen.get(r["room"]) != wall:
+                                self.seen[r["room"]] = wall
+                                self.latencies.append((now - wall) * 1000)
+            except Exception:  # noqa: BLE001 - the hub is away: try again
+                time.sleep(0.2)
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    hub_before = rss_kb(h.proc.pid)
-    our_before = rss_kb()
-    rooms = [Room("r%03d" % i, lines, config, folder, colours) for i in range(n)]
-    for r in rooms:
-        r.start()
-    t0 = time.monotonic()
-    restarted = False
-    while not all(r.conn.done for r in rooms):
-        for r in rooms:
-            r.poll()
-        if restart_at is not None and not restarted and time.monotonic() - t0 > restart_at:
-            restarted = True
-            threading.Thread(target=broker.restart, kwargs={"away_s": 2.0}).start()
-        time.sleep(0.005)
-    for r in rooms:
-        r.poll()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not all(r.publisher.flushed() for r in rooms):
-        time.sleep(0.05)
-    wall = time.monotonic() - t0
-    time.sleep(0.5)  # the hub's last pushes
-    grown_hub = rss_kb(h.proc.pid) - hub_before
-    grown_ours = rss_kb() - our_before
-    stop.set()
-    ws.close()
-    reader.join(2)
-    for r in rooms:
-        r.publisher.close()
-    return wall, rooms, latencies, grown_hub, grown_ours
+    def close(self):
+        self.stop.set()
+        self.thread.join(3)
 
 
-def settled(h, expected, quiet_s=5.0):
-    """The hub's rooms once it has `expected` events or has not moved for `quiet_s`; and the
-    seconds that took."""
-    t0 = time.monotonic()
-    last, moved = None, time.monotonic()
-    while True:
-        got = {r["room"]: r for r in h.get_json("/rooms.json")["rooms"]}
-        total = sum(r["events"] for r in got.values())
-        if total >= expected or time.monotonic() - moved > quiet_s:
-            return got, time.monotonic() - t0
-        if total != last:
-            last, moved = total, time.monotonic()
-        time.sleep(0.2)
+def compare(h, names, expected):
+    """(lost, duplicated, repeats the hub dropped, rooms without a record): each room's exported
+    record against the simulator's lines, line for line."""
+    over = next(i for i, line in enumerate(expected) if '"ev":"game_over"' in line)
+    game = expected[1:over + 1]
+    records = {}
+    for text in h.get_text("/export.jsonl").splitlines():
+        g = json.loads(text)
+        records.setdefault(g["room"], []).append([o["line"] for o in g["lines"] if "line" in o])
+    lost = duplicated = 0
+    missing_rooms = []
+    for name in names:
+        got = [line for rec in records.get(name, []) for line in rec]
+        if name not in records:
+            missing_rooms.append(name)
+        elif got != game and not compare.said:
+            compare.said = True  # the first room that differs, for the reader
+            import difflib
+
+            print("\n".join(list(difflib.unified_diff(game, got, "played", "exported of " + name,
+                                                     lineterm=""))[:30]), file=sys.stderr)
+        for line in set(game) | set(got):
+            diff = got.count(line) - game.count(line)
+            lost += max(0, -diff)
+            duplicated += max(0, diff)
+    repeats = sum(r["duplicates"] for r in h.get_json("/rooms.json")["rooms"])
+    return lost, duplicated, repeats, missing_rooms
 
 
-def pct(values, p):
+compare.said = False
+
+
+def pct(values, q):
+    if not values:
+        return float("nan")
     values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+
+def events_over(h, count):
+    """True when the hub holds more than `count` events (said on stderr as it goes)."""
+    got = sum(r["events"] for r in h.get_json("/rooms.json")["rooms"])
+    print("\r  the hub holds %d events" % got, end="", file=sys.stderr)
+    return got > count
+
+
+def all_finished(h, names):
+    rooms = {r["room"]: r for r in h.get_json("/rooms.json")["rooms"]}
+    return all(rooms.get(n, {}).get("games_finished") == 1 for n in names)
+
+
+def part_one(folder, expected, n=16):
+    broker = Mosquitto(folder / "mosquitto")
+    h = hub(broker_port=broker.port, args=["--store", folder / "hub.sqlite3"])
+    director = Director(lambda: h.url)
+    names = ["r%02d" % i for i in range(n)]
+    rooms = []
+    try:
+        t0 = time.monotonic()
+        for name in names:
+            rooms.append(room(name, broker.port, folder / (name + ".jsonl"), "--script", SCRIPT))
+        wait_for(lambda: all_finished(h, names), timeout=120, step=0.5)
+        wall = time.monotonic() - t0
+        time.sleep(1.0)
+        lost, duplicated, repeats, missing = compare(h, names, expected)
+    finally:
+        director.close()
+        for r in rooms:
+            r.stop()
+        h.stop()
+        broker.stop()
+    return {"rooms": n, "wall_s": wall, "views": len(director.latencies),
+            "p50": pct(director.latencies, 50), "p99": pct(director.latencies, 99),
+            "lost": lost, "duplicated": duplicated, "repeats": repeats, "no_record": missing}
+
+
+def part_two(folder, expected, n=100, runners=4, speed=SPEED_100):
+    broker = Mosquitto(folder / "mosquitto")
+    store = folder / "hub.sqlite3"
+    hubs = [hub(broker_port=broker.port, args=["--store", store])]
+    director = Director(lambda: hubs[-1].url)
+    names = ["r%03d" % i for i in range(n)]
+    per = n // runners
+    procs = []
+    try:
+        t0 = time.monotonic()
+        for k in range(runners):
+            procs.append(subprocess.Popen(
+                [sys.executable, __file__, "--runner", str(broker.port), str(folder),
+                 str(speed)] + names[k * per:(k + 1) * per],
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+        wait_for(lambda: events_over(hubs[-1], n * 20), timeout=300, step=0.5)
+        kills = {"broker_killed_at_s": time.monotonic() - t0}
+        broker.proc.kill()  # SIGKILL: no save of its persistence
+        broker.proc.wait()
+        time.sleep(1.0)
+        broker.start()
+        wait_for(lambda: events_over(hubs[-1], n * 50), timeout=300, step=0.5)
+        kills["hub_killed_at_s"] = time.monotonic() - t0
+        hubs[-1].proc.kill()  # SIGKILL
+        hubs[-1].proc.wait()
+        time.sleep(1.0)
+        again = Tablebuzz(["hub", "--mqtt", "127.0.0.1:%d" % broker.port, "--store", store])
+        hubs.append(again)
+        wait_for(lambda: all_finished(again, names), timeout=600, step=0.5)
+        wall = time.monotonic() - t0
+        time.sleep(2.0)
+        lost, duplicated, repeats, missing = compare(again, names, expected)
+    finally:
+        director.close()
+        for p in procs:
+            p.terminate()
+        errors = []
+        for p in procs:
+            try:
+                errors.append(p.communicate(timeout=60)[1])
+            except subprocess.TimeoutExpired:
+                p.kill()
+                errors.append(p.communicate()[1])
+        for h in hubs:
+            if h.proc.poll() is None:
+                h.stop()
+        broker.stop()
+    tracebacks = sum("Traceback" in e for e in errors)
+    return {"rooms": n, "wall_s": wall, "views": len(director.latencies),
+            "p50": pct(director.latencies, 50), "p99": pct(director.latencies, 99),
+            "lost": lost, "duplicated": duplicated, "repeats": repeats, "no_record": missing,
+            "runner_tracebacks": tracebacks, **kills}
+
+
+# ------------------------------------------------------------------------------ the runner
+def runner(port, folder, speed, names):
+    """Rooms built as `tablebuzz show --sim --mqtt` builds them (see the module doc), one forked
+    process each: the firmware's simulated board (its fake `machine`, its clock) is one per
+    process, and a fork after the imports starts a room without paying for them again. Each
+    plays until its game is over and the hub holds all of it (or 300 s)."""
+    import os
+
+    from refbox import pinmap
+    from tablebuzz import cli
+    from tablebuzz.rooms.command import show_sinks
+    from tablebuzz.rooms.publisher import Tee
+    from tablebuzz.show_command import sim_link
+    from tablebuzz.views.show.server import Hub
+    from tablebuzz.views.table import Table
+
+    async def one(name):
+        args = cli.build_parser().parse_args([
+            "show", "--sim", "--script", str(SCRIPT), "--speed", str(speed), "--no-records",
+            "--mqtt", "127.0.0.1:%d" % port, "--room", name,
+            "--spool", str(Path(folder) / (name + ".jsonl"))])
+        link, _ = sim_link(args)
+        table = Table(pinmap.PLAYER_COLOURS, source={
+            "kind": "simulator", "label": "simulator", "status": "simulator running"})
+        sinks, _ = show_sinks(args, "simulator")
+        (publisher,) = sinks
+        publisher.say = lambda text: None
+        publisher.names({}, table)
+        show = Hub(link, table, Tee(None, table, sinks), simulator=True,
+                   stations=pinmap.PLAYER_COUNT)
+        await show.start()
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.5)
+            if table.game is not None and table.game.get("over") is not None and \
+                    publisher.flushed():
+                break
+        await show.stop()
+        publisher.close()
+
+    from tablebuzz.sim import simulate
+
+    simulate._ensure_paths("micropython")  # the simulator's modules, once, before the forks
+    import signal
+
+    from tablebuzz.rooms import publisher as publisher_module
+    from tablebuzz.sim import runner as _sim_runner  # noqa: F401
+    from tablebuzz.views.show import server
+
+    server.POLL_S = POLL_S  # the show's loop and the room's link, polled less often (POLL_S)
+    publisher_module.LOOP_S = POLL_S
+    children = []
+
+    def stop(signum, frame):
+        for pid in children:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, stop)
+    for name in names:
+        pid = os.fork()
+        if pid == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            code = 0
+            try:
+                asyncio.run(one(name))
+            except BaseException:  # noqa: BLE001 - said on stderr, counted by the bench
+                import traceback
+
+                traceback.print_exc()
+                code = 1
+            finally:
+                sys.stderr.flush()
+                os._exit(code)
+        children.append(pid)
+    for pid in children:
+        os.waitpid(pid, 0)
 
 
 def main():
-    simulate._ensure_paths()
-    from refbox import pinmap
-
-    lines = game_lines()
-    print("rooms bench: each room plays %s (%d events, %.1f s of play) at %gx"
-          % (SCRIPT.name, len(lines), lines[-1][0], SPEED))
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        for n, restart_at in ((16, None), (100, 2.0)):
-            broker = Mosquitto(tmp / ("mosquitto-%d" % n))
-            h = hub(broker_port=broker.port)
-            try:
-                time.sleep(0.5)
-                wall, rooms, lat, grown_hub, grown_ours = run_rooms(
-                    n, lines, broker, h, tmp / ("spool-%d" % n), pinmap.PLAYER_COLOURS,
-                    restart_at)
-                expected = sum(r.events for r in rooms)
-                got, settle = settled(h, expected)
-            finally:
-                err = h.stop()
-                broker.stop()
-            if "Traceback" in err:
-                print(err)
-                return 1
-            events = sum(r.events for r in rooms)
-            published = sum(r.publisher.stats["published"] for r in rooms)
-            lost = sum(max(0, r.events - got.get(r.publisher.room, {}).get("events", 0))
-                       for r in rooms)
-            twice = sum(max(0, got.get(r.publisher.room, {}).get("events", 0) - r.events)
-                        for r in rooms)
-            finished = sum(got.get(r.publisher.room, {}).get("games_finished", 0) for r in rooms)
-            redelivered = sum(g.get("duplicates", 0) for g in got.values())
-            missing = sum(g.get("missing", 0) for g in got.values())
-            print("== %d rooms%s" % (n, ", broker restarted at %g s (away 2 s)" % restart_at
-                                     if restart_at is not None else ""))
-            print("  events/s through the broker: %.0f (%d events in %.1f s; %.0f spooled "
-                  "messages/s incl. records; views on top)" % (events / wall, events, wall,
-                                                                published / wall))
-            if lat:
-                print("  director update latency: p50 %.0f ms, p99 %.0f ms, max %.0f ms "
-                      "(%d updates)" % (statistics.median(lat), pct(lat, 99), max(lat),
-                                        len(lat)))
-            print("  the hub had everything %.1f s after the last room's last PUBACK" % settle)
-            print("  memory per room: %.0f kB in the rooms' process, %.0f kB in the hub"
-                  % (grown_ours / n, grown_hub / n))
-            print("  at the hub: %d of %d events lost, %d counted twice, %d missing seqs, "
-                  "%d/%d games' records; %d messages delivered twice by the broker and "
-                  "dropped by the hub" % (lost, events, twice, missing, finished, n,
-                                          redelivered))
-    return 0
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runner", nargs="+", metavar="ARG", help=argparse.SUPPRESS)
+    parser.add_argument("--part", choices=("1", "2", "both"), default="both")
+    parser.add_argument("--rooms", type=int, nargs=2, default=(16, 100), metavar=("N1", "N2"),
+                        help="rooms in each part (16 and 100)")
+    args = parser.parse_args()
+    if args.runner:
+        port, folder, speed, *names = args.runner
+        runner(int(port), folder, float(speed), names)
+        return
+    expected = expected_lines()
+    print("script: %s, %d protocol lines (hello to game_over)" % (SCRIPT.name, len(expected)))
+    with tempfile.TemporaryDirectory(prefix="bench-hub-") as tmp:
+        if args.part in ("1", "both"):
+            (Path(tmp) / "one").mkdir()
+            r = part_one(Path(tmp) / "one", expected, args.rooms[0])
+            print("%d rooms (tablebuzz show --sim processes): %.1f s, %d views; director "
+                  "latency p50 %.0f ms, p99 %.0f ms (target <= 500); lost %d, duplicated %d "
+                  "(targets 0, 0); repeats the hub dropped %d; rooms without a record: %s" % (
+                      r["rooms"], r["wall_s"], r["views"], r["p50"], r["p99"], r["lost"],
+                      r["duplicated"], r["repeats"], r["no_record"] or "none"))
+        if args.part in ("2", "both"):
+            (Path(tmp) / "two").mkdir()
+            r = part_two(Path(tmp) / "two", expected, args.rooms[1])
+            print("%d rooms (4 runners, speed 0.2), broker SIGKILLed at %.1f s, hub "
+                  "SIGKILLed at %.1f s: %.1f s, %d views; director latency p50 %.0f ms, p99 "
+                  "%.0f ms; lost %d, duplicated %d (targets 0, 0); repeats the hub dropped %d; "
+                  "rooms without a record: %s; runner tracebacks %d" % (
+                      r["rooms"], r["broker_killed_at_s"], r["hub_killed_at_s"], r["wall_s"],
+                      r["views"], r["p50"], r["p99"], r["lost"], r["duplicated"], r["repeats"],
+                      r["no_record"] or "none", r["runner_tracebacks"]))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

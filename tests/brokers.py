@@ -138,19 +138,47 @@ class Tablebuzz:
 
 def hub(broker_port=None, args=(), env=None):
     """`tablebuzz hub`: with `--mqtt` the broker at `broker_port`, else the embedded one on a
-    free port (`.listen`)."""
+    free port (`.listen`); its store in a folder of its own unless `args` names one."""
     cmd = ["hub"]
+    words = [str(a) for a in args]
+    if "--store" in words:
+        store = Path(words[words.index("--store") + 1])
+    else:
+        import tempfile
+
+        store = Path(tempfile.mkdtemp(prefix="tablebuzz-hub-")) / "hub.sqlite3"
+        cmd += ["--store", store]
     if broker_port:
         cmd += ["--mqtt", "127.0.0.1:%d" % broker_port]
     else:
         cmd += ["--listen", "{listen}"]
-    return Tablebuzz(cmd + list(args), env)
+    out = Tablebuzz(cmd + list(args), env)
+    out.store = store
+    return out
 
 
-def room(name, broker_port, spool, *sim_args, env=None):
-    """`tablebuzz show --sim ... --mqtt --room NAME`."""
+def join_code(h, name):
+    """The join code of room `name` at the hub `h` (its embedded broker's login)."""
+    from tablebuzz.rooms import logins
+    from tablebuzz.rooms.keep import HubStore
+
+    store = HubStore(h.store)
+    try:
+        return logins.join_code(store.secret(), name)
+    finally:
+        store.close()
+
+
+def room(name, broker_port, spool, *sim_args, env=None, join=None):
+    """`tablebuzz show --sim ... --mqtt --room NAME`; `join`: a hub whose embedded broker it
+    logs in to with its join code."""
+    login = []
+    if join is not None:
+        login = ["--mqtt-user", name]
+        env = dict(env or {}, TABLEBUZZ_MQTT_PASSWORD=join_code(join, name))
     return Tablebuzz(["show", "--sim", *sim_args, "--no-records", "--mqtt",
-                      "127.0.0.1:%d" % broker_port, "--room", name, "--spool", spool], env)
+                      "127.0.0.1:%d" % broker_port, "--room", name, "--spool", spool, *login],
+                     env)
 
 
 def wait_for(check, timeout=30, step=0.1):

@@ -60,7 +60,8 @@ def test_room_names_are_single_topic_levels():
 
 
 # ------------------------------------------------------------------------------ the hub's fold
-def _events(room, run, lines, first_seq=1, game="g1"):
+def _events(room, run, lines, first_seq=1):
+    game = "%s-1" % run
     return [("tablebuzz/%s/events" % room, json.dumps(
         {"room": room, "run": run, "seq": first_seq + i, "game": game, "n": i + 1,
          "line": line}).encode()) for i, line in enumerate(lines)]
@@ -96,11 +97,11 @@ def _rooms(h):
     return {r["room"]: r for r in h.get_json("/rooms.json")["rooms"]}
 
 
-def _two_rooms_live(browser, procs, tmp_path, broker_port, h, label):  # noqa: F811
+def _two_rooms_live(browser, procs, tmp_path, broker_port, h, label, join=None):  # noqa: F811
     procs.append(room("alpha", broker_port, tmp_path / "alpha.jsonl", "--script",
-                      EXAMPLES / "quiz_demo.jsonl", "--speed", "2"))
+                      EXAMPLES / "quiz_demo.jsonl", "--speed", "2", join=join))
     procs.append(room("beta", broker_port, tmp_path / "beta.jsonl", "--script",
-                      EXAMPLES / "quiz_tournament.jsonl", "--speed", "3"))
+                      EXAMPLES / "quiz_tournament.jsonl", "--speed", "3", join=join))
     page = browser.new_page()
     try:
         open_page(page, h.url + "/")
@@ -132,7 +133,7 @@ def test_two_rooms_live_on_the_director_page_with_the_embedded_broker(browser, p
                                                                        tmp_path):
     h = hub()
     procs.append(h)
-    _two_rooms_live(browser, procs, tmp_path, h.listen, h, "embedded")
+    _two_rooms_live(browser, procs, tmp_path, h.listen, h, "embedded", join=h)
 
 
 def test_two_rooms_live_on_the_director_page_with_mosquitto(browser, procs, tmp_path):  # noqa: F811
@@ -199,9 +200,9 @@ def test_the_hub_exports_two_rooms_quiz_games_as_one_qbj_tournament_with_powers_
     h = hub()
     procs.append(h)
     procs.append(room("north", h.listen, tmp_path / "north.jsonl", "--script",
-                      EXAMPLES / "quizbowl_naqt.jsonl", "--speed", "25"))
+                      EXAMPLES / "quizbowl_naqt.jsonl", "--speed", "25", join=h))
     procs.append(room("south", h.listen, tmp_path / "south.jsonl", "--script",
-                      EXAMPLES / "quiz_tournament.jsonl", "--speed", "8"))
+                      EXAMPLES / "quiz_tournament.jsonl", "--speed", "8", join=h))
     wait_for(lambda: all(_rooms(h).get(n, {}).get("games_finished") == 1
                          for n in ("north", "south")), timeout=40)
     doc = json.loads(h.get_text("/tournament.qbj"))

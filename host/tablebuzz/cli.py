@@ -198,6 +198,11 @@ def build_parser():
         help="without --mqtt: the embedded broker listens here (default 127.0.0.1:1883)",
     )
     hub.add_argument("--name", default="director", help="the hub's session name at the broker")
+    hub.add_argument("--store", metavar="FILE",
+                     help="where the hub keeps what it received (SQLite; default: "
+                          "hub/NAME.sqlite3 beside the records folder)")
+    hub.add_argument("--join", nargs="+", metavar="ROOM",
+                     help="print these rooms' join codes for the embedded broker, and exit")
 
     tui = sub.add_parser(
         "tui", help="the terminal screen on a board (--port, or found by USB id) or --sim"

@@ -282,6 +282,9 @@ def cmd_replay(args):
                     said = narrator.line(ev) if isinstance(ev, dict) else text
                 except ValueError:
                     said = "console: " + text
+                except records_module.UNREADABLE as e:  # a line shaped otherwise: said, skipped
+                    said = "(a line this version cannot read: %s: %s)" % (
+                        type(e).__name__, str(e)[:80])
                 print("%9.3f s  %s" % (t, said))
             sys.stdout.flush()
         except BrokenPipeError:

@@ -299,8 +299,8 @@ def night_qbj(folder, out):
         try:
             # several matches in one file: each match's ids its own (serialization.md)
             matches.append(from_record(path, "m%d_" % i if len(paths) > 1 else ""))
-        except (records.RecordError, QbjError, OSError) as e:
-            problems.append(str(e))
+        except (QbjError, *records.UNREADABLE) as e:
+            problems.append(str(e) if isinstance(e, QbjError) else records.unreadable(path, e))
     json.dump(document(matches), out, ensure_ascii=False, indent=1)
     out.write("\n")
     return len(matches), problems

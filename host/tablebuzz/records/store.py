@@ -35,6 +35,36 @@ class RecordError(ValueError):
     """A file that is not a tablebuzz record (the message names the file and the line)."""
 
 
+# what reading a record file the host did not write can raise, beyond RecordError: the readers
+# (`night_csv`, tablebuzz.records.qbj.night_qbj, `tablebuzz replay`) name the file and go on
+UNREADABLE = (RecordError, OSError, KeyError, IndexError, TypeError, ValueError, AttributeError,
+              RecursionError)
+
+
+def unreadable(path, e):
+    """One line for a record file a reader skips: its name and the reason."""
+    name = Path(path).name
+    text = str(e)
+    if isinstance(e, RecordError | OSError) and name in text:
+        return text
+    kind = "" if isinstance(e, RecordError) else "%s: " % type(e).__name__
+    return "%s: not a record this version can read (%s%s)" % (name, kind, text[:120])
+
+
+def check_header(header, name):
+    """Raises RecordError unless a record's header has the shape the readers use: `names` an
+    object of player number -> name (text or null), `players` an integer, `game` a text."""
+    names = header.get("names")
+    if names is not None and (not isinstance(names, dict) or not all(
+            isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in names.items())):
+        raise RecordError("%s: line 1: names is not an object of player -> name" % name)
+    if header.get("players") is not None and (not isinstance(header["players"], int) or
+                                              isinstance(header["players"], bool)):
+        raise RecordError("%s: line 1: players is not a number" % name)
+    if header.get("game") is not None and not isinstance(header["game"], str):
+        raise RecordError("%s: line 1: game is not a name" % name)
+
+
 def default_folder():
     """The records folder when none is given (see the module doc)."""
     env = os.environ.get("TABLEBUZZ_RECORDS")
@@ -158,8 +188,9 @@ class Recorder:
 
 def read_record(path):
     """(header dict, [line dict], problems): a record read back. Lines that are not JSON (a
-    torn last line) are skipped and named in `problems`. Raises RecordError for a file that is
-    not a record, OSError when it cannot be read."""
+    torn last line, or nested too deep) are skipped and named in `problems`. Raises RecordError
+    for a file that is not a record (or whose header is not shaped as `check_header` says),
+    OSError when it cannot be read."""
     path = Path(path)
     header = None
     lines = []
@@ -173,10 +204,14 @@ def read_record(path):
             except ValueError:
                 problems.append("%s: line %d is not JSON (skipped)" % (path.name, number))
                 continue
+            except RecursionError:
+                problems.append("%s: line %d is nested too deep (skipped)" % (path.name, number))
+                continue
             if header is None:
                 if not isinstance(obj, dict) or obj.get("record") != RECORD_KIND:
                     raise RecordError("%s: line 1 is not a tablebuzz game record header"
                                       % path.name)
+                check_header(obj, path.name)
                 header = obj
                 continue
             if isinstance(obj, dict):
@@ -299,15 +334,22 @@ def summary(path):
 
 def night_csv(folder, out):
     """Write one CSV row per record under `folder` (oldest first) to the text stream `out`.
-    Returns (rows written, problems): files that are not records are named, not fatal."""
+    Returns (rows written, problems): a file that is not a record, or one this version cannot
+    read, is named with the reason (`unreadable`) and skipped; the rest are written. Every
+    text cell goes through tablebuzz.records.cells.safe_cell (a name, a game, a unit or a seed
+    beginning with `=`, `+`, `-`, `@` is shown, never run by a spreadsheet)."""
+    from tablebuzz.records.cells import safe_row
+
     writer = csv.DictWriter(out, fieldnames=CSV_FIELDS)
     writer.writeheader()
     problems = []
     count = 0
     for path in sorted(Path(folder).rglob("*.jsonl")):
         try:
-            writer.writerow(summary(path))
-            count += 1
-        except (RecordError, OSError) as e:
-            problems.append(str(e))
+            row = summary(path)
+        except UNREADABLE as e:
+            problems.append(unreadable(path, e))
+            continue
+        writer.writerow(safe_row(row))
+        count += 1
     return count, problems

@@ -49,6 +49,11 @@ def default_spool(room):
     return records_module.default_folder().parent / "rooms-spool" / ("%s.jsonl" % room)
 
 
+def default_store(name):
+    """The hub's store when no --store is given: `hub/NAME.sqlite3` beside the records folder."""
+    return records_module.default_folder().parent / "hub" / ("%s.sqlite3" % name)
+
+
 def show_sinks(args, label):
     """[sink] for `tablebuzz show` (a Publisher, an OscSender) and a line for the banner.
     Raises RoomsError."""
@@ -94,21 +99,51 @@ def show_sinks(args, label):
     return sinks, "   ".join(said)
 
 
+def join_lines(store, rooms, listen):
+    """The lines `tablebuzz hub --join ROOM...` prints: each room's join code and the command
+    its laptop runs. Raises RoomsError for a bad room name."""
+    from tablebuzz.rooms import logins, topics
+
+    secret = store.secret()
+    out = []
+    for room in rooms:
+        try:
+            room = topics.check_room(room)
+        except ValueError as e:
+            raise RoomsError(str(e)) from None
+        out.append("%s  %s   TABLEBUZZ_MQTT_PASSWORD=%s tablebuzz show --mqtt %s --mqtt-user %s "
+                   "--room %s" % (room, logins.join_code(secret, room),
+                                  logins.join_code(secret, room), listen, room, room))
+    return out
+
+
 def cmd_hub(args):
-    """`tablebuzz hub [--mqtt H:P | --listen H:P] [--http H:P] [--name N]`."""
+    """`tablebuzz hub [--mqtt H:P | --listen H:P] [--http H:P] [--name N] [--store FILE]`, or
+    `tablebuzz hub --join ROOM...` (the rooms' join codes, then exit)."""
     import uvicorn
     from refbox import pinmap
 
     from tablebuzz.address import check_free, parse_http
+    from tablebuzz.rooms import logins, topics
     from tablebuzz.rooms.broker import BrokerConfig
     from tablebuzz.rooms.embedded import EmbeddedBroker
     from tablebuzz.rooms.hub import DirectorHub, make_app
+    from tablebuzz.rooms.keep import HubStore
 
     def fail(text):
         print("tablebuzz: " + text, file=sys.stderr)
         return 2
 
     try:
+        name = topics.check_room(args.name)
+        if args.mqtt and args.join:
+            return fail("--join gives the embedded broker's join codes; with --mqtt the "
+                        "broker's own password file holds the logins (docs/rooms.md)")
+        store = HubStore(Path(args.store) if args.store else default_store(name))
+        if args.join:
+            for line in join_lines(store, args.join, args.listen or "127.0.0.1:1883"):
+                print(line)
+            return 0
         host, port = parse_http(args.http)
         check_free(host, port)
         embedded = None
@@ -127,15 +162,20 @@ def cmd_hub(args):
                 return fail("%s:%d is in use (another broker? a Mosquitto service?): use it "
                             "with --mqtt %s:%d, or choose another port with --listen"
                             % (bhost, bport, bhost, bport))
-            embedded = EmbeddedBroker(bhost, bport)
-            config = BrokerConfig("127.0.0.1" if bhost in ("0.0.0.0", "") else bhost, bport)
-        hub = DirectorHub(config, pinmap.PLAYER_COLOURS, embedded,
-                          name=args.name)
+            secret = store.secret()
+            embedded = EmbeddedBroker(bhost, bport, secret)
+            user = logins.hub_user(name)
+            config = BrokerConfig("127.0.0.1" if bhost in ("0.0.0.0", "") else bhost, bport,
+                                  username=user, password=logins.join_code(secret, user))
+        hub = DirectorHub(config, pinmap.PLAYER_COLOURS, embedded, name=name, store=store)
     except (ValueError, OSError, RoomsError) as e:
         return fail(str(e))
     shown = "localhost" if host in ("127.0.0.1", "::1") else host
-    print("tablebuzz: director http://%s:%d/   broker %s%r   (Ctrl-C stops)" % (
-        shown, port, "embedded " if embedded else "", config), file=sys.stderr)
+    print("tablebuzz: director http://%s:%d/   broker %s%r   store %s   (Ctrl-C stops)" % (
+        shown, port, "embedded " if embedded else "", config, store.path), file=sys.stderr)
+    if embedded:
+        print("tablebuzz: rooms log in with a join code: tablebuzz hub --join ROOM... prints "
+              "them", file=sys.stderr)
     server = uvicorn.Server(uvicorn.Config(make_app(hub), host=host, port=port,
                                            log_level="warning", access_log=False))
     try:
@@ -143,4 +183,3 @@ def cmd_hub(args):
     except KeyboardInterrupt:
         pass
     return 0
-

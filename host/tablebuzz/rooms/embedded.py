@@ -1,38 +1,90 @@
 """The hub's embedded broker: amqtt (0.12) in the hub's own event loop, when `tablebuzz hub` is
 given no `--mqtt`, so that one laptop serves a small event with nothing else installed.
 
-It listens on `--listen HOST:PORT` (default 127.0.0.1:1883), takes anonymous clients and keeps
-its sessions in memory only: a hub restart forgets what the broker held (the rooms' spools send
-it again, docs/rooms.md). For an event with a real network, users and ACLs, run Mosquitto.
+It listens on `--listen HOST:PORT` (default 127.0.0.1:1883) and lets in only those who log in
+(docs/rooms.md "Logins", docs/security.md "The hub and the rooms"), through two amqtt plugins:
+- `RoomLogins` (an auth plugin): the username is a room's name and the password its join code
+  (tablebuzz.rooms.logins.join_code: an HMAC of the room's name under the hub's secret); the hub
+  itself logs in as `hub:NAME`. Anonymous clients and wrong codes are refused at CONNECT;
+- `RoomTopics` (a topic plugin): a room publishes only `tablebuzz/<its name>/events`,
+  `records`, `view` and `status` and subscribes to (and receives) only `tablebuzz/<its
+  name>/ack`; the hub reads everything and publishes only the `ack` topics. A publish elsewhere
+  is dropped by the broker (MQTT 3.1.1 has no way to refuse it to the sender).
+
+Sessions are kept in memory only: a hub restart forgets what the broker held, and the rooms'
+spools send again everything the hub has not acknowledged (the hub's `ack` topic,
+tablebuzz.rooms.publisher).
 """
 
 import logging
+from dataclasses import dataclass
+
+from amqtt.contexts import Action
+from amqtt.plugins.base import BaseAuthPlugin, BaseTopicPlugin
+
+from tablebuzz.rooms import logins, topics
 
 
-def broker_config(host, port):
-    """amqtt's configuration for one TCP listener on host:port, anonymous clients, no $SYS."""
+def broker_config(host, port, secret):
+    """amqtt's configuration: one TCP listener on host:port, the rooms' logins (the hub's
+    `secret`, hex) and topic rules, no anonymous clients, no $SYS."""
     return {
         "listeners": {"default": {"type": "tcp", "bind": "%s:%d" % (host, port)}},
-        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin": {
-            "allow_anonymous": True}},
+        "plugins": {
+            "tablebuzz.rooms.embedded.RoomLogins": {"secret": secret},
+            "tablebuzz.rooms.embedded.RoomTopics": {},
+        },
     }
 
 
-class EmbeddedBroker:
-    """`await start()` / `await stop()` inside a running event loop. Raises OSError when the
-    port cannot be served."""
+class RoomLogins(BaseAuthPlugin):
+    """A room's name and its join code, or the hub's own login (see the module doc)."""
 
-    def __init__(self, host="127.0.0.1", port=1883):
+    @dataclass
+    class Config:
+        secret: str = ""
+
+    async def authenticate(self, *, session):
+        secret = self.context.config.secret
+        return bool(secret) and session is not None and \
+            logins.check_login(secret, session.username, session.password)
+
+
+class RoomTopics(BaseTopicPlugin):
+    """What each login may publish, subscribe to and receive (see the module doc)."""
+
+    @dataclass
+    class Config:
+        pass
+
+    async def topic_filtering(self, *, session=None, topic=None, action=None):
+        user = session.username if session is not None else None
+        if not user or topic is None:
+            return False
+        if logins.is_hub(user):
+            return action != Action.PUBLISH or topics.is_ack(topic)
+        mine = topics.PREFIX + "/" + user + "/"
+        if action == Action.PUBLISH:
+            return topic.startswith(mine) and topic[len(mine):] in topics.KINDS
+        return topic == mine + topics.ACK  # subscribe, receive: its own acknowledgements
+
+
+class EmbeddedBroker:
+    """`await start()` / `await stop()` inside a running event loop; `secret`: the hub's (hex,
+    tablebuzz.rooms.logins). Raises OSError when the port cannot be served."""
+
+    def __init__(self, host="127.0.0.1", port=1883, secret=""):
         self.host = host
         self.port = port
+        self.secret = secret
         self._broker = None
 
     async def start(self):
         from amqtt.broker import Broker
 
-        logging.getLogger("amqtt").setLevel(logging.ERROR)  # its per-connection chatter
+        logging.getLogger("amqtt").setLevel(logging.CRITICAL)  # its per-connection chatter
         logging.getLogger("transitions").setLevel(logging.ERROR)
-        self._broker = Broker(broker_config(self.host, self.port))
+        self._broker = Broker(broker_config(self.host, self.port, self.secret))
         try:
             await self._broker.start()
         except Exception as e:  # amqtt wraps the bind's OSError in its own BrokerError

@@ -28,22 +28,27 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from tablebuzz.records.cells import safe_row
 from tablebuzz.rooms import topics
 from tablebuzz.rooms.broker import connack_text, make_client
-from tablebuzz.rooms.state import HubState, summary
+from tablebuzz.rooms.state import HubState
 from tablebuzz.views.show.server import STATIC as SHOW_STATIC
 
 STATIC = Path(__file__).parent / "static"  # the director's page
 PUSH_S = 0.05  # the pages get what changed at most this often
+ACK_S = 0.2  # the rooms hear what is in the store at most this often
 
 
 class DirectorHub:
     """The hub (see the module doc). `config`: tablebuzz.rooms.broker.BrokerConfig; `embedded`:
-    an EmbeddedBroker to start first (or None); `name`: the hub's session name."""
+    an EmbeddedBroker to start first (or None); `name`: the hub's session name; `store`: a
+    tablebuzz.rooms.keep.HubStore (or None): what it holds is folded in before the broker is
+    reached, and every message that changes the state is written to it."""
 
-    def __init__(self, config, colours, embedded=None, name="director", say=None):
+    def __init__(self, config, colours, embedded=None, name="director", say=None, store=None):
         self.config = config
         self.embedded = embedded
+        self.store = store
         self.name = topics.check_room(name)
         self.state = HubState(colours)
         self.say = say or (lambda text: print("tablebuzz: " + text, file=sys.stderr))
@@ -52,15 +57,25 @@ class DirectorHub:
         self.connected = False
         self._dirty = set()
         self._standings_dirty = True
+        self._problems_seen = 0
+        self._ack_dirty = set()  # rooms to tell what the hub has (their `ack` topic)
         self._wake = None
         self._loop = None
         self._client = None
         self._task = None
+        self._ack_task = None
 
     # ---------------------------------------------------------------- the broker side
     async def start(self):
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
+        if self.store is not None:
+            with self.lock:
+                count = self.store.restore(self.state)
+                self.state.keep = self.store.keep
+                self.state.keep_problem = self.store.keep_problem
+            if count:
+                self.say("hub: %d messages read back from %s" % (count, self.store.path))
         if self.embedded is not None:
             await self.embedded.start()
         client = make_client(self.config, "tablebuzz-hub-" + self.name, clean=False)
@@ -71,6 +86,8 @@ class DirectorHub:
                 return
             self.connected = True
             client.subscribe(topics.PREFIX + "/+/#", qos=1)
+            with self.lock:  # the broker may have lost the retained acknowledgements
+                self._ack_dirty.update(self.state.rooms_by_name)
             self.say("hub: subscribed at the broker %r" % self.config)
 
         def on_disconnect(client, userdata, flags, reason_code, properties):
@@ -80,17 +97,29 @@ class DirectorHub:
             self.connected = False
 
         def on_message(client, userdata, message):
+            # paho acknowledges a QoS 1 message (PUBACK) when this returns: what changed the
+            # state is on disk by then (self.state.keep)
             with self.lock:
                 try:
                     room = self.state.apply(message.topic, message.payload, time.time())
                 except Exception as e:  # noqa: BLE001 - one bad message must not stop the hub
-                    self.state.problems.append("%s: %s: %s" % (message.topic,
-                                                               type(e).__name__, e))
+                    self.state.problems = (self.state.problems + [{
+                        "room": None, "topic": message.topic[:100], "at": time.time(),
+                        "why": "the hub failed on it: %s: %s" % (type(e).__name__, e)}])[-50:]
+                    self.state.problems_seen += 1
                     room = None
+                problems = self.state.problems_seen
+                if problems != self._problems_seen:
+                    self._problems_seen = problems
+                    self._standings_dirty = True  # the problems go with the standings
                 if room is not None:
                     self._dirty.add(room.name)
                     if message.topic.endswith("/records"):
                         self._standings_dirty = True
+                where = topics.parse_topic(message.topic)
+                if where is not None and where[1] in ("events", "records") and \
+                        where[0] in self.state.rooms_by_name:
+                    self._ack_dirty.add(where[0])  # a repeat too: its room waits for this
             self._loop.call_soon_threadsafe(self._wake.set)
 
         client.on_connect = on_connect
@@ -101,71 +130,110 @@ class DirectorHub:
         client.loop_start()  # paho's thread: connects, and reconnects with backoff
         self._client = client
         self._task = asyncio.create_task(self._push())
+        self._ack_task = asyncio.create_task(self._acks())
+
+    async def _acks(self):
+        """Tells each room what the store holds of it (`tablebuzz/<room>/ack`, retained: see
+        tablebuzz.rooms.topics), at most every ACK_S."""
+        while True:
+            await asyncio.sleep(ACK_S)
+            if not self.connected:
+                continue
+            with self.lock:
+                rooms, self._ack_dirty = self._ack_dirty, set()
+                messages = [(name, {"room": name, "acked": {
+                    run: seen.low for run, seen in self.state.rooms_by_name[name].runs.items()}})
+                    for name in sorted(rooms)]
+            for name, message in messages:
+                try:
+                    self._client.publish(topics.topic(name, topics.ACK),
+                                         topics.dumps(message), qos=1, retain=True)
+                except Exception as e:  # noqa: BLE001 - the next change says it again
+                    self.say("hub: could not acknowledge room %s: %s" % (name, e))
 
     async def stop(self):
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._ack_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         if self._client is not None:
             self._client.disconnect()
             self._client.loop_stop()
         if self.embedded is not None:
             await self.embedded.stop()
+        if self.store is not None:
+            with self.lock:
+                self.store.close()
 
     # ---------------------------------------------------------------- the pages
     def snapshot(self, names=None, standings=True):
         with self.lock:
-            if names is None:
-                rooms = self.state.rooms()
-            else:
-                rooms = [summary(self.state.rooms_by_name[n]) for n in sorted(names)]
+            rooms = self.state.rooms(names)
             out = {"type": "rooms", "rooms": rooms, "full": names is None,
                    "broker": {"address": repr(self.config), "connected": self.connected},
                    "sent": time.time()}
             if standings:
                 out["standings"] = self.state.standings()
+                out["problems"] = list(self.state.problems)
             return out
 
     async def _push(self):
+        """Sends what changed to every page, for as long as the hub runs: a failure is said on
+        the terminal and the next change is sent all the same."""
         while True:
             await self._wake.wait()
             self._wake.clear()
-            with self.lock:
-                names, self._dirty = self._dirty, set()
-                standings, self._standings_dirty = self._standings_dirty, False
-            if names or standings:
-                text = json.dumps(self.snapshot(names, standings), ensure_ascii=False)
-                for ws in list(self.pages):
-                    try:
-                        await ws.send_text(text)
-                    except Exception:  # noqa: BLE001 - a page that went away
-                        self.pages.discard(ws)
+            try:
+                await self._push_once()
+            except Exception as e:  # noqa: BLE001 - the pages' only live link must not die
+                self.say("hub: a page update failed (%s: %s); the next one is whole"
+                         % (type(e).__name__, e))
+                with self.lock:
+                    self._dirty.update(self.state.rooms_by_name)
+                    self._standings_dirty = True
             await asyncio.sleep(PUSH_S)
+
+    async def _push_once(self):
+        with self.lock:
+            names, self._dirty = self._dirty, set()
+            standings, self._standings_dirty = self._standings_dirty, False
+        if names or standings:
+            text = json.dumps(self.snapshot(names, standings), ensure_ascii=False)
+            for ws in list(self.pages):
+                try:
+                    await ws.send_text(text)
+                except Exception:  # noqa: BLE001 - a page that went away
+                    self.pages.discard(ws)
 
     async def page(self, ws):
         await ws.accept()
         self.pages.add(ws)
         try:
             await ws.send_text(json.dumps(self.snapshot(), ensure_ascii=False))
-            while True:
-                await ws.receive_text()  # the page says nothing that matters
-        except WebSocketDisconnect:
+            while True:  # the page says nothing that matters: text, bytes, all read and dropped
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+        except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             self.pages.discard(ws)
 
 
 def standings_csv(standings):
+    """The standings as CSV text: one row per side, every text cell through
+    tablebuzz.records.cells.safe_cell (a name `=HYPERLINK(...)` is shown, never run)."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["game", "place", "name", "rooms", "games", "wins", "losses", "ties",
                      "points", "ppg", "powers", "gets", "negs"])
     for game, rows in sorted(standings.items()):
         for i, r in enumerate(rows, 1):  # powers, gets, negs: the quiz's rows only
-            writer.writerow([game, i, r["name"], " ".join(r["rooms"]), r["games"], r["wins"],
-                             r["losses"], r["ties"], r["points"], r["ppg"],
-                             r.get("powers", ""), r.get("gets", ""), r.get("negs", "")])
+            writer.writerow(safe_row([
+                game, i, r["name"], " ".join(r["rooms"]), r["games"], r["wins"], r["losses"],
+                r["ties"], r["points"], r["ppg"], r.get("powers", ""), r.get("gets", ""),
+                r.get("negs", "")]))
     return out.getvalue()
 
 
@@ -179,7 +247,7 @@ def make_app(hub):
     async def rooms_json(request):
         snap = hub.snapshot()
         return JSONResponse({"rooms": snap["rooms"], "standings": snap["standings"],
-                             "broker": snap["broker"]})
+                             "problems": snap["problems"], "broker": snap["broker"]})
 
     async def export(request):
         with hub.lock:

@@ -8,13 +8,21 @@ a sink never blocks it: the publisher appends to its spool (a flushed line) and 
 The publisher's own thread holds the broker link:
 - connect (a new paho client each time: no state of a lost session is carried over), with the
   will `status {"online": false}` retained; on CONNACK publish `status {"online": true}`;
-- send the spool's messages in order, QoS 1, at most `WINDOW` unacknowledged at once; each
-  PUBACK lets the spool forget the messages up to the oldest still unacknowledged;
+- send the spool's messages in order, QoS 1, at most `WINDOW` without the broker's PUBACK at
+  once;
+- subscribe to the room's `ack` topic: the hub says there, retained, up to which `seq` of each
+  run its store holds the room's messages (tablebuzz.rooms.topics); the spool forgets them then,
+  and not at the broker's PUBACK: a broker that is killed, or a hub killed with its embedded
+  broker, loses nothing a room sent, since the room sends it again;
+- when the hub has acknowledged nothing more for `RESEND_S` while messages wait for it (the hub
+  was away, or its broker lost its session), send them again from the oldest, and wait twice as
+  long before the next time (up to `MAX_RESEND_S`) until the hub has them all: a hub that is
+  only slow is not flooded with what it is still reading;
 - publish the latest view (retained) whenever it changed;
-- when the link drops: every message not acknowledged is sent again from the spool after the
-  reconnection (a message whose PUBACK was lost reaches the broker twice: the hub keeps one,
-  by its `run` and `seq`); reconnect after `BACKOFF_S` doubled at each failure up to
-  `MAX_BACKOFF_S`, with ±20 % jitter so that many rooms do not all come back at one instant.
+- when the link drops: every message the hub has not acknowledged is sent again from the spool
+  after the reconnection (the hub keeps one of each, by its `run` and `seq`); reconnect after
+  `BACKOFF_S` doubled at each failure up to `MAX_BACKOFF_S`, with ±20 % jitter so that many
+  rooms do not all come back at one instant.
 """
 
 import random
@@ -27,6 +35,8 @@ from tablebuzz.rooms import topics
 from tablebuzz.rooms.broker import connack_text, make_client
 
 WINDOW = 64  # QoS 1 messages in flight at once
+RESEND_S = 10.0  # the hub has acknowledged nothing of what was sent this long: send it again
+MAX_RESEND_S = 60.0
 BACKOFF_S = 0.25
 MAX_BACKOFF_S = 8.0
 KEEPALIVE_S = 10
@@ -126,8 +136,10 @@ class Publisher:
         self.stats = {"connects": 0, "resent": 0, "published": 0}
         # the link thread's own
         self._inflight = {}  # mid -> seq
-        self._done = set()  # acknowledged seqs above the spool's watermark
         self._sent_upto = 0
+        self._hub_acked = 0  # the hub's store holds every message of this run up to here
+        self._waiting_since = None  # monotonic s: sent messages the hub has not acknowledged
+        self._resend_s = RESEND_S
 
     # ---------------------------------------------------------------- the room's side
     def start(self):
@@ -194,7 +206,7 @@ class Publisher:
         self.spool.close()
 
     def flushed(self):
-        """True when the broker has every spooled message and the latest view."""
+        """True when the hub has every spooled message and the broker the latest view."""
         with self._view_lock:
             view_sent = self._view is None
         return view_sent and not self.spool.unsent_after(0, 1)
@@ -240,12 +252,14 @@ class Publisher:
                 state["accepted"] = True
 
         def on_publish(client, userdata, mid, reason_code, properties):
-            seq = self._inflight.pop(mid, None)
-            if seq is not None:
-                self._done.add(seq)
+            self._inflight.pop(mid, None)
+
+        def on_message(client, userdata, message):
+            self._hub_ack(message.payload)
 
         client.on_connect = on_connect
         client.on_publish = on_publish
+        client.on_message = on_message
         client.max_inflight_messages_set(WINDOW)
         try:
             client.connect(self.config.host, self.config.port, keepalive=KEEPALIVE_S)
@@ -253,7 +267,6 @@ class Publisher:
             self._why = str(e) or type(e).__name__
             return False
         self._inflight = {}
-        self._done = set()
         self._sent_upto = self.spool.acked
         announced = False
         try:
@@ -271,6 +284,7 @@ class Publisher:
                     announced = True
                     self.stats["connects"] += 1
                     self.stats["resent"] += len(self.spool.unsent_after(0, 1 << 30))
+                    client.subscribe(topics.topic(self.room, topics.ACK), qos=1)
                     client.publish(status_topic, topics.dumps(
                         {"room": self.room, "online": True, "at": now_text()}), qos=1,
                         retain=True)
@@ -300,14 +314,35 @@ class Publisher:
 
     _last_view = None
 
+    def _hub_ack(self, payload):
+        """The hub's `ack` message (bytes): `{"room", "acked": {run: seq}}`; anything else is
+        ignored."""
+        import json
+
+        try:
+            upto = json.loads(payload)["acked"][self.run]
+        except (ValueError, KeyError, TypeError, RecursionError):
+            return
+        if isinstance(upto, int) and not isinstance(upto, bool) and upto > self._hub_acked:
+            self._hub_acked = upto
+
     def _pump(self, client):
-        # what the broker acknowledged, up to the first gap: the spool forgets it
-        mark = self.spool.acked
-        while mark + 1 in self._done:
-            mark += 1
-            self._done.discard(mark)
+        # what the hub's store holds: the spool forgets it
+        mark = min(self._hub_acked, self.spool.last_seq)
+        now = time.monotonic()
         if mark > self.spool.acked:
             self.spool.ack(mark)
+            self._waiting_since = now
+        if self._sent_upto <= self.spool.acked:
+            self._waiting_since = None  # nothing sent waits for the hub
+            self._resend_s = RESEND_S
+        elif self._waiting_since is None:
+            self._waiting_since = now
+        elif not self._inflight and now - self._waiting_since > self._resend_s:
+            self._sent_upto = self.spool.acked  # go back: send again what the hub lacks
+            self.stats["resent"] += 1
+            self._waiting_since = now
+            self._resend_s = min(self._resend_s * 2, MAX_RESEND_S)
         room = WINDOW - len(self._inflight)
         if room > 0:
             for seq, topic, payload, retain in self.spool.unsent_after(self._sent_upto, room):

@@ -5,7 +5,8 @@ One append-only JSON-lines file. Its first line names the spool: `{"spool": "tab
 so a room restarted on the same spool goes on numbering where it stopped. Then:
 - `{"seq": n, "topic": "...", "payload": "...", "retain": false}`: a message to send (n = 1, 2, ...
   with no gaps);
-- `{"acked": n}`: every message up to n is with the broker (a PUBACK for each of them).
+- `{"acked": n}`: every message up to n is in the hub's store (the hub's `ack` topic,
+  tablebuzz.rooms.publisher).
 
 Each line is flushed as written (a crash of the host process loses nothing written; `fsync=True`
 also survives a power cut of the computer, at a cost of a disk sync per line). A torn last line
@@ -103,7 +104,7 @@ class Spool:
             return self.last_seq + 1
 
     def ack(self, upto):
-        """Every message up to `upto` is with the broker: forget them."""
+        """Every message up to `upto` is in the hub's store: forget them."""
         with self._lock:
             if upto <= self.acked:
                 return

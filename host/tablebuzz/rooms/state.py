@@ -1,9 +1,24 @@
 """The hub's picture of the event: every room's messages folded in, once each (docs/rooms.md).
 
 `HubState.apply(topic, payload, now)` takes one MQTT message; it returns the room it changed (or
-None: a duplicate, a message of no room, bad JSON). Idempotent: a message seen before (the same
-`run` and `seq` of a room; a record of the same game id) changes nothing and is counted in the
-room's `duplicates`; a `seq` skipped (a message lost) shows in `missing` until it arrives.
+None: a duplicate, a message of no room, a message set aside). Every payload is checked first
+(tablebuzz.rooms.schema: shape, types, sizes); one that fails, or one beyond the limits
+(`MAX_ROOMS` rooms, `MAX_RUNS` runs a room, `MAX_GAMES` games a room), is set aside in
+`problems` ({room, topic, why, at}, the latest `MAX_PROBLEMS`) and changes nothing else.
+Idempotent: a message seen before (the same `run` and `seq` of a room) changes nothing and is
+counted in the room's `duplicates`; a `seq` skipped (a message lost) shows in `missing` until it
+arrives.
+
+Results cannot be forged: a game's record enters the standings only once it agrees, line for
+line, with the events its room sent for that game (`n` 1, 2, ... with no gap, nothing more).
+A record that arrives before its events waits (`pending`); one that disagrees with them is a
+conflict, named on the room (`conflicts`: {game: why}) and kept out of the standings, whatever
+came first. Two messages that claim the same event of a game (the same `run` + `seq`, or the
+same `game` + `n`) with different contents make the whole game a conflict.
+
+`keep(kind, topic, payload, now)`, when set, is called with each message that changed the state
+(the hub's disk store, tablebuzz.rooms.keep) and `keep_problem(problem)` with each one set
+aside: folding the kept messages again, in order, gives the same state.
 
 - `rooms()`: [room summary] for the director's page and `/rooms.json` (see `summary`);
 - `standings()`: per game, one row per team (a team quiz) or player across every finished game
@@ -16,10 +31,18 @@ Standings come from the records alone: each record is folded by the scoreboard's
 (tablebuzz.views.table), so the hub computes nothing the boxes did not say.
 """
 
+import hashlib
 import json
 
 from tablebuzz.link.connection import Item
+from tablebuzz.rooms import schema
 from tablebuzz.rooms.topics import parse_topic
+
+MAX_ROOMS = 500
+MAX_RUNS = 100  # runs (spool files) of one room
+MAX_GAMES = 5000  # games of one room
+MAX_PENDING = 4  # records of one game waiting for its events
+MAX_PROBLEMS = 50
 
 
 class Seen:
@@ -46,6 +69,11 @@ class Seen:
         return max(self.above) - self.low - len(self.above)
 
 
+def _digest(*parts):
+    return hashlib.blake2b(json.dumps(parts, ensure_ascii=False).encode(),
+                           digest_size=12).digest()
+
+
 class Room:
     def __init__(self, name):
         self.name = name
@@ -55,76 +83,181 @@ class Room:
         self.view_seq = 0
         self.heard = None  # the hub's clock at the last message
         self.runs = {}  # run -> Seen
+        self.digests = {}  # (run, seq) -> digest of what the message said
         self.events = 0
         self.duplicates = 0
-        self.games = {}  # game id -> events received
-        self.records = {}  # game id -> record (header, lines)
+        self.games = {}  # game id -> {n: line}: the events received
+        self.records = {}  # game id -> record (header, lines): agreed with its events
         self.results = {}  # game id -> folded result (see fold_record)
+        self.pending = {}  # game id -> [record]: waiting for their events
+        self.conflicts = {}  # game id -> why: its events disagree; out of the standings
+        self.refused = {}  # game id -> why: a record of it was refused
 
     def missing(self):
         return sum(s.missing() for s in self.runs.values())
+
+
+def _record_lines(record):
+    return [obj["line"] for obj in record["lines"] if isinstance(obj.get("line"), str)]
+
+
+def _agrees(events, record):
+    """True when the record's protocol lines are the game's events ({n: line}) 1, 2, ... and
+    nothing more; False when they cannot be (an event differs, or there is one beyond them);
+    None while events are missing."""
+    lines = _record_lines(record)
+    if any(n > len(lines) for n in events) or any(
+            events.get(i + 1, line) != line for i, line in enumerate(lines)):
+        return False
+    return True if len(events) == len(lines) else None
 
 
 class HubState:
     def __init__(self, colours):
         self.colours = colours
         self.rooms_by_name = {}
-        self.problems = []  # messages the hub could not read (the last 20)
+        self.problems = []  # [{room, topic, why, at}]: messages set aside (the latest 50)
+        self.problems_seen = 0  # how many were ever set aside
+        self.keep = None
+        self.keep_problem = None
 
-    def _room(self, name):
-        room = self.rooms_by_name.get(name)
-        if room is None:
-            room = self.rooms_by_name[name] = Room(name)
-        return room
+    def _problem(self, room, topic, why, now):
+        problem = {"room": room, "topic": topic, "why": why, "at": now}
+        self.problems = (self.problems + [problem])[-MAX_PROBLEMS:]
+        self.problems_seen += 1
+        if self.keep_problem is not None:
+            self.keep_problem(problem)
 
-    def _problem(self, text):
-        self.problems = (self.problems + [text])[-20:]
+    def _conflict(self, room, game, why, now):
+        if game in room.conflicts:
+            return
+        room.conflicts[game] = why
+        room.records.pop(game, None)
+        room.results.pop(game, None)
+        room.pending.pop(game, None)
+        self._problem(room.name, "events", "game %s: a conflict: %s" % (game, why), now)
 
-    def apply(self, topic_text, payload, now):
-        """Fold one message (see the module doc). `payload`: bytes; `now`: time.time()."""
+    def apply(self, topic_text, payload, now, checked_before=False):
+        """Fold one message (see the module doc). `payload`: bytes; `now`: time.time();
+        `checked_before`: read back from the hub's own store (tablebuzz.rooms.schema.check)."""
         where = parse_topic(topic_text)
         if where is None:
             return None
         name, kind = where
         try:
-            msg = json.loads(payload)
-            if not isinstance(msg, dict):
-                raise ValueError("not an object")
-        except ValueError as e:
-            self._problem("%s: not a rooms message (%s)" % (topic_text, e))
+            msg = schema.check(name, kind, bytes(payload), checked_before)
+        except schema.RefusedError as e:
+            self._problem(name, kind, str(e), now)
             return None
-        room = self._room(name)
+        room = self.rooms_by_name.get(name)
+        if room is None:
+            if len(self.rooms_by_name) >= MAX_ROOMS:
+                self._problem(name, kind, "more than %d rooms" % MAX_ROOMS, now)
+                return None
+            room = self.rooms_by_name[name] = Room(name)
+        changed = self._fold(room, kind, msg, now)
+        if changed and self.keep is not None:
+            self.keep(kind, topic_text, bytes(payload), now)
+        return room if changed else None
+
+    def _fold(self, room, kind, msg, now):
+        """True if the checked message `msg` changed the state."""
         room.heard = now
         if kind == "status":
-            room.online = bool(msg.get("online"))
-            return room
+            room.online = msg["online"]
+            return True
         if kind == "view":
-            if isinstance(msg.get("view"), dict):
-                room.view = msg["view"]
-                room.view_wall = msg.get("wall")
-                room.view_seq = msg.get("seq") or 0
-            return room
-        run, seq = msg.get("run"), msg.get("seq")
-        if not isinstance(run, str) or not isinstance(seq, int):
-            self._problem("%s: no run or seq" % topic_text)
-            return None
-        if not room.runs.setdefault(run, Seen()).add(seq):
+            room.view = msg["view"]
+            room.view_wall = msg.get("wall")
+            room.view_seq = msg.get("seq") or 0
+            return True
+        run, seq, game = msg["run"], msg["seq"], msg.get("game")
+        if run not in room.runs and len(room.runs) >= MAX_RUNS:
+            self._problem(room.name, kind, "more than %d runs" % MAX_RUNS, now)
+            return False
+        if game is not None and game not in room.games and len(room.games) >= MAX_GAMES:
+            self._problem(room.name, kind, "more than %d games" % MAX_GAMES, now)
+            return False
+        said = _digest(kind, game, msg.get("n"), msg.get("line"), msg.get("record"))
+        seen = room.runs.setdefault(run, Seen())
+        if not seen.add(seq):
             room.duplicates += 1
-            return None
-        game = msg.get("game")
+            if room.digests.get((run, seq), said) != said and game is not None:
+                self._conflict(room, game, "two different messages %s #%d" % (run, seq), now)
+                return True
+            return False
+        room.digests[(run, seq)] = said
         if kind == "events":
             room.events += 1
-            if game:
-                room.games[game] = room.games.get(game, 0) + 1
-        elif kind == "records" and game and isinstance(msg.get("record"), dict):
-            if game not in room.records:
-                room.records[game] = msg["record"]
-                room.results[game] = fold_record(msg["record"], name, self.colours)
-        return room
+            n = msg.get("n")
+            if game is None or n is None:
+                return True
+            lines = room.games.setdefault(game, {})
+            if lines.get(n, msg["line"]) != msg["line"]:
+                self._conflict(room, game, "two different events #%d" % n, now)
+            lines[n] = msg["line"]
+            self._settle(room, game, now)
+            return True
+        record = msg["record"]
+        if game in room.conflicts:
+            return True
+        if game in room.records:
+            if room.records[game] != record:
+                self._refuse(room, game, "a record that disagrees with the room's events" if
+                             _agrees(room.games.get(game, {}), record) is False else
+                             "a second record, different from the one accepted", now)
+            return True
+        waiting = room.pending.setdefault(game, [])
+        if record not in waiting:
+            if len(waiting) >= MAX_PENDING:
+                self._problem(room.name, kind, "game %s: more than %d records wait for its "
+                              "events" % (game, MAX_PENDING), now)
+                return False
+            waiting.append(record)
+        self._settle(room, game, now)
+        return True
+
+    def _refuse(self, room, game, why, now):
+        room.refused[game] = why
+        self._problem(room.name, "records", "game %s: %s" % (game, why), now)
+
+    def _settle(self, room, game, now):
+        """Each record of `game` waiting for its events: accepted when it agrees with them line
+        for line, refused when it cannot (an event it does not hold, or holds otherwise), else
+        left waiting for the events still to come."""
+        waiting = room.pending.get(game)
+        if not waiting or game in room.conflicts:
+            return
+        events = room.games.get(game, {})
+        for record in list(waiting):
+            agrees = _agrees(events, record)
+            if agrees is False:
+                waiting.remove(record)
+                self._refuse(room, game, "a record that disagrees with the room's events", now)
+            elif agrees and game not in room.records:
+                waiting.remove(record)
+                self._accept(room, game, record, now)
+        if not waiting:
+            room.pending.pop(game, None)
+
+    def _accept(self, room, game, record, now):
+        try:
+            result = fold_record(record, room.name, self.colours)
+        except Exception as e:  # noqa: BLE001 - a record the Table cannot fold is set aside
+            result, why = None, "cannot be folded (%s: %s)" % (type(e).__name__, e)
+        else:
+            why = None if result is None else schema.check_result(result)
+        if why is not None:
+            self._refuse(room, game, "a record that cannot be read: %s" % why, now)
+            return
+        room.records[game] = record
+        room.results[game] = result
 
     # ---------------------------------------------------------------- what the pages get
-    def rooms(self):
-        return [summary(self.rooms_by_name[n]) for n in sorted(self.rooms_by_name)]
+    def rooms(self, names=None):
+        """[summary] of the rooms `names` (every room when None), by name."""
+        return [safe_summary(self.rooms_by_name[n])
+                for n in sorted(self.rooms_by_name if names is None else names)]
 
     def standings(self):
         """{game name: [row]}: each row {name, rooms, games, wins, losses, ties, points, ppg},
@@ -279,13 +412,18 @@ def summary(room):
     """What the director sees of one room: {room, online, box_connected, game, title, phase,
     question, points, teams: [{name, score}], players: [{player, name, score, colour}], floor,
     race, over, armed, timers (as in the room's view: ms left when the room made it), events,
-    games_finished, duplicates, missing, view_wall, view_seq}."""
+    games_finished, duplicates, missing, conflicts: [{game, why}] (games whose events disagree:
+    out of the standings), refused: [{game, why}] (records refused), pending (records waiting
+    for their events), view_wall, view_seq}. The view was checked (tablebuzz.rooms.schema)."""
     out = {"room": room.name, "online": room.online, "box_connected": None, "status": None,
            "game": None, "title": None, "phase": None, "question": None, "points": None,
            "teams": [], "players": [], "floor": None, "race": None, "over": None,
            "menu": None, "armed": False, "timers": [], "events": room.events,
            "games_finished": len(room.records),
            "duplicates": room.duplicates, "missing": room.missing(),
+           "conflicts": [{"game": g, "why": w} for g, w in sorted(room.conflicts.items())],
+           "refused": [{"game": g, "why": w} for g, w in sorted(room.refused.items())],
+           "pending": sum(len(w) for w in room.pending.values()),
            "view_wall": room.view_wall, "view_seq": room.view_seq}
     v = room.view
     if v is None:
@@ -324,3 +462,18 @@ def summary(room):
         out["over"] = {"abandoned": o.get("abandoned"), "ranking": o.get("ranking"),
                        "team_ranking": o.get("team_ranking")}
     return out
+
+
+def safe_summary(room):
+    """`summary(room)`, or its counts alone with `error` should the view still hold something
+    the checks let through and the summary cannot read (one room never breaks the page)."""
+    try:
+        return summary(room)
+    except Exception as e:  # noqa: BLE001 - the last line of defence of /rooms.json
+        view, room.view = room.view, None
+        try:
+            out = summary(room)
+        finally:
+            room.view = view
+        out["error"] = "its view cannot be shown (%s)" % type(e).__name__
+        return out

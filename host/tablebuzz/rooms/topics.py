@@ -12,12 +12,18 @@ Under `tablebuzz/<room>/`:
   view (tablebuzz.views.table.Table.view(), never the desk's), the latest only.
 - `status`  QoS 1, retained: `{"room", "online": true|false, "at"}`; the broker publishes
   `online: false` itself (the client's will) when the room's connection is lost.
+
+And one topic the hub publishes, the room reads:
+- `ack`     QoS 1, retained: `{"room", "acked": {run: seq}}`: for each of the room's runs, every
+  `events` and `records` message up to `seq` is in the hub's store; the room's spool forgets
+  them then, and not before (tablebuzz.rooms.publisher).
 """
 
 import json
 
 PREFIX = "tablebuzz"
-KINDS = ("events", "records", "view", "status")
+KINDS = ("events", "records", "view", "status")  # what a room publishes
+ACK = "ack"  # what the hub publishes to a room
 MAX_ROOM = 32  # characters of a room name
 
 
@@ -46,6 +52,18 @@ def parse_topic(text):
         return check_room(parts[1]), parts[2]
     except ValueError:
         return None
+
+
+def is_ack(text):
+    """True for `tablebuzz/<room>/ack`."""
+    parts = text.split("/")
+    if len(parts) != 3 or parts[0] != PREFIX or parts[2] != ACK:
+        return False
+    try:
+        check_room(parts[1])
+    except ValueError:
+        return False
+    return True
 
 
 def dumps(obj):

@@ -196,12 +196,17 @@ class Hub:
         if items:
             changed = False
             for item in items:
-                changed |= self.table.apply(item)
-                if self.recorder is not None:
+                if self.recorder is not None:  # in the records before it is interpreted
                     try:
                         self.recorder.item(item)
                     except OSError as e:
                         self.table.notices.append("could not write the records: %s" % e)
+                try:
+                    changed |= self.table.apply(item)
+                except Exception as e:  # noqa: BLE001 - a line the host cannot interpret
+                    self.table.notices.append("a board line the host cannot interpret (%s: %s)"
+                                              ": %s" % (type(e).__name__, e, item.text[:120]))
+                    changed = True
                 self._answer(item)
             if changed:
                 self.broadcast()
