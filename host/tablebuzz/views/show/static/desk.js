@@ -183,6 +183,10 @@ function buildForm() {
   buildOptions();
 }
 
+// Each option's field shows the value the game will play: its default, or what a preset chosen
+// above it sets (the device's `presets`: the quiz's format naqt sets 10 points, powers 15...). Only
+// the fields whose value differs from that are sent: the device applies the preset to the rest,
+// so a preset plays its values and what the host changed wins over it.
 function buildOptions() {
   const s = spec(document.getElementById("ng-game").value);
   if (!s) return;
@@ -195,7 +199,16 @@ function buildOptions() {
     if (o.kind === "bool") {
       const box = el("input", { type: "checkbox", id: id, "data-option": o.name, "data-kind": "bool" });
       box.checked = o.default === true;
+      box.addEventListener("change", () => showPresets(s));
       return el("div", { class: "row" }, el("label", {}, box, o.label));
+    }
+    if (o.values) {  // one of a few words: a choice, each in the board's words
+      const select = el("select", { id: id, "data-option": o.name, "data-kind": "text" },
+        o.choices.map((c) => el("option", { value: c.value }, c.text)));
+      select.value = o.default;
+      select.addEventListener("change", () => showPresets(s));
+      return el("div", { class: "row" }, el("label", {}, o.label, select),
+        o.presets.length ? el("span", { class: "muted", id: id + "-sets" }) : null);
     }
     const shown = (c) => (o.kind === "json" ? JSON.stringify(c) : String(c));
     // each choice with the board's own words for it ("0" reads "no target"): the device's words
@@ -203,14 +216,53 @@ function buildOptions() {
       o.choices.concat(o.words || []).map((c) => el("option", { value: shown(c.value), label: c.text })));
     const input = el("input", { id: id, list: id + "-list", value: shown(o.default), "data-option": o.name,
       "data-kind": o.kind, size: o.kind === "json" ? 16 : 8 });
+    input.addEventListener("input", () => showPresets(s));
     const range = o.low !== undefined ? o.low + "–" + o.high : "";
     const hint = [range, o.unit, o.zero ? "0 = " + o.zero : "",
       o.kind === "json" ? "as JSON" : ""].filter(Boolean).join(", ");
     return el("div", { class: "row" }, el("label", {}, o.label, input), list, hint ? el("span", { class: "muted" }, hint) : null);
   });
   TB.fill("ng-options", rows);
+  D.baseline = {};
+  s.options.forEach((o) => { D.baseline[o.name] = o.default; });
+  showPresets(s);
   buildNames();
 }
+
+// What the game plays for each option unless the host changes it: the defaults, then what each
+// chosen preset sets (in the options' order, as the device applies them: refbox.games.base).
+function presetBaseline(s, current) {
+  const base = {};
+  s.options.forEach((o) => { base[o.name] = o.default; });
+  s.options.forEach((o) => {
+    const chosen = o.presets.find((p) => p.value === current[o.name]);
+    if (chosen) chosen.sets.forEach((x) => { base[x.name] = x.value; });
+  });
+  return base;
+}
+
+// A preset was chosen (or a field changed): every field the host left as it was shows the
+// preset's value, and the preset says what it sets.
+function showPresets(s) {
+  const current = readAllOptions();
+  const before = D.baseline || {};
+  const base = presetBaseline(s, current);
+  s.options.forEach((o) => {
+    const input = document.getElementById("opt-" + o.name);
+    if (!input || same(current[o.name], base[o.name]) || !same(current[o.name], before[o.name])) return;
+    if (o.kind === "bool") input.checked = base[o.name] === true;
+    else input.value = o.kind === "json" ? JSON.stringify(base[o.name]) : String(base[o.name]);
+  });
+  D.baseline = base;
+  s.options.filter((o) => o.presets.length).forEach((o) => {
+    const chosen = o.presets.find((p) => p.value === current[o.name]);
+    const note = document.getElementById("opt-" + o.name + "-sets");
+    if (note) note.textContent = chosen ? "sets " + chosen.sets.map((x) => spec(s.name).options
+      .find((y) => y.name === x.name).label + ": " + x.text).join(", ") : "";
+  });
+}
+
+function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
 
 function buildNames() {
   const n = Number(document.getElementById("ng-players").value) || 2;
@@ -232,7 +284,8 @@ function readNames() {
   return names;
 }
 
-function readOptions() {
+// Every field's value, as the device reads it (a number, a word, true / false, a list).
+function readAllOptions() {
   const options = {};
   document.querySelectorAll("[data-option]").forEach((i) => {
     if (i.dataset.kind === "bool") options[i.dataset.option] = i.checked;
@@ -245,6 +298,16 @@ function readOptions() {
       }
     }
   });
+  return options;
+}
+
+// Only what the host changed: the options whose value is not what the game plays without them.
+function readOptions() {
+  const s = spec(document.getElementById("ng-game").value);
+  const all = readAllOptions();
+  const base = presetBaseline(s, all);
+  const options = {};
+  Object.keys(all).forEach((name) => { if (!same(all[name], base[name])) options[name] = all[name]; });
   return options;
 }
 
