@@ -265,7 +265,9 @@ def test_an_osc_listener_receives_the_races_of_a_scripted_game_with_winner_and_m
     assert ("/tablebuzz/stage/game_over", [over["ranking"][0]["player"]] + [
         r["score"] for r in sorted(over["ranking"], key=lambda r: r["player"])]) in got
     addresses = {a.rsplit("/", 1)[1] for a, _ in got}
-    assert {"armed", "race", "judge", "score"} <= addresses
+    assert {"armed", "race", "judge", "score", "phase"} <= addresses
+    phases = [args for address, args in got if address == "/tablebuzz/stage/phase"]
+    assert ["ready", "question 1 next: ARM opens the buzzers"] in phases
 
 
 # ------------------------------------------------------------------------------ an event's broker

@@ -120,6 +120,7 @@ class Table:
             # (Evidence's count: "YES count 17")
             self.prompts = [list(pair) for pair in ev.get("buttons") or []]
             doing = ev.get("doing")  # what is happening, in the board's words: for everyone
+            self._board_phase(ev)
             phase = self.game["phase"] if self.game is not None else None
             self.doing = (doing, phase) if isinstance(doing, str) and doing else None
             return True
@@ -135,6 +136,24 @@ class Table:
         else:
             self.desk_only[kind] = {"value": ev.get("value"), "text": self.narrator.line(ev)}
         return True
+
+    def _board_phase(self, ev):
+        """The board's phase, floor and turn from its `buttons` event (sent after every change):
+        what every page draws. A race whose question has moved on has had every press it will
+        have ("nobody else pressed", not "nobody else yet")."""
+        g = self.game
+        phase = ev.get("phase")
+        if g is None or not isinstance(phase, str) or phase in ("menu", "over"):
+            return
+        g["phase"] = phase
+        g["answering"] = ev.get("answering")
+        g["turn"] = ev.get("turn")
+        if phase != "racing":
+            g["armed"] = False
+            race = g.get("race")
+            if race is not None and race.get("winner") is not None and phase != "answering":
+                race["settled"] = True
+                race["margin_text"] = self._margin_text(race)
 
     def set_names(self, names, next_game=False):
         """Names for the next game's players ({1: "Ann", ...}); also the current game's, if the
@@ -300,8 +319,8 @@ class Table:
         number and category only."""
         from tablebuzz.views import packet as packet_module
 
-        if self.packet is None or self.game is None:
-            return None, None
+        if self.packet is None or self.game is None or self.game["name"] != "quiz":
+            return None, None  # a packet's tossups are the quiz's alone
         number = getattr(self, "reading", 1)
         desk = {"name": self.packet["name"],
                 "tossup": packet_module.tossup_view(self.packet, number),
@@ -379,6 +398,8 @@ class Table:
 
     def _new_game(self, ev):
         self.menu = None
+        self.photo = None  # a photo finish belongs to its game's races
+        self._race_events = []
         names = dict(self.pending_names)
         for i, name in enumerate(ev.get("names") or []):  # a firmware that carries names
             if name:
@@ -518,7 +539,7 @@ class Table:
         if race.get("tie"):
             return "tie: %s, drawn" % " & ".join("P%d" % p for p in race["tied"])
         if race.get("margin_ns") is None:
-            return "nobody else yet"
+            return "nobody else pressed" if race.get("settled") else "nobody else yet"
         return "by " + duration(race["margin_ns"])
 
     def _order(self, race):
@@ -585,6 +606,9 @@ class Table:
         g["phase"] = "over"
         if g["race"] is not None and g["race"].get("winner") is None:
             g["race"] = None  # a race opened but nobody pressed: nothing to show
+        elif g["race"] is not None:
+            g["race"]["settled"] = True  # the game is over: no press comes any more
+            g["race"]["margin_text"] = self._margin_text(g["race"])
         g["armed"] = False
         g["answering"] = None
         g["timers"] = []
