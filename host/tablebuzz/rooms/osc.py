@@ -14,10 +14,10 @@ UDP never blocks the room (a listener that is not there loses the message, as OS
 | `score` | the scores, P1 first (int...) |
 | `timer` | the timer's name (str: `buzz`, `answer`), its length in ms (int) |
 | `game_over` | the winner (int; 0 for an abandoned game), the scores in player order (int...) |
-| `phase` | the board's phase (str: `ready`, `racing`, `answering`, `bonus`, `eyes_closed`...), what is happening (str, the board's words) |
+| `phase` | the board's phase (str: `ready`, `racing`, ...), what is happening (str) |
 | `teams` | the team totals, team 1 first (int...) |
 | `team_over` | the winning team (int), the team totals in team order (int...) |
-| `lockout` | player (int), reason (str: `false_start`, `wrong`), ms (int; -1: until the next question) |
+| `lockout` | player (int), reason (str: `false_start`, `wrong`), ms (int; -1: no end) |
 | `unlock` | player (int) |
 | `dead` | question (int), reason (str: `cancel`, `wrong`, `time`) |
 | `bonus` | controlling team (int), parts (int), a part's points (int) |
