@@ -99,3 +99,22 @@ def option_value_text(game, name, value):
 def option_words(game, name, value):
     """"label: value" for people, the board's words: "false start: 250 ms"."""
     return "%s: %s" % (option_label(game, name), option_value_text(game, name, value))
+
+
+def layout(game):
+    """The sizes a page draws `game` with, from the firmware's own rules (never restated here):
+    Red or Black's `hand` (cards a player turns, one a round) and `columns` (Part 2's two lines),
+    Diddly's `rounds`, Evidence's `markers`. {} for a game with none."""
+    if game == "redblack":
+        from refbox.games import redblack
+
+        return {"hand": redblack.ROUNDS, "columns": redblack.COLUMNS}
+    if game == "diddly":
+        from refbox.games import diddly
+
+        return {"rounds": diddly.ROUNDS}
+    if game == "evidence":
+        from refbox.games import evidence
+
+        return {"markers": evidence.MARKERS}
+    return {}

@@ -387,6 +387,10 @@ class Narrator:
         return "question %d read to the end: a wrong answer now is no interrupt" % ev["question"]
 
     def _ev_timer(self, ev):
+        if ev["timer"] == "round":  # Déglingo's round timer, as the board runs it
+            if ev.get("running") is False:
+                return "round timer paused: %s left" % _seconds(ev["ms"])
+            return "round timer: %s left" % _seconds(ev["ms"])
         if ev["timer"] == "buzz":
             return "timer: %s to buzz" % _seconds(ev["ms"])
         if ev["timer"] == "bonus":

@@ -103,6 +103,15 @@ function renderPrompts(v, g) {
   none.textContent = racing ? "the race is open: the buzzers decide" : "the box's controls do nothing now";
 }
 
+// A team's name as the device keeps it (its `name` events), else "team N"; in a quiz without
+// teams the board's team number is the player's.
+function teamName(g, team) {
+  const teams = (g && g.view && g.view.teams) || [];
+  if (!teams.length) return TB.whoText(g, team);
+  const t = teams.find((x) => x.team === team);
+  return t && t.name ? t.name : "team " + team;
+}
+
 // ------------------------------------------------------------------------------ the packet
 // The reader's tossup (tablebuzz show --packet): tap the word being read when a buzz comes; a
 // word at or before the power mark (*) makes Correct send the format's power value.
@@ -110,7 +119,7 @@ function powerValue() {
   const p = D.view && D.view.desk_only && D.view.desk_only.packet;
   const g = D.game;
   if (!p || !p.mark || !p.mark.power || !g || !g.options) return 0;
-  return g.options.power || 0;
+  return g.options.power;  // the board's power value (0: no powers)
 }
 
 function renderPacket(v) {
@@ -166,7 +175,7 @@ function bonusPanel(board) {
     el("button", { type: "button", class: "go", id: "bonus-score",
       onclick: () => { cmd({ cmd: "bonus", parts: parts.slice() }, "bonus: " + right + " of " + parts.length);
         D.bonusParts = null; } },
-    "Score the bonus: team " + board.team + " +" + right * board.points));
+    "Score the bonus: " + teamName(D.game, board.team) + ", " + right + " of " + parts.length + " parts right (the board's " + board.points + " a part)"));
 }
 
 document.querySelectorAll("[data-control]").forEach((b) => b.addEventListener("click", () =>
@@ -342,8 +351,9 @@ const DESKS = {
     const teamSelect = el("select", { id: "qz-team" }, teams.map((t) =>
       el("option", { value: t.team }, t.name || "team " + t.team)));
     const player = () => Number(document.getElementById("qz-player").value);
-    // the number pad's value, else the question's value as the board set it (its `points`)
-    const points = () => D.pad > 0 ? D.pad : (g.options.points || 1);
+    // the number pad's value, else the question's value as the board says it (its `points`
+    // option in the `game` event; a page that joined mid-game: the `state`'s `points`)
+    const points = () => D.pad > 0 ? D.pad : (g.options.points !== undefined ? g.options.points : v.points);
     const phase = g.phase;  // the board's: each button only where the board takes it
     const asking = ["racing", "answering", "bonus"].includes(phase);  // else the next is read
     return [el("h2", {}, asking ? "quiz · question " + v.question : "quiz"),

@@ -187,8 +187,8 @@ const VIEWS = {
       el("div", { style: "font-size:var(--mid)" }, "active: ", TB.who(g, v.active)),
       el("div", {}, "observers: ", inGame.map((p) => [TB.who(g, p), " "]),
         v.out.length ? el("span", { class: "muted" }, " · out: ", v.out.map((p) => [TB.who(g, p), " "])) : ""),
-      el("div", { class: "muted" }, g.players === 2 ? "Stop or Encore, first to 12" :
-        "first to " + (g.options.target || 5) + " points"),
+      // the target the board plays (its `game` event: 2 players play to 12, rules fixed there)
+      g.options.target !== undefined ? el("div", { class: "muted" }, "first to " + g.options.target + " points") : null,
       v.last_round ? el("div", { class: "muted" }, v.last_round.text) : null];
   },
   redblack(g) {
@@ -198,7 +198,7 @@ const VIEWS = {
       rows.push(el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, p)),
         el("td", {}, el("span", { class: "cards" }, v.hands[p - 1].map((c) => TB.card(c)))),
         el("td", {}, String(v.given[p - 1])), el("td", {}, String(v.received[p - 1])),
-        el("td", {}, el("b", {}, String(v.given[p - 1] - v.received[p - 1])))));
+        el("td", {}, el("b", {}, String(g.scores[p - 1])))));  // the board's score: given − taken
     }
     const parts = [el("h2", {}, "Red or Black")];
     const ask = v.asking;
@@ -215,7 +215,7 @@ const VIEWS = {
       el("tr", {}, el("th", {}, "player"), el("th", {}, "cards"), el("th", {}, "given"), el("th", {}, "taken"), el("th", {}, "±")),
       rows));
     if (v.lines) {
-      const give = v.give_line || "top";
+      const give = v.give_line;  // the board's (its `lines` event)
       for (const which of ["top", "bottom"]) {
         parts.push(el("div", { class: "row", style: "margin-top:0.3em" },
           el("span", { class: "line-label" }, which === give ? "give" : "take"),
@@ -231,7 +231,8 @@ const VIEWS = {
       head.push(el("th", {}, TB.who(g, p), v.dealer === p ? " ★" : ""));
     }
     const rows = [el("tr", {}, head)];
-    for (let r = 1; r <= 5; r++) {
+    const rounds = v.rounds.length ? v.rounds[0].length : 0;  // the firmware's (describe.layout)
+    for (let r = 1; r <= rounds; r++) {
       const cells = [el("td", {}, String(r))];
       for (let p = 1; p <= g.players; p++) {
         const value = v.rounds[p - 1][r - 1];
