@@ -46,8 +46,9 @@ def options_summary(game, options):
         defaults = {name: default for name, default, _, _ in game_class(game).OPTIONS}
     except KeyError:
         defaults = {}
-    changed = [(k, v) for k, v in sorted(options.items()) if k not in defaults or
-               defaults[k] != v or type(defaults[k]) is not type(v)]
+    changed = [(k, v) for k, v in sorted(options.items()) if (k not in defaults or
+               defaults[k] != v or type(defaults[k]) is not type(v)) and k != "teams"]
+    # (the teams are drawn with their names and members, never as "P1+P2 vs P3+P4")
     return "; ".join(option_text(k, v, game) for k, v in changed) or "standard rules"
 
 
@@ -974,6 +975,9 @@ class Table:
         names = game.get("names") or {}
         text = re.sub(r"\bP(\d+)\b", lambda m: m.group(0) + (
             " " + names[m.group(1)] if m.group(1) in names else ""), self.doing[0])
+        teams = {str(t["team"]): t["name"] for t in (game["view"] or {}).get("teams") or []
+                 if t.get("name")} if game["name"] == "quiz" else {}
+        text = re.sub(r"\bteam (\d+)\b", lambda m: teams.get(m.group(1), m.group(0)), text)
         if game["name"] == "redblack":  # a card as the wire writes it ("7S") with its suit sign
             text = re.sub(r"\b(A|[2-9]|10|J|Q|K)([SHDC])\b", lambda m: card(m.group(0)), text)
         return text

@@ -470,8 +470,13 @@ function render(msg) {
     TB.fill("buzzers", buttons);
   }
   if (g) {
-    TB.fill("scores", el("table", { class: "grid" }, g.scores.map((s, i) =>
-      el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, i + 1)), el("td", {}, String(s) + " " + g.unit)))));
+    const teams = (g.view && g.view.teams) || [];  // a team quiz: the board's team totals first
+    TB.fill("scores", teams.length ? el("table", { class: "grid", id: "desk-teams" }, teams.map((t) =>
+      el("tr", {}, el("td", { style: "text-align:left;font-weight:800" }, teamName(g, t.team)),
+        el("td", { style: "text-align:left" }, t.players.map((p) => [TB.who(g, p), " "])),
+        el("td", { style: "font-weight:800" }, TB.count(t.score, g.unit))))) : null,
+    el("table", { class: "grid", id: "desk-players" }, g.scores.map((s, i) =>
+      el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, i + 1)), el("td", {}, TB.count(s, g.unit))))));
   } else {
     TB.fill("scores", el("div", { class: "muted" }, v.menu ? "the box shows its menu: start a game here or on the box" : "no game"));
   }

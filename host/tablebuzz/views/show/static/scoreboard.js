@@ -262,7 +262,7 @@ const VIEWS = {
     const t = v.last_tokens;
     if (t && !v.counting) {
       const tok = (c) => t[c] ? TB.whoText(g, t[c]) : "nobody";
-      parts.push(el("div", {}, "round " + t.round + ": " + t.differences + " differences · green " + tok("green") +
+      parts.push(el("div", {}, "round " + t.round + ": " + TB.count(t.differences, "differences") + " · green " + tok("green") +
         " · yellow " + tok("yellow") + " · red " + tok("red")));
     }
     return parts;
@@ -288,11 +288,14 @@ function renderOver(g) {
   const teams = over.team_ranking;
   if (teams && teams.length && !over.abandoned) {
     TB.fill("ranking", teams.map((r) => el("li", { class: r.place === 1 ? "first" : "" },
-      ordinal(r.place) + "  " + (r.name || "team " + r.team) + "  " + r.score + " " + over.unit)));
+      ordinal(r.place) + "  " + (r.name || "team " + r.team) + "  " + TB.count(r.score, over.unit))));
   } else TB.fill("ranking", over.ranking.map((r, i) => el("li", { class: !over.abandoned && r.place === 1 ? "first" : "" },
-    over.abandoned ? "" : ordinal(r.place) + "  ", TB.who(g, r.player), "  " + r.score + " " + over.unit)));
-  TB.fill("overnotes", over.abandoned ? "stopped before the end: no winner" : (over.notes || []).join(" · "));
-  TB.fill("seedline", "seed " + over.seed + "  ·  commitment " + (over.commit || "not seen (joined mid-game)"));
+    over.abandoned ? "" : ordinal(r.place) + "  ", TB.who(g, r.player), "  " + TB.count(r.score, over.unit))));
+  const teamOver = teams && teams.length && !over.abandoned;  // the teams' ranking says it all
+  TB.fill("overnotes", over.abandoned ? "stopped before the end: no winner" : teamOver ? "" : (over.notes || []).join(" · "));
+  // the commitment's first 16 hex digits (the whole in its tooltip and the CSV): the check is below
+  TB.fill("seedline", "seed " + over.seed + "  ·  commitment " + (over.commit ? over.commit.slice(0, 16) + "…" : "not seen (joined mid-game)"));
+  document.getElementById("seedline").title = over.commit || "";
   const key = over.seed + "/" + over.commit;
   const badge = document.getElementById("verified");
   const show = (state) => {
