@@ -219,6 +219,7 @@ function buildOptions() {
       return el("div", { class: "row" }, el("label", {}, o.label, select),
         o.presets.length ? el("span", { class: "muted", id: id + "-sets" }) : null);
     }
+    if (o.name === "teams") return teamBuilder(o);
     const shown = (c) => (o.kind === "json" ? JSON.stringify(c) : String(c));
     // each choice with the board's own words for it ("0" reads "no target"): the device's words
     const list = el("datalist", { id: id + "-list" },
@@ -236,6 +237,48 @@ function buildOptions() {
   s.options.forEach((o) => { D.baseline[o.name] = o.default; });
   showPresets(s);
   buildNames();
+}
+
+// The quiz's teams, picked: how many teams (or everyone alone), then each player's team from a
+// list. The option's value (the device's list of teams, [[1, 2], [3, 4]]) is kept in a hidden
+// field the form reads; nothing is typed as JSON.
+function teamBuilder(o) {
+  const count = el("select", { id: "opt-teams-count", title: "how many teams" },
+    el("option", { value: "0" }, "everyone alone"),
+    [2, 3, 4].map((k) => el("option", { value: String(k) }, k + " teams")));
+  const hidden = el("input", { type: "hidden", id: "opt-teams", "data-option": o.name, "data-kind": "json",
+    value: JSON.stringify(o.default) });
+  count.addEventListener("change", () => { D.teamOf = null; buildTeams(); });
+  return el("div", { class: "row", id: "team-builder" }, el("label", {}, o.label, count), hidden,
+    el("div", { id: "team-picks", class: "row" }));
+}
+
+function buildTeams() {
+  const count = document.getElementById("opt-teams-count");
+  const hidden = document.getElementById("opt-teams");
+  if (!count || !hidden) return;
+  const k = Number(count.value);
+  const n = Number(document.getElementById("ng-players").value) || 0;
+  if (!k) { hidden.value = "[]"; TB.fill("team-picks"); return; }
+  if (!D.teamOf || D.teamOf.length !== n) {  // contiguous blocks first: P1 P2 | P3 P4
+    D.teamOf = [];
+    for (let p = 0; p < n; p++) D.teamOf.push(Math.min(k, Math.floor(p * k / n) + 1));
+  }
+  const names = readNames();
+  TB.fill("team-picks", D.teamOf.map((t, i) => {
+    const pick = el("select", { id: "team-of-" + (i + 1), title: "P" + (i + 1) + "'s team" });
+    for (let j = 1; j <= k; j++) pick.append(el("option", { value: String(j) }, "team " + j));
+    pick.value = String(Math.min(t, k));
+    pick.addEventListener("change", () => { D.teamOf[i] = Number(pick.value); buildTeams(); });
+    return el("label", {}, "P" + (i + 1) + (names[i + 1] ? " " + names[i + 1] : ""), pick);
+  }));
+  const teams = [];
+  for (let j = 1; j <= k; j++) {
+    const members = [];
+    D.teamOf.forEach((t, i) => { if (Math.min(t, k) === j) members.push(i + 1); });
+    if (members.length) teams.push(members);
+  }
+  hidden.value = JSON.stringify(teams);
 }
 
 // What the game plays for each option unless the host changes it: the defaults, then what each
@@ -285,6 +328,8 @@ function buildNames() {
         value: old[p] || "" })));
   }
   TB.fill("ng-names", inputs);
+  inputs.forEach((label) => label.querySelector("input").addEventListener("change", buildTeams));
+  buildTeams();  // one pick a player, under their name
 }
 
 function readNames() {
