@@ -6,7 +6,18 @@ import os
 import tempfile
 from pathlib import Path
 
-from test_show import ARTIFACTS, browser, on, open_page, show, wait_text  # noqa: F401 - fixtures
+import pytest
+
+from tablebuzz.paths import REPO
+from test_show import (  # noqa: F401 - fixtures
+    ARTIFACTS,
+    browser,
+    naqt_first_tossup,
+    on,
+    open_page,
+    show,
+    wait_text,
+)
 
 SHOTS = Path(os.environ.get("TABLEBUZZ_SHOTS") or Path(tempfile.gettempdir()) / "tablebuzz-shots")
 TV = {"width": 1920, "height": 1080}
@@ -119,6 +130,119 @@ def test_a_team_pub_quiz_is_built_by_picking_and_reads_as_teams(browser, show): 
         on(desk).click("#btn-end")
         wait_text(board, "#over", ["quiz: game over", "1st", "Owls", "1 point"])
         shoot(board, "pubquiz-tv-over")
+    finally:
+        board.close()
+        desk.close()
+
+
+def start_from_the_form(desk, game, players):
+    on(desk).select_option("#ng-game", game)
+    desk.fill("#ng-players", str(players))
+    desk.dispatch_event("#ng-players", "input")
+    desk.click("#ng-start")
+
+
+def pad(desk, digits):
+    on(desk).click("#numbers [data-pad='clear']")
+    for d in digits:
+        desk.click("#numbers .pad [data-pad='%s']" % d)
+
+
+CARD_GAMES = [
+    # (game, players, the TV's title, what the clicks play)
+    ("difference", 3, "Difference"),
+    ("deglingo", 3, "Déglingo"),
+    ("redblack", 2, "Red or Black"),
+    ("diddly", 2, "Diddly"),
+    ("evidence", 2, "Evidence"),
+]
+
+
+def play_a_little(desk, board, game):
+    """A few of `game`'s moves, with the desk's buttons only."""
+    if game == "difference":
+        on(desk).click("#btn-arm")  # the first reference card: the buzzers are open
+        wait_text(board, "#race", ["BUZZ"])
+        on(desk).click("#buzz-2")
+        wait_text(board, "#race-winner", ["P2"])
+        on(desk).click("#btn-correct")
+        wait_text(board, "[data-player='2'] .score", ["7"])
+    elif game == "deglingo":
+        on(desk).click("#dg-call")
+        wait_text(board, "#race", ["BUZZ"])
+        on(desk).click("#buzz-2")
+        wait_text(board, "#race-winner", ["P2"])
+        on(desk).click("#btn-correct")
+        wait_text(board, "[data-player='2'] .score", ["1"])
+        wait_text(desk, "#dg-call", ["Déglingo!"])  # round 2: the call is offered again
+    elif game == "redblack":
+        wait_text(board, "#doing", ["P1", "red or black?"])
+        on(desk).click("#rb-red")
+        on(board).wait_for_function(  # answered: the card is turned, the board moves on
+            "() => !document.getElementById('doing').textContent.includes('red or black?')")
+    elif game == "diddly":
+        pad(desk, "7")
+        on(desk).click("#dd-score")
+        wait_text(board, "#diddly-grid", ["7"])
+    elif game == "evidence":
+        on(desk).click("#btn-arm")  # round 1: the claims open
+        wait_text(desk, "#ev-claims", ["claims marker"])
+        desk.click("#ev-claim-4")  # P1 claims marker 4
+        wait_text(board, "#ev-markers", ["4"])
+        on(desk).select_option("#ev-player", "2")
+        desk.click("#ev-claim-9")
+        wait_text(desk, "#ev-count", ["Enter the count"], timeout=30000)
+        pad(desk, "6")
+        on(desk).click("#ev-count")
+        wait_text(board, "#gameview", ["6 differences"])
+
+
+@pytest.mark.parametrize("game, players, title", CARD_GAMES, ids=[g[0] for g in CARD_GAMES])
+def test_each_card_game_plays_from_the_desk(browser, show, game, players, title):  # noqa: F811
+    server = show("--sim", "--seed", "11")
+    board = browser.new_page()
+    desk = browser.new_page()
+    try:
+        open_page(board, server.url + "/")
+        open_page(desk, server.url + "/desk")
+        wait_text(board, "#waiting", ["Set-up menu"])
+        start_from_the_form(desk, game, players)
+        wait_text(board, "#title", [title])
+        play_a_little(desk, board, game)
+        for page in (board, desk):
+            body = page.locator("body").inner_text()
+            assert "None" not in body and "undefined" not in body and "NaN" not in body
+        shoot(desk, "%s-desk" % game)
+        shoot(board, "%s-tv" % game)
+        desk.once("dialog", lambda d: d.accept())
+        on(desk).click("#btn-end")
+        wait_text(board, "#over", [title + ": game over"])
+        shoot(board, "%s-tv-over" % game)
+    finally:
+        board.close()
+        desk.close()
+
+
+def test_a_card_game_after_a_quiz_keeps_nothing_of_the_quiz(browser, show, tmp_path):  # noqa: F811
+    """After the NAQT tossup won by 738 µs (a photo finish) read from a packet, the desk starts
+    Déglingo: no photo-finish button, no packet tossup, no quiz panel."""
+    server = show("--sim", "--script", str(naqt_first_tossup(tmp_path)),
+                  "--packet", str(REPO / "examples" / "packet_sample.json"))
+    board = browser.new_page()
+    desk = browser.new_page()
+    try:
+        open_page(board, server.url + "/")
+        open_page(desk, server.url + "/desk")
+        wait_text(desk, "#btn-photo", ["Photo finish: P", "by 738 µs"])
+        wait_text(desk, "#packet", ["tossup"])
+        desk.once("dialog", lambda d: d.accept())
+        start_from_the_form(desk, "deglingo", 3)
+        wait_text(desk, "#gamedesk", ["Déglingo"])
+        wait_text(desk, "#doing", ["eyes closed"])
+        assert desk.locator("#btn-photo").is_hidden()
+        assert desk.locator("#packet").is_hidden()
+        assert desk.locator("#qz-arm").count() == 0
+        assert "tossup" not in desk.locator("#gamedesk").inner_text()
     finally:
         board.close()
         desk.close()

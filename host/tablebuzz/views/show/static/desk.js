@@ -425,7 +425,12 @@ const DESKS = {
         el("span", { class: "muted" }, "the room sees it only once it is entered")) : null,
       g.phase === "counting" && g.view.counting ? el("div", { class: "muted" }, "claims closed: count the differences") : null,
       g.phase === "claiming" ? el("div", { class: "row" }, playerSelect("ev-player", g), button("sits out", () =>
-        act("sit_out", { player: Number(document.getElementById("ev-player").value) }, "sit out"))) : null];
+        act("sit_out", { player: Number(document.getElementById("ev-player").value) }, "sit out"))) : null,
+      // a claim for the chosen player, one button a marker still free (the board's markers)
+      g.phase === "claiming" ? el("div", { class: "row", id: "ev-claims" }, el("span", {}, "claims marker: "),
+        g.view.markers.map((owner, i) => owner ? null : button(String(i + 1), () => act("claim",
+          { player: Number(document.getElementById("ev-player").value), value: i + 1 }, "claim " + (i + 1)),
+        "", "ev-claim-" + (i + 1)))) : null];
   },
   diddly(g) {
     const v = g.view;
@@ -501,7 +506,7 @@ function render(msg) {
     g && g.view && g.view.handing_out && g.view.handing_out.left, g && g.view && !!g.view.lines, g && g.view && g.view.round, g && g.view && g.view.turn, g && g.names, !!(g && g.over),
     v.desk_only && v.desk_only.dial && v.desk_only.dial.value, g && g.view && g.view.question,
     g && g.view && g.view.read, D.pad, g && g.answering, g && g.view && g.view.counting,
-    g && g.view && g.view.bonus, D.bonusParts,
+    g && g.view && g.view.bonus, D.bonusParts, g && g.view && g.view.markers,
     g && g.view && g.view.teams && g.view.teams.map((t) => t.name)]);
   if (key !== D.deskKey) { D.deskKey = key; TB.fill("gamedesk", gameDesk); }
   const sim = document.getElementById("simbuzzers");
