@@ -7,7 +7,6 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
 from tablebuzz.paths import REPO
 from test_show import (  # noqa: F401 - fixtures
     ARTIFACTS,
