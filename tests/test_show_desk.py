@@ -245,3 +245,75 @@ def test_a_card_game_after_a_quiz_keeps_nothing_of_the_quiz(browser, show, tmp_p
     finally:
         board.close()
         desk.close()
+
+
+SPY = """
+window.__spoken = []; window.__tones = [];
+if (window.speechSynthesis) {
+  window.speechSynthesis.speak = (u) => window.__spoken.push(u.text);
+}
+const start = OscillatorNode.prototype.start;
+OscillatorNode.prototype.start = function (when) {
+  window.__tones.push(this.frequency.value);
+  return start.call(this, when);
+};
+"""
+
+
+def test_the_tv_sounds_and_calls_the_winner_and_the_desk_switches_them_off(browser, show):  # noqa: F811
+    """The scoreboard plays a sound when the buzzers are armed and at a buzz, and calls who buzzed
+    ("Player 2, Bob") and who won, through the browser's own Web Audio and speech synthesis (the
+    test listens at those two browser interfaces); the desk's switches silence both."""
+    server = show("--sim", "--seed", "3")
+    board = browser.new_page()
+    board.add_init_script(SPY)
+    desk = browser.new_page()
+    try:
+        open_page(board, server.url + "/")
+        open_page(desk, server.url + "/desk")
+        wait_text(board, "#waiting", ["Set-up menu"])
+        on(desk).select_option("#ng-game", "quiz")
+        desk.fill("#ng-players", "3")
+        desk.dispatch_event("#ng-players", "input")
+        desk.fill("#name-2", "Bob")
+        desk.fill("#opt-target", "2")
+        desk.dispatch_event("#opt-target", "input")
+        desk.click("#ng-start")
+        wait_text(board, "#players", ["Bob"])
+        on(desk).click("#btn-arm")
+        wait_text(board, "#race", ["BUZZ"])
+        board.wait_for_function("() => window.__tones.includes(660)")  # armed
+        on(desk).click("#buzz-2")
+        wait_text(board, "#race-winner", ["Bob"])
+        board.wait_for_function("() => window.__spoken.includes('Player 2, Bob')")
+        assert board.evaluate("() => window.__tones.includes(880)")  # the buzz
+        on(desk).click("#btn-correct")
+        wait_text(desk, "#qz-arm", ["Arm"])
+        on(desk).uncheck("#tv-sounds")
+        on(desk).uncheck("#tv-speech")
+        wait_text(desk, "#message", ["sent"])
+        before = board.evaluate("() => [window.__spoken.length, window.__tones.length]")
+        on(desk).click("#btn-arm")
+        wait_text(board, "#race", ["BUZZ"])
+        on(desk).click("#buzz-2")
+        on(desk).click("#btn-correct")
+        wait_text(board, "#over", ["quiz: game over", "Bob"])
+        assert board.evaluate("() => [window.__spoken.length, window.__tones.length]") == before
+        assert desk.is_checked("#tv-sounds") is False  # the host keeps the choice
+    finally:
+        board.close()
+        desk.close()
+
+
+def test_the_tv_calls_the_winning_team_at_game_over(browser, show):  # noqa: F811
+    server = show("--sim", "--script", str(REPO / "examples" / "quiz_tournament.jsonl"),
+                  "--speed", "2")
+    board = browser.new_page()
+    board.add_init_script(SPY)
+    try:
+        open_page(board, server.url + "/")
+        wait_text(board, "#over", ["quiz: game over", "Owls"], timeout=60000)
+        board.wait_for_function("() => window.__spoken.includes('Winner: Owls')")
+        assert board.evaluate("() => window.__tones.includes(784)")  # the game-over sound
+    finally:
+        board.close()

@@ -92,6 +92,7 @@ class Table:
         self.room_log = []  # the scoreboard's (eventlog.RoomNarrator)
         self.doing = None  # the board's `buttons.doing`: (sentence, the game's phase then)
         self.screen = None  # what the desk put on the room's screen: None or "standings"
+        self.sound = {"sounds": True, "speech": True}  # the TV's sounds and spoken calls
         self.time_up = None  # {"text", "at"}: the last timer that ran out (a big screen)
         self.notices = []
         self.desk_only = {}  # what the host's desk sees and the room does not (see view())
@@ -1014,6 +1015,14 @@ class Table:
         self.screen = screen
         self.version += 1
 
+    def set_sound(self, sounds, speech):
+        """The desk switches the TV's short sounds (armed, buzz, time's up, game over) and its
+        spoken calls (who buzzed, who won) on or off. Raises ValueError unless both are bools."""
+        if not isinstance(sounds, bool) or not isinstance(speech, bool):
+            raise ValueError("sounds and speech are true or false")
+        self.sound = {"sounds": sounds, "speech": speech}
+        self.version += 1
+
     def view(self, desk=False):
         """The whole picture (JSON-able). Timers carry the ms left at this moment. With `desk`,
         it also holds `desk_only`: what the room must not see (Evidence's number being entered);
@@ -1051,6 +1060,7 @@ class Table:
             "log": list(self.log if desk else self.room_log),
             "doing": self._doing(game),
             "screen": self.screen,
+            "sound": dict(self.sound),
             "standings": self._standings(game),
             "time_up": None,
             "notices": list(self.notices),

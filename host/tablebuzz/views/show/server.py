@@ -17,6 +17,8 @@ Messages from a page (JSON objects; see docs/show.md):
   (refused on a real board);
 - `{"type": "screen", "id": n, "screen": "standings" | null}`: the room's screens show the
   full-screen standings, or the board again;
+- `{"type": "sound", "id": n, "sounds": bool, "speech": bool}`: the TV's short sounds and its
+  spoken calls on or off;
 
 Answers to the page that acted: `{"type": "reply", "id": n, "ok": true, "text": ...}` once the
 device has run it, `{"type": "reply", "id": n, "ok": false, "text": ...}` when it could not be
@@ -229,6 +231,9 @@ class Hub:
                 await self.broadcast()
             elif kind == "screen":  # the desk puts the standings on the room's screens
                 self.table.set_screen(msg.get("screen"))
+                await self.broadcast()
+            elif kind == "sound":  # the desk switches the TV's sounds and spoken calls
+                self.table.set_sound(msg.get("sounds"), msg.get("speech"))
                 await self.broadcast()
             elif kind == "power":  # the simulator's power switch (a cut, then power on)
                 if not self.simulator or not hasattr(self.link, "power"):

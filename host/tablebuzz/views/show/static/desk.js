@@ -532,6 +532,10 @@ function render(msg) {
   }
   TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
   renderPacket(v);
+  if (v.sound) {
+    document.getElementById("tv-sounds").checked = v.sound.sounds;
+    document.getElementById("tv-speech").checked = v.sound.speech;
+  }
   document.getElementById("btn-standings").textContent = v.screen === "standings" ? "The board on the TV" : "Standings on the TV";
   const photo = document.getElementById("btn-photo");
   photo.classList.toggle("hidden", !v.photo);
@@ -542,6 +546,16 @@ document.getElementById("btn-standings").addEventListener("click", () => {
   const on = !(D.view && D.view.screen === "standings");
   send({ type: "screen", screen: on ? "standings" : null }, on ? "standings on the TV" : "the board on the TV");
 });
+// The TV's sounds and spoken calls, on or off for every scoreboard (the host keeps the choice).
+function sendSound() {
+  const sounds = document.getElementById("tv-sounds").checked;
+  const speech = document.getElementById("tv-speech").checked;
+  send({ type: "sound", sounds: sounds, speech: speech },
+    "the TV: sounds " + (sounds ? "on" : "off") + ", calls " + (speech ? "on" : "off"));
+}
+document.getElementById("tv-sounds").addEventListener("change", sendSound);
+document.getElementById("tv-speech").addEventListener("change", sendSound);
+
 document.getElementById("btn-power-off").addEventListener("click", () => send({ type: "power", on: false }, "power cut"));
 document.getElementById("btn-power-on").addEventListener("click", () => send({ type: "power", on: true }, "power on"));
 

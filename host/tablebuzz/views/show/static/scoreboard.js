@@ -51,6 +51,86 @@ function render(msg) {
   }
   renderTimers();
   TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
+  if (!STANDINGS_PAGE) hear(v);
+}
+
+// ------------------------------------------------------------------------------ sounds and calls
+// The room hears the game: a short sound when the buzzers are armed, at a buzz, at time's up and
+// at game over (Web Audio), and the winner called aloud ("Player 3, Chloé": the browser's speech
+// synthesis), each from what the view says changed; the desk switches either off (`sound`).
+// A browser plays sound only after a tap on the page (or with Chromium's
+// --autoplay-policy=no-user-gesture-required on a kiosk TV): the first tap turns it on.
+const AUDIO = { ctx: null, last: null };
+const SOUNDS = { armed: [[660, 0.12]], buzz: [[880, 0.09], [1320, 0.14]], time_up: [[440, 0.25], [330, 0.35]],
+  over: [[523, 0.15], [659, 0.15], [784, 0.3]] };
+
+function sound(name) {
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (!Ctx) return;
+  if (!AUDIO.ctx) AUDIO.ctx = new Ctx();
+  const ctx = AUDIO.ctx;
+  let at = ctx.currentTime;
+  SOUNDS[name].forEach(([freq, length]) => {
+    const osc = ctx.createOscillator();
+    const gain = ctx.createGain();
+    osc.frequency.value = freq;
+    gain.gain.setValueAtTime(0.2, at);
+    gain.gain.exponentialRampToValueAtTime(0.001, at + length);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start(at);
+    osc.stop(at + length);
+    at += length;
+  });
+}
+document.addEventListener("click", () => { if (AUDIO.ctx && AUDIO.ctx.state === "suspended") AUDIO.ctx.resume(); });
+
+function say(text) {
+  if (!window.speechSynthesis || !text) return;
+  window.speechSynthesis.cancel();  // the newest call first: a room wants who buzzed now
+  window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+}
+
+// "Player 3, Chloé" (or "Player 3"), as a host calls it.
+function called(g, p) {
+  const name = g.names ? g.names[String(p)] : null;
+  return "Player " + p + (name ? ", " + name : "");
+}
+
+// Who won, for the call: the device's ranking (a team quiz: its team ranking), ties said as such.
+function winnerCall(g) {
+  const over = g.over;
+  if (!over || over.abandoned) return "";
+  const teams = over.team_ranking || [];
+  const first = (teams.length ? teams : over.ranking).filter((r) => r.place === 1);
+  if (!first.length) return "";
+  const names = first.map((r) => r.team ? (r.name || "team " + r.team) : called(g, r.player));
+  return first.length > 1 ? "A tie: " + names.join(" and ") : "Winner: " + names[0];
+}
+
+function hear(v) {
+  const g = v.game;
+  const race = g && g.race;
+  const now = {
+    game: g ? g.commit : null,
+    armed: !!(g && g.armed),
+    race: race && !race.open && race.winner ? JSON.stringify([race.winner, race.stamp]) : null,
+    timeUp: v.time_up ? v.time_up.text : null,
+    over: g && g.over ? g.over.seed : null,
+  };
+  const was = AUDIO.last;
+  AUDIO.last = now;
+  if (!was || was.game !== now.game || !g) return;  // a page just opened, or a new game: no news
+  const on = v.sound || {};
+  if (now.armed && !was.armed && on.sounds) sound("armed");
+  if (now.race && now.race !== was.race) {
+    if (on.sounds) sound("buzz");
+    if (on.speech) say(called(g, race.winner));
+  }
+  if (now.timeUp && now.timeUp !== was.timeUp && on.sounds) sound("time_up");
+  if (now.over && now.over !== was.over) {
+    if (on.sounds) sound("over");
+    if (on.speech) say(winnerCall(g));
+  }
 }
 
 function setLink(up, text) {
