@@ -113,7 +113,7 @@ def _two_rooms_live(browser, procs, tmp_path, broker_port, h, label):  # noqa: F
         assert "undefined" not in body and "NaN" not in body and "null" not in body
         on(page).screenshot(path=str(ARTIFACTS / ("director-%s.png" % label)), full_page=True)
         open_page(page, h.url + "/overlay/beta")  # the hub's overlay of one room
-        wait_text(page, "#winner", ["P1", "nobody else yet"])
+        wait_text(page, "#winner", ["P1", "nobody else pressed"])  # the game is over
     finally:
         page.close()
     rooms = _rooms(h)
@@ -226,6 +226,35 @@ def test_the_hub_exports_two_rooms_quiz_games_as_one_qbj_tournament_with_powers_
     assert all({"powers", "gets", "negs"} <= set(r) for r in quiz)
     csv_text = h.get_text("/standings.csv")
     assert csv_text.splitlines()[0].endswith(",powers,gets,negs")
+
+
+def test_the_director_page_says_when_a_room_and_the_broker_went_offline(browser, procs,  # noqa: F811
+                                                                        tmp_path):
+    """A room that stops is OFFLINE since its last-will time; a broker that stops leaves the
+    page saying so, and since when, instead of a green "online" over frozen scores."""
+    broker = Mosquitto(tmp_path / "mosquitto")
+    procs.append(broker)
+    h = hub(broker_port=broker.port)
+    procs.append(h)
+    alpha = room("alpha", broker.port, tmp_path / "alpha.jsonl", "--game", "quiz")
+    procs.append(alpha)
+    procs.append(room("beta", broker.port, tmp_path / "beta.jsonl", "--game", "quiz"))
+    page = browser.new_page()
+    try:
+        open_page(page, h.url + "/")
+        wait_text(page, "[data-room=alpha]", ["alpha", "online", "box connected"])
+        wait_text(page, "[data-room=beta]", ["beta", "online"])
+        procs.remove(alpha)
+        alpha.stop()
+        wait_text(page, "[data-room=alpha]", ["OFFLINE since"])
+        assert "OFFLINE" not in page.locator("[data-room=beta]").inner_text()
+        procs.remove(broker)
+        broker.stop()
+        wait_text(page, "#broker", ["OFFLINE since", "as they were then"])
+        wait_text(page, "[data-room=beta]", ["not heard since", "the broker is offline"])
+        on(page).screenshot(path=str(ARTIFACTS / "director-broker-offline.png"), full_page=True)
+    finally:
+        page.close()
 
 
 # ------------------------------------------------------------------------------ OSC

@@ -50,6 +50,8 @@ class DirectorHub:
         self.lock = threading.Lock()
         self.pages = set()
         self.connected = False
+        self.connected_since = time.time()  # when `connected` last changed (the hub's clock)
+        self._broker_dirty = False  # the broker came or went: the pages get a full snapshot
         self._dirty = set()
         self._standings_dirty = True
         self._wake = None
@@ -70,14 +72,20 @@ class DirectorHub:
                 self.say(connack_text(reason_code))
                 return
             self.connected = True
+            self.connected_since = time.time()
+            self._broker_dirty = True
             client.subscribe(topics.PREFIX + "/+/#", qos=1)
+            self._loop.call_soon_threadsafe(self._wake.set)
             self.say("hub: subscribed at the broker %r" % self.config)
 
         def on_disconnect(client, userdata, flags, reason_code, properties):
             if self.connected:
                 self.say("hub: lost the broker at %r (%s); reconnecting" % (
                     self.config, reason_code))
+                self.connected_since = time.time()
+                self._broker_dirty = True
             self.connected = False
+            self._loop.call_soon_threadsafe(self._wake.set)  # the pages say so at once
 
         def on_message(client, userdata, message):
             with self.lock:
@@ -121,7 +129,8 @@ class DirectorHub:
             else:
                 rooms = [summary(self.state.rooms_by_name[n]) for n in sorted(names)]
             out = {"type": "rooms", "rooms": rooms, "full": names is None,
-                   "broker": {"address": repr(self.config), "connected": self.connected},
+                   "broker": {"address": repr(self.config), "connected": self.connected,
+                              "since": self.connected_since},
                    "sent": time.time()}
             if standings:
                 out["standings"] = self.state.standings()
@@ -134,8 +143,10 @@ class DirectorHub:
             with self.lock:
                 names, self._dirty = self._dirty, set()
                 standings, self._standings_dirty = self._standings_dirty, False
-            if names or standings:
-                text = json.dumps(self.snapshot(names, standings), ensure_ascii=False)
+                broker, self._broker_dirty = self._broker_dirty, False
+            if names or standings or broker:
+                text = json.dumps(self.snapshot(None if broker else names, standings),
+                                  ensure_ascii=False)
                 for ws in list(self.pages):
                     try:
                         await ws.send_text(text)
