@@ -32,7 +32,8 @@ def test_full_game_to_a_final_ranking(players, tmp_path):
         "retry_after_wrong": False,
     }
     first_score = [e for e in evs if e["ev"] == "score"][0]
-    assert first_score == {"ev": "score", "scores": [CARDS[players]] * players, "unit": "cards"}
+    assert first_score == {"ev": "score", "scores": [CARDS[players]] * players, "unit": "cards",
+                           "places": [0] * players}
     assert [e["reason"] for e in evs if e["ev"] == "lockout"][0] == "false_start"
     assert any(e["ev"] == "race" and e["tie"] for e in evs)
     assert any(e["ev"] == "undo" for e in evs)

@@ -114,7 +114,8 @@ def test_times_up_for_a_few_seconds_and_the_standings_best_first():
     assert up["text"] == "P3 ran out of time to answer" and up["left_ms"] == 4000
     now[0] = 4.5
     assert table.view()["time_up"] is None  # gone after 4 s
-    table.apply(Item("event", "", {"ev": "score", "scores": [0, 0, 10, 0], "teams": [0, 10]}))
+    table.apply(Item("event", "", {"ev": "score", "scores": [0, 0, 10, 0], "teams": [0, 10],
+                                   "places": [2, 2, 1, 2], "team_places": [2, 1]}))
     rows = table.view()["standings"]
     assert [(r["label"], r["score"], r["leader"]) for r in rows] == [
         ("team 2", 10, True), ("team 1", 0, False)]

@@ -114,7 +114,7 @@ def _two_rooms_live(browser, procs, tmp_path, broker_port, h, label, join=None):
         assert "undefined" not in body and "NaN" not in body and "null" not in body
         on(page).screenshot(path=str(ARTIFACTS / ("director-%s.png" % label)), full_page=True)
         open_page(page, h.url + "/overlay/beta")  # the hub's overlay of one room
-        wait_text(page, "#winner", ["P1", "nobody else yet"])
+        wait_text(page, "#winner", ["P1", "nobody else pressed"])  # the game is over
     finally:
         page.close()
     rooms = _rooms(h)
@@ -229,6 +229,35 @@ def test_the_hub_exports_two_rooms_quiz_games_as_one_qbj_tournament_with_powers_
     assert csv_text.splitlines()[0].endswith(",powers,gets,negs")
 
 
+def test_the_director_page_says_when_a_room_and_the_broker_went_offline(browser, procs,  # noqa: F811
+                                                                        tmp_path):
+    """A room that stops is OFFLINE since its last-will time; a broker that stops leaves the
+    page saying so, and since when, instead of a green "online" over frozen scores."""
+    broker = Mosquitto(tmp_path / "mosquitto")
+    procs.append(broker)
+    h = hub(broker_port=broker.port)
+    procs.append(h)
+    alpha = room("alpha", broker.port, tmp_path / "alpha.jsonl", "--game", "quiz")
+    procs.append(alpha)
+    procs.append(room("beta", broker.port, tmp_path / "beta.jsonl", "--game", "quiz"))
+    page = browser.new_page()
+    try:
+        open_page(page, h.url + "/")
+        wait_text(page, "[data-room=alpha]", ["alpha", "online", "box connected"])
+        wait_text(page, "[data-room=beta]", ["beta", "online"])
+        procs.remove(alpha)
+        alpha.stop()
+        wait_text(page, "[data-room=alpha]", ["OFFLINE since"])
+        assert "OFFLINE" not in page.locator("[data-room=beta]").inner_text()
+        procs.remove(broker)
+        broker.stop()
+        wait_text(page, "#broker", ["OFFLINE since", "as they were then"])
+        wait_text(page, "[data-room=beta]", ["not heard since", "the broker is offline"])
+        on(page).screenshot(path=str(ARTIFACTS / "director-broker-offline.png"), full_page=True)
+    finally:
+        page.close()
+
+
 # ------------------------------------------------------------------------------ OSC
 def test_an_osc_listener_receives_the_races_of_a_scripted_game_with_winner_and_margin(procs):
     import threading
@@ -266,7 +295,9 @@ def test_an_osc_listener_receives_the_races_of_a_scripted_game_with_winner_and_m
     assert ("/tablebuzz/stage/game_over", [over["ranking"][0]["player"]] + [
         r["score"] for r in sorted(over["ranking"], key=lambda r: r["player"])]) in got
     addresses = {a.rsplit("/", 1)[1] for a, _ in got}
-    assert {"armed", "race", "judge", "score"} <= addresses
+    assert {"armed", "race", "judge", "score", "phase"} <= addresses
+    phases = [args for address, args in got if address == "/tablebuzz/stage/phase"]
+    assert ["ready", "question 1 next: ARM opens the buzzers"] in phases
 
 
 # ------------------------------------------------------------------------------ an event's broker

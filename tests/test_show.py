@@ -264,7 +264,7 @@ def test_desk_starts_a_game_with_names_and_its_clicks_change_the_scoreboard(brow
         wait_text(desk, "#btn-arm", ["ARM arm buzzers"])
         assert desk.locator("#btn-correct").is_hidden() and desk.locator("#btn-wrong").is_hidden()
         desk.evaluate("() => send({type: 'cmd', cmd: {cmd: 'judge', correct: true}}, 'judge')")
-        wait_text(desk, "#message", ["refused (not_now)"])
+        wait_text(desk, "#message", ["refused: nobody has the floor"])
         on(desk).click("#btn-arm")
         wait_text(board, "#race", ["BUZZ"])
         on(desk).click("#buzz-2")  # the simulator's buzzer P2

@@ -114,7 +114,7 @@ def test_an_naqt_match_plays_from_the_desk_with_a_packet_and_exports(browser, sh
     assert "✔ YES right +15 (power)" in seen and "✔ YES right +10" in seen
     assert "✘ NO wrong −5" in seen
     assert any(s.startswith("by ") and "s" in s for s in seen)
-    assert "Score the bonus: team 2 +20" in seen  # tossup 3's bonus: 2 parts of 10
+    assert "Score the bonus: team 2, 2 of 3 parts right (the board's 10 a part)" in seen
     server.stop()  # the records are closed
     (record,) = sorted(folder.rglob("*.jsonl"))
     events = [json.loads(json.loads(line)["line"]) for line in record.read_text().splitlines()

@@ -141,7 +141,7 @@ def test_two_keys_300ns_apart_are_ordered_with_the_margin():
             app._key_time = lambda event: clock.t + next(stamps_for_race)
             await pilot.press("5", "2")
             await advance(pilot, clock, 0.3)
-            assert races(app)[-1].endswith("P5 first (nobody else had pressed)")
+            assert races(app)[-1].endswith("P5 first (nobody else yet)")
             race = [line for line in app.log_lines if "margin:" in line][-1]
             assert "margin: P5 beat P2 by" in race and race.endswith(" µs")
             margin = float(race.split(" by ")[1].split()[0])

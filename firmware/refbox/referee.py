@@ -452,16 +452,24 @@ class Referee:
         self._emitted = False
 
     def send_buttons(self, force=False):
-        """A `buttons` event (what each control does now, Referee.buttons) when the prompts
-        changed since the last one sent, or always with `force` (after a `state`): so a host
+        """A `buttons` event (what each control does now, Referee.buttons; what is happening,
+        Referee.doing; the phase: "menu", the game's phase, "over"; who has the floor and whose
+        turn it is, 1-based or None, as in `state`) when one of them changed since the last one
+        sent, or always with `force` (after a `state`): so a host
         shows the board's own per-phase prompts. The App calls it only at a safe moment, never
         while a race is open."""
         shown = self.buttons()
         doing = self.doing()
-        if force or (shown, doing) != self._buttons_sent:
+        game = None if self.menu is not None else self.game
+        phase = "menu" if game is None else game.phase
+        answering = None if game is None or game.answering is None else game.answering + 1
+        turn = None if game is None or game.turn is None else game.turn + 1
+        now = (shown, doing, phase, answering, turn)
+        if force or now != self._buttons_sent:
             if not force:  # a state's answer repeats them: it must change nothing that follows
-                self._buttons_sent = (shown, doing)
-            self.emit("buttons", (("buttons", [[c, m] for c, m in shown]), ("doing", doing)))
+                self._buttons_sent = now
+            self.emit("buttons", (("buttons", [[c, m] for c, m in shown]), ("doing", doing),
+                                  ("phase", phase), ("answering", answering), ("turn", turn)))
 
     def doing(self):
         """What is happening now, for the whole table (Game.doing; the menu and game over say

@@ -68,6 +68,12 @@ MAX_REPLACED = 3  # rulebook "2-Player Variant": "replace 1 to 3 cards"
 _RACE = "race"
 
 
+
+def _timer_event(ms, running):
+    """The round timer's `timer` event: `ms` left (its length when it starts), `running` (False:
+    paused while an observer has the floor). A host shows it as sent, never pausing it itself."""
+    return ("timer", (("timer", "round"), ("player", None), ("ms", ms), ("running", running)))
+
 class Deglingo(Game):
     name = "deglingo"
     min_players = 2
@@ -391,6 +397,7 @@ class Deglingo(Game):
         timer = self.options["timer"]
         if timer:
             self.deadline = ticks_add(us, timer * 1000000)
+            events.append(_timer_event(timer * 1000, True))
         return events
 
     def _lock(self, player, stamp):
@@ -427,6 +434,7 @@ class Deglingo(Game):
             left = ticks_diff(self.deadline, now)
             self.left_us = left if left > 0 else 0
             self.deadline = None
+            return [_timer_event(self.left_us // 1000, False)]  # paused: an observer answers
         return []  # "race" lockouts last the round: out of the races reopened after it too
 
     def _judged(self, correct, now):
@@ -456,6 +464,7 @@ class Deglingo(Game):
         self.phase = RACING
         if self.left_us is not None:
             self.deadline = ticks_add(now, self.left_us)
+            events.append(_timer_event(self.left_us // 1000, True))
             self.left_us = None
         return events
 

@@ -145,6 +145,15 @@ class Difference(RaceGame):
             self.phase = RACING
         return events
 
+    def score_event(self):
+        """`score` (cards left, P1 first) with `places`: each player's finishing place, 0 while
+        they still hold cards (an undo that gives cards back takes the place back too)."""
+        places = [0] * self.players
+        for i in range(len(self.finished)):
+            places[self.finished[i]] = i + 1
+        return ("score", (("scores", list(self.scores)), ("unit", self.unit),
+                          ("places", places)))
+
     def ranking(self):
         """[(place, player, cards left)], 1-based: finishers in finishing order, then the others by
         cards left (equal counts share a place)."""

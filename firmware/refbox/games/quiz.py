@@ -191,6 +191,14 @@ def _int_value(value, low, high, what):
     return value
 
 
+def _places(ranking, n):
+    """Each of `n` 1-based players' (or teams') place, in order, from ranking() rows."""
+    places = [0] * n
+    for place, who, _ in ranking:
+        places[who - 1] = place
+    return places
+
+
 def _judge_entry(correct, following, us, ns):
     """A judge entry, ("judge", correct, next, µs, ns) (the slots _JUDGE_*): `correct` bool,
     `following` the 0-based player the floor passes to or -1, `us`/`ns` the judgement's Stamp
@@ -354,9 +362,13 @@ class Quiz(RaceGame):
         )
 
     def score_event(self):
-        fields = [("scores", list(self.scores)), ("unit", self.unit)]
+        """`score` with the places as the game ranks them (`places`, P1 first; `team_places`,
+        team 1 first, with teams): a host draws its standings from them, never ranking."""
+        fields = [("scores", list(self.scores)), ("unit", self.unit),
+                  ("places", _places(self.ranking(), self.players))]
         if self.teamed:
             fields.append(("teams", self.team_scores()))
+            fields.append(("team_places", _places(self.team_ranking(), len(self.teams))))
         return ("score", tuple(fields))
 
     def ranking(self):

@@ -630,6 +630,12 @@ class RedBlack(Game):
         if self.column == COLUMNS:
             self._finish(events)
 
+    def score_event(self):
+        """`score` (given minus received, P1 first) with the penalty table it comes from
+        (`given`, `received`): a host draws the table, never adds penalties up."""
+        return ("score", (("scores", list(self.scores)), ("unit", self.unit),
+                          ("given", list(self.given)), ("received", list(self.received))))
+
     def _rescore(self, events):
         self.scores = [self.given[p] - self.received[p] for p in range(self.players)]
         events.append(self.score_event())

@@ -317,6 +317,8 @@ def summary(path):
     ranking = over.get("ranking") or []
     abandoned = bool(over.get("abandoned"))
     winners = [who(r["player"]) for r in ranking if r.get("place") == 1]
+    if team_ranking:  # a team game is won by a team (the device's `team_ranking`)
+        winners = [team(r["team"]) for r in team_ranking if r.get("place") == 1]
     row.update(
         winner="" if abandoned else " & ".join(winners),
         ranking="; ".join("%s. %s (%s)" % (r["place"], who(r["player"]), r["score"])

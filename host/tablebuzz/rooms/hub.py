@@ -55,6 +55,8 @@ class DirectorHub:
         self.lock = threading.Lock()
         self.pages = set()
         self.connected = False
+        self.connected_since = time.time()  # when `connected` last changed (the hub's clock)
+        self._broker_dirty = False  # the broker came or went: the pages get a full snapshot
         self._dirty = set()
         self._standings_dirty = True
         self._problems_seen = 0
@@ -85,16 +87,22 @@ class DirectorHub:
                 self.say(connack_text(reason_code))
                 return
             self.connected = True
+            self.connected_since = time.time()
+            self._broker_dirty = True
             client.subscribe(topics.PREFIX + "/+/#", qos=1)
             with self.lock:  # the broker may have lost the retained acknowledgements
                 self._ack_dirty.update(self.state.rooms_by_name)
+            self._loop.call_soon_threadsafe(self._wake.set)
             self.say("hub: subscribed at the broker %r" % self.config)
 
         def on_disconnect(client, userdata, flags, reason_code, properties):
             if self.connected:
                 self.say("hub: lost the broker at %r (%s); reconnecting" % (
                     self.config, reason_code))
+                self.connected_since = time.time()
+                self._broker_dirty = True
             self.connected = False
+            self._loop.call_soon_threadsafe(self._wake.set)  # the pages say so at once
 
         def on_message(client, userdata, message):
             # paho acknowledges a QoS 1 message (PUBACK) when this returns: what changed the
@@ -171,7 +179,8 @@ class DirectorHub:
         with self.lock:
             rooms = self.state.rooms(names)
             out = {"type": "rooms", "rooms": rooms, "full": names is None,
-                   "broker": {"address": repr(self.config), "connected": self.connected},
+                   "broker": {"address": repr(self.config), "connected": self.connected,
+                              "since": self.connected_since},
                    "sent": time.time()}
             if standings:
                 out["standings"] = self.state.standings()
@@ -192,14 +201,17 @@ class DirectorHub:
                 with self.lock:
                     self._dirty.update(self.state.rooms_by_name)
                     self._standings_dirty = True
+                    self._broker_dirty = True
             await asyncio.sleep(PUSH_S)
 
     async def _push_once(self):
         with self.lock:
             names, self._dirty = self._dirty, set()
             standings, self._standings_dirty = self._standings_dirty, False
-        if names or standings:
-            text = json.dumps(self.snapshot(names, standings), ensure_ascii=False)
+            broker, self._broker_dirty = self._broker_dirty, False
+        if names or standings or broker:
+            text = json.dumps(self.snapshot(None if broker else names, standings),
+                              ensure_ascii=False)
             for ws in list(self.pages):
                 try:
                     await ws.send_text(text)

@@ -78,6 +78,7 @@ class Room:
     def __init__(self, name):
         self.name = name
         self.online = None  # from `status`; None: never heard
+        self.since = None  # the hub's clock (time.time()) when `online` last changed
         self.view = None
         self.view_wall = None  # the room's clock when it made the view (time.time())
         self.view_seq = 0
@@ -164,7 +165,10 @@ class HubState:
         """True if the checked message `msg` changed the state."""
         room.heard = now
         if kind == "status":
-            room.online = msg["online"]
+            online = msg["online"]
+            if online != room.online:
+                room.since = now
+            room.online = online
             return True
         if kind == "view":
             room.view = msg["view"]
@@ -409,13 +413,15 @@ def _quiz_members(record, over, sides):
 
 
 def summary(room):
-    """What the director sees of one room: {room, online, box_connected, game, title, phase,
+    """What the director sees of one room: {room, online, since (the hub's time.time() when
+    `online` last changed), heard (the last message), box_connected, game, title, phase,
     question, points, teams: [{name, score}], players: [{player, name, score, colour}], floor,
     race, over, armed, timers (as in the room's view: ms left when the room made it), events,
     games_finished, duplicates, missing, conflicts: [{game, why}] (games whose events disagree:
     out of the standings), refused: [{game, why}] (records refused), pending (records waiting
     for their events), view_wall, view_seq}. The view was checked (tablebuzz.rooms.schema)."""
-    out = {"room": room.name, "online": room.online, "box_connected": None, "status": None,
+    out = {"room": room.name, "online": room.online, "since": room.since,
+           "heard": room.heard, "box_connected": None, "status": None,
            "game": None, "title": None, "phase": None, "question": None, "points": None,
            "teams": [], "players": [], "floor": None, "race": None, "over": None,
            "menu": None, "armed": False, "timers": [], "events": room.events,

@@ -33,7 +33,10 @@ def _kind(check, default):
 
 def option_spec(cls, spec):
     """One option of game class `cls` for a host: {name, label, default, kind, choices: [{value,
-    text}], unit, zero, low/high or values}, every word from the class."""
+    text}], unit, zero, low/high or values, presets}, every word from the class. `presets`:
+    [{value, sets: [{name, value, text}]}], what choosing `value` also sets (`Game.presets`, the
+    quiz's `format`; the device applies them to the options a set-up does not name, so a host
+    sends only the options its user changed), [] for an option that sets nothing else."""
     name, default, check, choices = spec  # refbox.games.base.option
     kind, fields = _kind(check, default)
     shown = list(choices) or [default]
@@ -46,11 +49,23 @@ def option_spec(cls, spec):
         "unit": cls.UNITS.get(name, ""),
         "zero": cls.ZERO.get(name, ""),
     }
+    out["presets"] = []
+    for value in shown:
+        sets = cls.presets(name, value)
+        if sets:
+            out["presets"].append({"value": value, "sets": [
+                {"name": key, "value": sets[key], "text": cls.option_text(key, sets[key])}
+                for key in _in_menu_order(cls, sets)]})
     if "words" in fields:
         words = fields.pop("words")
         out["words"] = [{"value": w, "text": cls.option_text(name, w)} for w in words]
     out.update(fields)
     return out
+
+
+def _in_menu_order(cls, names):
+    """The option names in `names`, in the order of cls.OPTIONS (the form's order)."""
+    return [spec[0] for spec in cls.OPTIONS if spec[0] in names]
 
 
 def game_specs(stations):
@@ -84,3 +99,22 @@ def option_value_text(game, name, value):
 def option_words(game, name, value):
     """"label: value" for people, the board's words: "false start: 250 ms"."""
     return "%s: %s" % (option_label(game, name), option_value_text(game, name, value))
+
+
+def layout(game):
+    """The sizes a page draws `game` with, from the firmware's own rules (never restated here):
+    Red or Black's `hand` (cards a player turns, one a round) and `columns` (Part 2's two lines),
+    Diddly's `rounds`, Evidence's `markers`. {} for a game with none."""
+    if game == "redblack":
+        from refbox.games import redblack
+
+        return {"hand": redblack.ROUNDS, "columns": redblack.COLUMNS}
+    if game == "diddly":
+        from refbox.games import diddly
+
+        return {"rounds": diddly.ROUNDS}
+    if game == "evidence":
+        from refbox.games import evidence
+
+        return {"markers": evidence.MARKERS}
+    return {}

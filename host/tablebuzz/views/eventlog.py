@@ -239,7 +239,7 @@ class Narrator:
             tied = _and([self.p(p) for p in ev["tied"]])
             return "race: tie %s, the draw gives the floor to %s" % (tied, self.p(ev["winner"]))
         if ev.get("margin_ns") is None:
-            return "race: %s first (nobody else had pressed)" % self.p(ev["winner"])
+            return "race: %s first (nobody else yet)" % self.p(ev["winner"])
         return "race: %s by %s" % (self.p(ev["winner"]), duration(ev["margin_ns"]))
 
     def _ev_margin(self, ev):
@@ -286,8 +286,7 @@ class Narrator:
         return "menu: %s  (%d of %d)" % (menu_text(ev), ev["index"], ev["of"])
 
     def _ev_undo(self, ev):
-        n = ev["dropped"]
-        return "undo: %d log %s taken back" % (n, "entry" if n == 1 else "entries")
+        return "undo: the last decision taken back"  # (its log entries: the desk's business)
 
     def _ev_resume(self, ev):
         self.game = ev["game"]
@@ -313,7 +312,7 @@ class Narrator:
         return "state: " + "; ".join(parts)
 
     def _ev_error(self, ev):
-        return "refused (%s): %s" % (ev["code"], ev["detail"])
+        return "refused: %s" % ev["detail"]  # the board's words (the code is for programs)
 
     def _ev_buttons(self, ev):
         return "controls: %s" % (", ".join("%s %s" % (c, m) for c, m in ev["buttons"])
@@ -387,6 +386,10 @@ class Narrator:
         return "question %d read to the end: a wrong answer now is no interrupt" % ev["question"]
 
     def _ev_timer(self, ev):
+        if ev["timer"] == "round":  # Déglingo's round timer, as the board runs it
+            if ev.get("running") is False:
+                return "round timer paused: %s left" % _seconds(ev["ms"])
+            return "round timer: %s left" % _seconds(ev["ms"])
         if ev["timer"] == "buzz":
             return "timer: %s to buzz" % _seconds(ev["ms"])
         if ev["timer"] == "bonus":

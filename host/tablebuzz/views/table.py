@@ -19,6 +19,7 @@ import copy
 import re
 import time
 
+from tablebuzz.views import describe as device_words
 from tablebuzz.views.eventlog import (
     Narrator,
     RoomNarrator,
@@ -45,8 +46,9 @@ def options_summary(game, options):
         defaults = {name: default for name, default, _, _ in game_class(game).OPTIONS}
     except KeyError:
         defaults = {}
-    changed = [(k, v) for k, v in sorted(options.items()) if k not in defaults or
-               defaults[k] != v or type(defaults[k]) is not type(v)]
+    changed = [(k, v) for k, v in sorted(options.items()) if (k not in defaults or
+               defaults[k] != v or type(defaults[k]) is not type(v)) and k != "teams"]
+    # (the teams are drawn with their names and members, never as "P1+P2 vs P3+P4")
     return "; ".join(option_text(k, v, game) for k, v in changed) or "standard rules"
 
 
@@ -90,6 +92,7 @@ class Table:
         self.room_log = []  # the scoreboard's (eventlog.RoomNarrator)
         self.doing = None  # the board's `buttons.doing`: (sentence, the game's phase then)
         self.screen = None  # what the desk put on the room's screen: None or "standings"
+        self.sound = {"sounds": True, "speech": True}  # the TV's sounds and spoken calls
         self.time_up = None  # {"text", "at"}: the last timer that ran out (a big screen)
         self.notices = []
         self.desk_only = {}  # what the host's desk sees and the room does not (see view())
@@ -120,6 +123,7 @@ class Table:
             # (Evidence's count: "YES count 17")
             self.prompts = [list(pair) for pair in ev.get("buttons") or []]
             doing = ev.get("doing")  # what is happening, in the board's words: for everyone
+            self._board_phase(ev)
             phase = self.game["phase"] if self.game is not None else None
             self.doing = (doing, phase) if isinstance(doing, str) and doing else None
             return True
@@ -135,6 +139,24 @@ class Table:
         else:
             self.desk_only[kind] = {"value": ev.get("value"), "text": self.narrator.line(ev)}
         return True
+
+    def _board_phase(self, ev):
+        """The board's phase, floor and turn from its `buttons` event (sent after every change):
+        what every page draws. A race whose question has moved on has had every press it will
+        have ("nobody else pressed", not "nobody else yet")."""
+        g = self.game
+        phase = ev.get("phase")
+        if g is None or not isinstance(phase, str) or phase in ("menu", "over"):
+            return
+        g["phase"] = phase
+        g["answering"] = ev.get("answering")
+        g["turn"] = ev.get("turn")
+        if phase != "racing":
+            g["armed"] = False
+            race = g.get("race")
+            if race is not None and race.get("winner") is not None and phase != "answering":
+                race["settled"] = True
+                race["margin_text"] = self._margin_text(race)
 
     def set_names(self, names, next_game=False):
         """Names for the next game's players ({1: "Ann", ...}); also the current game's, if the
@@ -300,8 +322,8 @@ class Table:
         number and category only."""
         from tablebuzz.views import packet as packet_module
 
-        if self.packet is None or self.game is None:
-            return None, None
+        if self.packet is None or self.game is None or self.game["name"] != "quiz":
+            return None, None  # a packet's tossups are the quiz's alone
         number = getattr(self, "reading", 1)
         desk = {"name": self.packet["name"],
                 "tossup": packet_module.tossup_view(self.packet, number),
@@ -349,13 +371,14 @@ class Table:
         }
 
     def _blank_view(self, name, players):
+        size = device_words.layout(name)  # the firmware's sizes (describe.layout)
         if name == "difference":
             return {"places": {}}
         if name == "deglingo":
-            return {"round": 1, "active": 1, "out": [], "timer_s": 0, "last_round": None}
+            return {"round": 1, "active": 1, "out": [], "last_round": None}
         if name == "redblack":
             return {
-                "hands": [[None] * 4 for _ in range(players)],
+                "hands": [[None] * size["hand"] for _ in range(players)],
                 "asking": None,
                 "given": [0] * players,
                 "received": [0] * players,
@@ -366,19 +389,23 @@ class Table:
                 "table": None,
             }
         if name == "diddly":
-            return {"rounds": [[None] * 5 for _ in range(players)], "round": 1, "dealer": 1,
+            return {"rounds": [[None] * size["rounds"] for _ in range(players)], "round": 1,
+                    "dealer": 1,
                     "turn": None, "entering": None}
         if name == "quiz":
             return {"question": 0, "points": None, "teams": [], "sudden_death": None,
                     "dead": None, "read": False}
         if name == "evidence":
-            return {"round": 0, "orientation": None, "markers": [None] * 10, "claimers": [],
+            return {"round": 0, "orientation": None, "markers": [None] * size["markers"],
+                    "claimers": [],
                     "tally": [[0, 0, 0] for _ in range(players)], "counting": False,
                     "last_tokens": None, "sit_out": [], "playoff": False}
         return {}
 
     def _new_game(self, ev):
         self.menu = None
+        self.photo = None  # a photo finish belongs to its game's races
+        self._race_events = []
         names = dict(self.pending_names)
         for i, name in enumerate(ev.get("names") or []):  # a firmware that carries names
             if name:
@@ -388,9 +415,6 @@ class Table:
             narrator.learnt = {}  # the host sets the names of this game
         self.game = self._blank_game(ev["game"], ev["players"], ev.get("options") or {},
                                      ev.get("commit"), names)
-        if ev["game"] == "deglingo":
-            self.game["view"]["timer_s"] = (ev.get("options") or {}).get("timer", 0)
-            self.game["phase"] = "eyes_closed"  # a game starts with round 1's (the board's)
         if ev["game"] == "quiz":
             teams = (ev.get("options") or {}).get("teams") or []
             self.game["view"]["teams"] = [
@@ -426,7 +450,8 @@ class Table:
             self._deglingo_state(g, ev)
         if g["name"] == "diddly" and ev.get("rounds") is not None:
             for p, rounds in enumerate(ev["rounds"]):  # the board's score sheet
-                g["view"]["rounds"][p] = (list(rounds) + [None] * 5)[:5]
+                n = len(g["view"]["rounds"][p])
+                g["view"]["rounds"][p] = (list(rounds) + [None] * n)[:n]
         if g["name"] == "evidence" and ev.get("tally") is not None:
             g["view"]["tally"] = [list(t) for t in ev["tally"]]
         if g["name"] == "redblack" and ev.get("given") is not None:
@@ -456,11 +481,9 @@ class Table:
     def _ev_score(self, g, ev):
         g["scores"] = list(ev["scores"])
         g["unit"] = ev.get("unit", g["unit"])
-        if g["name"] == "difference":
-            places = g["view"]["places"]
-            for p in list(places):  # an undo gave cards back: no place any more
-                if g["scores"][int(p) - 1] > 0:
-                    del places[p]
+        if g["name"] == "difference" and ev.get("places") is not None:
+            g["view"]["places"] = {str(p): place for p, place in enumerate(ev["places"], 1)
+                                   if place}  # the board's finishing places (an undo's too)
 
     def _ev_armed(self, g, ev):
         for p in ev["players"]:  # whoever may race now is not out, whatever we missed
@@ -518,7 +541,7 @@ class Table:
         if race.get("tie"):
             return "tie: %s, drawn" % " & ".join("P%d" % p for p in race["tied"])
         if race.get("margin_ns") is None:
-            return "nobody else yet"
+            return "nobody else pressed" if race.get("settled") else "nobody else yet"
         return "by " + duration(race["margin_ns"])
 
     def _order(self, race):
@@ -585,6 +608,9 @@ class Table:
         g["phase"] = "over"
         if g["race"] is not None and g["race"].get("winner") is None:
             g["race"] = None  # a race opened but nobody pressed: nothing to show
+        elif g["race"] is not None:
+            g["race"]["settled"] = True  # the game is over: no press comes any more
+            g["race"]["margin_text"] = self._margin_text(g["race"])
         g["armed"] = False
         g["answering"] = None
         g["timers"] = []
@@ -610,6 +636,10 @@ class Table:
     def _quiz_score(self, g, ev):
         for team, score in zip(g["view"]["teams"], ev.get("teams") or [], strict=False):
             team["score"] = score
+        for team, place in zip(g["view"]["teams"], ev.get("team_places") or [], strict=False):
+            team["place"] = place
+        if ev.get("places") is not None:
+            g["view"]["places"] = list(ev["places"])  # the board's ranking, P1 first
 
     def _quiz_bonus(self, g, ev):
         g["phase"] = "bonus"  # the controlling team plays its bonus (the board's phase too)
@@ -709,9 +739,6 @@ class Table:
         v = g["view"]
         v["round"], v["active"], v["out"] = ev["round"], ev["active"], []
         g["turn"] = ev["active"]
-        if v.get("timer_s"):
-            g["timers"] = [{"label": "round timer", "remaining_ms": v["timer_s"] * 1000,
-                            "running": True, "at": self.clock()}]
 
     def _deglingo_state(self, g, ev):
         """Déglingo's own `state` fields (the round, the active player, the observers out,
@@ -736,16 +763,11 @@ class Table:
             elif running and not t["running"]:
                 t["running"], t["at"] = True, now
 
-    def _deglingo_race(self, g, ev):
-        for t in g["timers"]:  # paused while an observer has the floor
-            if t["running"]:
-                t["remaining_ms"] = max(0, t["remaining_ms"] - (self.clock() - t["at"]) * 1000)
-                t["running"] = False
-
-    def _deglingo_judge(self, g, ev):
-        for t in g["timers"]:
-            if not t["running"]:
-                t["running"], t["at"] = True, self.clock()
+    def _deglingo_timer(self, g, ev):
+        """The round timer as the board runs it: started, paused while an observer has the
+        floor, running again (its `timer` event: the time left, `running`)."""
+        g["timers"] = [{"label": "round timer", "remaining_ms": ev["ms"],
+                        "running": ev.get("running") is not False, "at": self.clock()}]
 
     def _deglingo_round_over(self, g, ev):
         v = g["view"]
@@ -778,9 +800,10 @@ class Table:
         last = v.get("last_guess")
         if last is not None and (last["round"], last["player"]) >= (rnd, player):
             v["last_guess"] = None  # that answer was taken back: it is being asked again
-        v["hands"][player - 1] = (hand + [None] * 4)[:4]
+        n = len(v["hands"][player - 1])
+        v["hands"][player - 1] = (hand + [None] * n)[:n]
         for p in range(g["players"]):
-            for r in range(4):
+            for r in range(n):
                 if (r + 1, p + 1) >= (rnd, player):
                     v["hands"][p][r] = None
         for r, c in enumerate(hand):
@@ -811,8 +834,11 @@ class Table:
         v["last_guess"] = {k: ev[k] for k in ("player", "round", "answer", "card", "right",
                                               "penalties")}
 
-    def _redblack_take(self, g, ev):
-        g["view"]["received"][ev["player"] - 1] += ev["penalties"]
+    def _redblack_score(self, g, ev):
+        """The penalty table as the board keeps it (its `score` event's `given`, `received`)."""
+        v = g["view"]
+        if ev.get("given") is not None:
+            v["given"], v["received"] = list(ev["given"]), list(ev["received"])
 
     def _redblack_give(self, g, ev):
         g["view"]["handing_out"] = {"player": ev["player"], "penalties": ev["penalties"],
@@ -833,11 +859,7 @@ class Table:
         self._redblack_pick(g, ev, -1)
 
     def _redblack_given(self, g, ev):
-        v = g["view"]
-        for d in ev["to"]:
-            v["received"][d["player"] - 1] += d["penalties"]
-            v["given"][ev["player"] - 1] += d["penalties"]
-        v["handing_out"] = None
+        g["view"]["handing_out"] = None  # the totals come with the `score` that follows
 
     def _redblack_suit(self, g, ev):
         g["view"]["suit"] = ev["suit"]
@@ -852,15 +874,15 @@ class Table:
     def _redblack_column(self, g, ev):
         v = g["view"]
         i = ev["column"] - 1
-        give_line = v["give_line"] or "top"
+        give_line = v["give_line"] or g["options"]["give_line"]  # the `lines`, or the `game`
         take_line = "bottom" if give_line == "top" else "top"
-        if v["lines"] is None:
-            v["lines"] = {"top": [None] * 8, "bottom": [None] * 8}
+        if v["lines"] is None:  # joined after the `lines` event: the columns seen so far
+            v["lines"] = {"top": [], "bottom": []}
+        for line in v["lines"].values():
+            line.extend([None] * (i + 1 - len(line)))
         v["lines"][give_line][i] = ev["give"]
         v["lines"][take_line][i] = ev["take"]
-        for d in ev.get("takers") or []:
-            v["received"][d["player"] - 1] += d["penalties"]
-        v["column"] = ev["column"]
+        v["column"] = ev["column"]  # the penalties taken come with the `score` that follows
 
     def _redblack_table(self, g, ev):
         v = g["view"]
@@ -893,15 +915,16 @@ class Table:
     def _diddly_table(self, g, ev):
         v = g["view"]
         for p, rounds in enumerate(ev["rounds"]):
-            v["rounds"][p] = (list(rounds) + [None] * 5)[:5]
+            n = len(v["rounds"][p])
+            v["rounds"][p] = (list(rounds) + [None] * n)[:n]
         g["scores"] = list(ev["scores"])
 
     # ---------------------------------------------------------------- Evidence
     def _evidence_round(self, g, ev):
         v = g["view"]
         v.update(round=ev["round"], orientation=ev["orientation"], claimers=list(ev["players"]),
-                 playoff=bool(ev.get("playoff")), counting=False, markers=[None] * 10,
-                 sit_out=[])
+                 playoff=bool(ev.get("playoff")), counting=False,
+                 markers=[None] * len(v["markers"]), sit_out=[])
         g["phase"] = "claiming"
         g["timers"] = []
 
@@ -953,6 +976,9 @@ class Table:
         names = game.get("names") or {}
         text = re.sub(r"\bP(\d+)\b", lambda m: m.group(0) + (
             " " + names[m.group(1)] if m.group(1) in names else ""), self.doing[0])
+        teams = {str(t["team"]): t["name"] for t in (game["view"] or {}).get("teams") or []
+                 if t.get("name")} if game["name"] == "quiz" else {}
+        text = re.sub(r"\bteam (\d+)\b", lambda m: teams.get(m.group(1), m.group(0)), text)
         if game["name"] == "redblack":  # a card as the wire writes it ("7S") with its suit sign
             text = re.sub(r"\b(A|[2-9]|10|J|Q|K)([SHDC])\b", lambda m: card(m.group(0)), text)
         return text
@@ -963,21 +989,22 @@ class Table:
         board sends it), else in seat order. [{"label", "players", "score", "leader"}]."""
         if game is None:
             return []
-        teams = (game["view"] or {}).get("teams") if game["name"] == "quiz" else None
+        view = game["view"] or {}
+        teams = view.get("teams") if game["name"] == "quiz" else None
         if teams:
             rows = [{"label": t["name"] or "team %d" % t["team"], "players": list(t["players"]),
-                     "score": t["score"], "team": t["team"]} for t in teams]
+                     "score": t["score"], "team": t["team"], "place": t.get("place")}
+                    for t in teams]
         else:
-            rows = [{"label": "P%d" % (i + 1), "players": [i + 1], "score": s, "team": None}
+            places = (view.get("places") or []) if game["name"] == "quiz" else []
+            rows = [{"label": "P%d" % (i + 1), "players": [i + 1], "score": s, "team": None,
+                     "place": places[i] if i < len(places) else None}
                     for i, s in enumerate(game["scores"])]
-        if game["name"] == "quiz":  # the quiz ranks highest first (README "Quiz")
-            rows.sort(key=lambda r: -r["score"])
-            top = rows[0]["score"] if rows else None
-            for r in rows:
-                r["leader"] = r["score"] == top and top > 0
-        else:
-            for r in rows:
-                r["leader"] = False
+        if all(r["place"] for r in rows):  # the board ranks them (the quiz's `score` places)
+            rows.sort(key=lambda r: r["place"])
+        ahead = any(r["place"] and r["place"] > 1 for r in rows)  # someone is behind
+        for r in rows:
+            r["leader"] = ahead and r["place"] == 1
         return rows
 
     def set_screen(self, screen):
@@ -986,6 +1013,14 @@ class Table:
         if screen not in (None, "standings"):
             raise ValueError("the room's screen is the board or \"standings\" (got %r)" % screen)
         self.screen = screen
+        self.version += 1
+
+    def set_sound(self, sounds, speech):
+        """The desk switches the TV's short sounds (armed, buzz, time's up, game over) and its
+        spoken calls (who buzzed, who won) on or off. Raises ValueError unless both are bools."""
+        if not isinstance(sounds, bool) or not isinstance(speech, bool):
+            raise ValueError("sounds and speech are true or false")
+        self.sound = {"sounds": sounds, "speech": speech}
         self.version += 1
 
     def view(self, desk=False):
@@ -1025,6 +1060,7 @@ class Table:
             "log": list(self.log if desk else self.room_log),
             "doing": self._doing(game),
             "screen": self.screen,
+            "sound": dict(self.sound),
             "standings": self._standings(game),
             "time_up": None,
             "notices": list(self.notices),

@@ -28,6 +28,8 @@ Messages from a page (JSON text frames of at most MAX_MESSAGE bytes; see docs/sh
   (refused on a real board);
 - `{"type": "screen", "id": n, "screen": "standings" | null}`: the room's screens show the
   full-screen standings, or the board again;
+- `{"type": "sound", "id": n, "sounds": bool, "speech": bool}`: the TV's short sounds and its
+  spoken calls on or off;
 
 Answers to the page that acted: `{"type": "reply", "id": n, "ok": true, "text": ...}` once the
 device has run it, `{"type": "reply", "id": n, "ok": false, "text": ...}` when it could not be
@@ -74,7 +76,8 @@ BURST = 40  # ...and at once
 MAX_REPLIES = 256  # replies queued for one page; more and it is closed
 SEND_TIMEOUT_S = 5.0  # one send to a page; longer and it is closed
 MAX_PAGES = 64  # pages connected at once; more are refused
-ACTS = ("cmd", "new_game", "names", "mark", "photo", "screen", "power", "press", "control")
+ACTS = ("cmd", "new_game", "names", "mark", "photo", "screen", "sound", "power", "press",
+        "control")
 NOT_PAIRED = ("this page is not a paired desk, so it cannot act: open the desk address that "
               "`tablebuzz show` printed (with its key), or scan its QR code")
 
@@ -473,6 +476,8 @@ class Hub:
                 raise ValueError("no race has been decided by less than 10 ms yet")
         elif kind == "screen":  # the desk puts the standings on the room's screens
             self.table.set_screen(msg.get("screen"))
+        elif kind == "sound":  # the desk switches the TV's sounds and spoken calls
+            self.table.set_sound(msg.get("sounds"), msg.get("speech"))
         elif kind == "power":  # the simulator's power switch (a cut, then power on)
             if not self.simulator or not hasattr(self.link, "power"):
                 raise LinkError("the power switch on this page works with the simulator only")
@@ -499,7 +504,7 @@ class Hub:
                 if name not in ("arm", "yes", "no", "undo"):
                     raise ValueError("a control is arm, yes, no or undo")
                 self.link.control(name)
-        if kind in ("mark", "photo", "screen", "names"):
+        if kind in ("mark", "photo", "screen", "sound", "names"):
             self.broadcast()
         self._reply(page, msg_id, True, "sent", entry)
 

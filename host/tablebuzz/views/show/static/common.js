@@ -54,6 +54,12 @@ TB.card = function (text) {
   return TB.el("span", { class: "card" + (red ? " red" : "") }, text.slice(0, -1) + (signs[suit] || suit));
 };
 
+// "1 point", "3 points", "1 card", "1 difference": a number with its unit, as people say it.
+TB.count = function (n, unit) {
+  const one = unit.endsWith("ies") ? unit.slice(0, -3) + "y" : unit.endsWith("s") ? unit.slice(0, -1) : unit;
+  return n + " " + (Math.abs(n) === 1 ? one : unit);
+};
+
 TB.seconds = function (ms) {
   return (ms / 1000).toFixed(ms < 10000 ? 1 : 0) + " s";
 };

@@ -103,6 +103,15 @@ function renderPrompts(v, g) {
   none.textContent = racing ? "the race is open: the buzzers decide" : "the box's controls do nothing now";
 }
 
+// A team's name as the device keeps it (its `name` events), else "team N"; in a quiz without
+// teams the board's team number is the player's.
+function teamName(g, team) {
+  const teams = (g && g.view && g.view.teams) || [];
+  if (!teams.length) return TB.whoText(g, team);
+  const t = teams.find((x) => x.team === team);
+  return t && t.name ? t.name : "team " + team;
+}
+
 // ------------------------------------------------------------------------------ the packet
 // The reader's tossup (tablebuzz show --packet): tap the word being read when a buzz comes; a
 // word at or before the power mark (*) makes Correct send the format's power value.
@@ -110,7 +119,7 @@ function powerValue() {
   const p = D.view && D.view.desk_only && D.view.desk_only.packet;
   const g = D.game;
   if (!p || !p.mark || !p.mark.power || !g || !g.options) return 0;
-  return g.options.power || 0;
+  return g.options.power;  // the board's power value (0: no powers)
 }
 
 function renderPacket(v) {
@@ -166,7 +175,7 @@ function bonusPanel(board) {
     el("button", { type: "button", class: "go", id: "bonus-score",
       onclick: () => { cmd({ cmd: "bonus", parts: parts.slice() }, "bonus: " + right + " of " + parts.length);
         D.bonusParts = null; } },
-    "Score the bonus: team " + board.team + " +" + right * board.points));
+    "Score the bonus: " + teamName(D.game, board.team) + ", " + right + " of " + parts.length + " parts right (the board's " + board.points + " a part)"));
 }
 
 document.querySelectorAll("[data-control]").forEach((b) => b.addEventListener("click", () =>
@@ -183,6 +192,10 @@ function buildForm() {
   buildOptions();
 }
 
+// Each option's field shows the value the game will play: its default, or what a preset chosen
+// above it sets (the device's `presets`: the quiz's format naqt sets 10 points, powers 15...). Only
+// the fields whose value differs from that are sent: the device applies the preset to the rest,
+// so a preset plays its values and what the host changed wins over it.
 function buildOptions() {
   const s = spec(document.getElementById("ng-game").value);
   if (!s) return;
@@ -195,22 +208,113 @@ function buildOptions() {
     if (o.kind === "bool") {
       const box = el("input", { type: "checkbox", id: id, "data-option": o.name, "data-kind": "bool" });
       box.checked = o.default === true;
+      box.addEventListener("change", () => showPresets(s));
       return el("div", { class: "row" }, el("label", {}, box, o.label));
     }
+    if (o.values) {  // one of a few words: a choice, each in the board's words
+      const select = el("select", { id: id, "data-option": o.name, "data-kind": "text" },
+        o.choices.map((c) => el("option", { value: c.value }, c.text)));
+      select.value = o.default;
+      select.addEventListener("change", () => showPresets(s));
+      return el("div", { class: "row" }, el("label", {}, o.label, select),
+        o.presets.length ? el("span", { class: "muted", id: id + "-sets" }) : null);
+    }
+    if (o.name === "teams") return teamBuilder(o);
     const shown = (c) => (o.kind === "json" ? JSON.stringify(c) : String(c));
     // each choice with the board's own words for it ("0" reads "no target"): the device's words
     const list = el("datalist", { id: id + "-list" },
       o.choices.concat(o.words || []).map((c) => el("option", { value: shown(c.value), label: c.text })));
     const input = el("input", { id: id, list: id + "-list", value: shown(o.default), "data-option": o.name,
       "data-kind": o.kind, size: o.kind === "json" ? 16 : 8 });
+    input.addEventListener("input", () => showPresets(s));
     const range = o.low !== undefined ? o.low + "–" + o.high : "";
     const hint = [range, o.unit, o.zero ? "0 = " + o.zero : "",
       o.kind === "json" ? "as JSON" : ""].filter(Boolean).join(", ");
     return el("div", { class: "row" }, el("label", {}, o.label, input), list, hint ? el("span", { class: "muted" }, hint) : null);
   });
   TB.fill("ng-options", rows);
+  D.baseline = {};
+  s.options.forEach((o) => { D.baseline[o.name] = o.default; });
+  showPresets(s);
   buildNames();
 }
+
+// The quiz's teams, picked: how many teams (or everyone alone), then each player's team from a
+// list. The option's value (the device's list of teams, [[1, 2], [3, 4]]) is kept in a hidden
+// field the form reads; nothing is typed as JSON.
+function teamBuilder(o) {
+  const count = el("select", { id: "opt-teams-count", title: "how many teams" },
+    el("option", { value: "0" }, "everyone alone"),
+    [2, 3, 4].map((k) => el("option", { value: String(k) }, k + " teams")));
+  const hidden = el("input", { type: "hidden", id: "opt-teams", "data-option": o.name, "data-kind": "json",
+    value: JSON.stringify(o.default) });
+  count.addEventListener("change", () => { D.teamOf = null; buildTeams(); });
+  return el("div", { class: "row", id: "team-builder" }, el("label", {}, o.label, count), hidden,
+    el("div", { id: "team-picks", class: "row" }));
+}
+
+function buildTeams() {
+  const count = document.getElementById("opt-teams-count");
+  const hidden = document.getElementById("opt-teams");
+  if (!count || !hidden) return;
+  const k = Number(count.value);
+  const n = Number(document.getElementById("ng-players").value) || 0;
+  if (!k) { hidden.value = "[]"; TB.fill("team-picks"); return; }
+  if (!D.teamOf || D.teamOf.length !== n) {  // contiguous blocks first: P1 P2 | P3 P4
+    D.teamOf = [];
+    for (let p = 0; p < n; p++) D.teamOf.push(Math.min(k, Math.floor(p * k / n) + 1));
+  }
+  const names = readNames();
+  TB.fill("team-picks", D.teamOf.map((t, i) => {
+    const pick = el("select", { id: "team-of-" + (i + 1), title: "P" + (i + 1) + "'s team" });
+    for (let j = 1; j <= k; j++) pick.append(el("option", { value: String(j) }, "team " + j));
+    pick.value = String(Math.min(t, k));
+    pick.addEventListener("change", () => { D.teamOf[i] = Number(pick.value); buildTeams(); });
+    return el("label", {}, "P" + (i + 1) + (names[i + 1] ? " " + names[i + 1] : ""), pick);
+  }));
+  const teams = [];
+  for (let j = 1; j <= k; j++) {
+    const members = [];
+    D.teamOf.forEach((t, i) => { if (Math.min(t, k) === j) members.push(i + 1); });
+    if (members.length) teams.push(members);
+  }
+  hidden.value = JSON.stringify(teams);
+}
+
+// What the game plays for each option unless the host changes it: the defaults, then what each
+// chosen preset sets (in the options' order, as the device applies them: refbox.games.base).
+function presetBaseline(s, current) {
+  const base = {};
+  s.options.forEach((o) => { base[o.name] = o.default; });
+  s.options.forEach((o) => {
+    const chosen = o.presets.find((p) => p.value === current[o.name]);
+    if (chosen) chosen.sets.forEach((x) => { base[x.name] = x.value; });
+  });
+  return base;
+}
+
+// A preset was chosen (or a field changed): every field the host left as it was shows the
+// preset's value, and the preset says what it sets.
+function showPresets(s) {
+  const current = readAllOptions();
+  const before = D.baseline || {};
+  const base = presetBaseline(s, current);
+  s.options.forEach((o) => {
+    const input = document.getElementById("opt-" + o.name);
+    if (!input || same(current[o.name], base[o.name]) || !same(current[o.name], before[o.name])) return;
+    if (o.kind === "bool") input.checked = base[o.name] === true;
+    else input.value = o.kind === "json" ? JSON.stringify(base[o.name]) : String(base[o.name]);
+  });
+  D.baseline = base;
+  s.options.filter((o) => o.presets.length).forEach((o) => {
+    const chosen = o.presets.find((p) => p.value === current[o.name]);
+    const note = document.getElementById("opt-" + o.name + "-sets");
+    if (note) note.textContent = chosen ? "sets " + chosen.sets.map((x) => spec(s.name).options
+      .find((y) => y.name === x.name).label + ": " + x.text).join(", ") : "";
+  });
+}
+
+function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
 
 function buildNames() {
   const n = Number(document.getElementById("ng-players").value) || 2;
@@ -224,6 +328,8 @@ function buildNames() {
         value: old[p] || "" })));
   }
   TB.fill("ng-names", inputs);
+  inputs.forEach((label) => label.querySelector("input").addEventListener("change", buildTeams));
+  buildTeams();  // one pick a player, under their name
 }
 
 function readNames() {
@@ -232,7 +338,8 @@ function readNames() {
   return names;
 }
 
-function readOptions() {
+// Every field's value, as the device reads it (a number, a word, true / false, a list).
+function readAllOptions() {
   const options = {};
   document.querySelectorAll("[data-option]").forEach((i) => {
     if (i.dataset.kind === "bool") options[i.dataset.option] = i.checked;
@@ -245,6 +352,16 @@ function readOptions() {
       }
     }
   });
+  return options;
+}
+
+// Only what the host changed: the options whose value is not what the game plays without them.
+function readOptions() {
+  const s = spec(document.getElementById("ng-game").value);
+  const all = readAllOptions();
+  const base = presetBaseline(s, all);
+  const options = {};
+  Object.keys(all).forEach((name) => { if (!same(all[name], base[name])) options[name] = all[name]; });
   return options;
 }
 
@@ -279,8 +396,9 @@ const DESKS = {
     const teamSelect = el("select", { id: "qz-team" }, teams.map((t) =>
       el("option", { value: t.team }, t.name ? "\u2068" + t.name + "\u2069" : "team " + t.team)));
     const player = () => Number(document.getElementById("qz-player").value);
-    // the number pad's value, else the question's value as the board set it (its `points`)
-    const points = () => D.pad > 0 ? D.pad : (g.options.points || 1);
+    // the number pad's value, else the question's value as the board says it (its `points`
+    // option in the `game` event; a page that joined mid-game: the `state`'s `points`)
+    const points = () => D.pad > 0 ? D.pad : (g.options.points !== undefined ? g.options.points : v.points);
     const phase = g.phase;  // the board's: each button only where the board takes it
     const asking = ["racing", "answering", "bonus"].includes(phase);  // else the next is read
     return [el("h2", {}, asking ? "quiz · question " + v.question : "quiz"),
@@ -307,7 +425,12 @@ const DESKS = {
         el("span", { class: "muted" }, "the room sees it only once it is entered")) : null,
       g.phase === "counting" && g.view.counting ? el("div", { class: "muted" }, "claims closed: count the differences") : null,
       g.phase === "claiming" ? el("div", { class: "row" }, playerSelect("ev-player", g), button("sits out", () =>
-        act("sit_out", { player: Number(document.getElementById("ev-player").value) }, "sit out"))) : null];
+        act("sit_out", { player: Number(document.getElementById("ev-player").value) }, "sit out"))) : null,
+      // a claim for the chosen player, one button a marker still free (the board's markers)
+      g.phase === "claiming" ? el("div", { class: "row", id: "ev-claims" }, el("span", {}, "claims marker: "),
+        g.view.markers.map((owner, i) => owner ? null : button(String(i + 1), () => act("claim",
+          { player: Number(document.getElementById("ev-player").value), value: i + 1 }, "claim " + (i + 1)),
+        "", "ev-claim-" + (i + 1)))) : null];
   },
   diddly(g) {
     const v = g.view;
@@ -384,7 +507,7 @@ function render(msg) {
     g && g.view && g.view.handing_out && g.view.handing_out.left, g && g.view && !!g.view.lines, g && g.view && g.view.round, g && g.view && g.view.turn, g && g.names, !!(g && g.over),
     v.desk_only && v.desk_only.dial && v.desk_only.dial.value, g && g.view && g.view.question,
     g && g.view && g.view.read, D.pad, g && g.answering, g && g.view && g.view.counting,
-    g && g.view && g.view.bonus, D.bonusParts,
+    g && g.view && g.view.bonus, D.bonusParts, g && g.view && g.view.markers,
     g && g.view && g.view.teams && g.view.teams.map((t) => t.name)]);
   if (key !== D.deskKey) { D.deskKey = key; TB.fill("gamedesk", gameDesk); }
   const sim = document.getElementById("simbuzzers");
@@ -398,13 +521,22 @@ function render(msg) {
     TB.fill("buzzers", buttons);
   }
   if (g) {
-    TB.fill("scores", el("table", { class: "grid" }, g.scores.map((s, i) =>
-      el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, i + 1)), el("td", {}, String(s) + " " + g.unit)))));
+    const teams = (g.view && g.view.teams) || [];  // a team quiz: the board's team totals first
+    TB.fill("scores", teams.length ? el("table", { class: "grid", id: "desk-teams" }, teams.map((t) =>
+      el("tr", {}, el("td", { style: "text-align:left;font-weight:800" }, teamName(g, t.team)),
+        el("td", { style: "text-align:left" }, t.players.map((p) => [TB.who(g, p), " "])),
+        el("td", { style: "font-weight:800" }, TB.count(t.score, g.unit))))) : null,
+    el("table", { class: "grid", id: "desk-players" }, g.scores.map((s, i) =>
+      el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, i + 1)), el("td", {}, TB.count(s, g.unit))))));
   } else {
     TB.fill("scores", el("div", { class: "muted" }, v.menu ? "the box shows its menu: start a game here or on the box" : "no game"));
   }
   TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
   renderPacket(v);
+  if (v.sound) {
+    document.getElementById("tv-sounds").checked = v.sound.sounds;
+    document.getElementById("tv-speech").checked = v.sound.speech;
+  }
   document.getElementById("btn-standings").textContent = v.screen === "standings" ? "The board on the TV" : "Standings on the TV";
   const photo = document.getElementById("btn-photo");
   photo.classList.toggle("hidden", !v.photo);
@@ -415,6 +547,16 @@ document.getElementById("btn-standings").addEventListener("click", () => {
   const on = !(D.view && D.view.screen === "standings");
   send({ type: "screen", screen: on ? "standings" : null }, on ? "standings on the TV" : "the board on the TV");
 });
+// The TV's sounds and spoken calls, on or off for every scoreboard (the host keeps the choice).
+function sendSound() {
+  const sounds = document.getElementById("tv-sounds").checked;
+  const speech = document.getElementById("tv-speech").checked;
+  send({ type: "sound", sounds: sounds, speech: speech },
+    "the TV: sounds " + (sounds ? "on" : "off") + ", calls " + (speech ? "on" : "off"));
+}
+document.getElementById("tv-sounds").addEventListener("change", sendSound);
+document.getElementById("tv-speech").addEventListener("change", sendSound);
+
 document.getElementById("btn-power-off").addEventListener("click", () => send({ type: "power", on: false }, "power cut"));
 document.getElementById("btn-power-on").addEventListener("click", () => send({ type: "power", on: true }, "power on"));
 

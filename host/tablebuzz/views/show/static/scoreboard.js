@@ -51,6 +51,86 @@ function render(msg) {
   }
   renderTimers();
   TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
+  if (!STANDINGS_PAGE) hear(v);
+}
+
+// ------------------------------------------------------------------------------ sounds and calls
+// The room hears the game: a short sound when the buzzers are armed, at a buzz, at time's up and
+// at game over (Web Audio), and the winner called aloud ("Player 3, Chloé": the browser's speech
+// synthesis), each from what the view says changed; the desk switches either off (`sound`).
+// A browser plays sound only after a tap on the page (or with Chromium's
+// --autoplay-policy=no-user-gesture-required on a kiosk TV): the first tap turns it on.
+const AUDIO = { ctx: null, last: null };
+const SOUNDS = { armed: [[660, 0.12]], buzz: [[880, 0.09], [1320, 0.14]], time_up: [[440, 0.25], [330, 0.35]],
+  over: [[523, 0.15], [659, 0.15], [784, 0.3]] };
+
+function sound(name) {
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (!Ctx) return;
+  if (!AUDIO.ctx) AUDIO.ctx = new Ctx();
+  const ctx = AUDIO.ctx;
+  let at = ctx.currentTime;
+  SOUNDS[name].forEach(([freq, length]) => {
+    const osc = ctx.createOscillator();
+    const gain = ctx.createGain();
+    osc.frequency.value = freq;
+    gain.gain.setValueAtTime(0.2, at);
+    gain.gain.exponentialRampToValueAtTime(0.001, at + length);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start(at);
+    osc.stop(at + length);
+    at += length;
+  });
+}
+document.addEventListener("click", () => { if (AUDIO.ctx && AUDIO.ctx.state === "suspended") AUDIO.ctx.resume(); });
+
+function say(text) {
+  if (!window.speechSynthesis || !text) return;
+  window.speechSynthesis.cancel();  // the newest call first: a room wants who buzzed now
+  window.speechSynthesis.speak(new SpeechSynthesisUtterance(text));
+}
+
+// "Player 3, Chloé" (or "Player 3"), as a host calls it.
+function called(g, p) {
+  const name = g.names ? g.names[String(p)] : null;
+  return "Player " + p + (name ? ", " + name : "");
+}
+
+// Who won, for the call: the device's ranking (a team quiz: its team ranking), ties said as such.
+function winnerCall(g) {
+  const over = g.over;
+  if (!over || over.abandoned) return "";
+  const teams = over.team_ranking || [];
+  const first = (teams.length ? teams : over.ranking).filter((r) => r.place === 1);
+  if (!first.length) return "";
+  const names = first.map((r) => r.team ? (r.name || "team " + r.team) : called(g, r.player));
+  return first.length > 1 ? "A tie: " + names.join(" and ") : "Winner: " + names[0];
+}
+
+function hear(v) {
+  const g = v.game;
+  const race = g && g.race;
+  const now = {
+    game: g ? g.commit : null,
+    armed: !!(g && g.armed),
+    race: race && !race.open && race.winner ? JSON.stringify([race.winner, race.stamp]) : null,
+    timeUp: v.time_up ? v.time_up.text : null,
+    over: g && g.over ? g.over.seed : null,
+  };
+  const was = AUDIO.last;
+  AUDIO.last = now;
+  if (!was || was.game !== now.game || !g) return;  // a page just opened, or a new game: no news
+  const on = v.sound || {};
+  if (now.armed && !was.armed && on.sounds) sound("armed");
+  if (now.race && now.race !== was.race) {
+    if (on.sounds) sound("buzz");
+    if (on.speech) say(called(g, race.winner));
+  }
+  if (now.timeUp && now.timeUp !== was.timeUp && on.sounds) sound("time_up");
+  if (now.over && now.over !== was.over) {
+    if (on.sounds) sound("over");
+    if (on.speech) say(winnerCall(g));
+  }
 }
 
 function setLink(up, text) {
@@ -187,8 +267,8 @@ const VIEWS = {
       el("div", { style: "font-size:var(--mid)" }, "active: ", TB.who(g, v.active)),
       el("div", {}, "observers: ", inGame.map((p) => [TB.who(g, p), " "]),
         v.out.length ? el("span", { class: "muted" }, " · out: ", v.out.map((p) => [TB.who(g, p), " "])) : ""),
-      el("div", { class: "muted" }, g.players === 2 ? "Stop or Encore, first to 12" :
-        "first to " + (g.options.target || 5) + " points"),
+      // the target the board plays (its `game` event: 2 players play to 12, rules fixed there)
+      g.options.target !== undefined ? el("div", { class: "muted" }, "first to " + g.options.target + " points") : null,
       v.last_round ? el("div", { class: "muted" }, v.last_round.text) : null];
   },
   redblack(g) {
@@ -198,7 +278,7 @@ const VIEWS = {
       rows.push(el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, p)),
         el("td", {}, el("span", { class: "cards" }, v.hands[p - 1].map((c) => TB.card(c)))),
         el("td", {}, String(v.given[p - 1])), el("td", {}, String(v.received[p - 1])),
-        el("td", {}, el("b", {}, String(v.given[p - 1] - v.received[p - 1])))));
+        el("td", {}, el("b", {}, String(g.scores[p - 1])))));  // the board's score: given − taken
     }
     const parts = [el("h2", {}, "Red or Black")];
     const ask = v.asking;
@@ -215,7 +295,7 @@ const VIEWS = {
       el("tr", {}, el("th", {}, "player"), el("th", {}, "cards"), el("th", {}, "given"), el("th", {}, "taken"), el("th", {}, "±")),
       rows));
     if (v.lines) {
-      const give = v.give_line || "top";
+      const give = v.give_line;  // the board's (its `lines` event)
       for (const which of ["top", "bottom"]) {
         parts.push(el("div", { class: "row", style: "margin-top:0.3em" },
           el("span", { class: "line-label" }, which === give ? "give" : "take"),
@@ -231,7 +311,8 @@ const VIEWS = {
       head.push(el("th", {}, TB.who(g, p), v.dealer === p ? " ★" : ""));
     }
     const rows = [el("tr", {}, head)];
-    for (let r = 1; r <= 5; r++) {
+    const rounds = v.rounds.length ? v.rounds[0].length : 0;  // the firmware's (describe.layout)
+    for (let r = 1; r <= rounds; r++) {
       const cells = [el("td", {}, String(r))];
       for (let p = 1; p <= g.players; p++) {
         const value = v.rounds[p - 1][r - 1];
@@ -261,7 +342,7 @@ const VIEWS = {
     const t = v.last_tokens;
     if (t && !v.counting) {
       const tok = (c) => t[c] ? TB.whoText(g, t[c]) : "nobody";
-      parts.push(el("div", {}, "round " + t.round + ": " + t.differences + " differences · green " + tok("green") +
+      parts.push(el("div", {}, "round " + t.round + ": " + TB.count(t.differences, "differences") + " · green " + tok("green") +
         " · yellow " + tok("yellow") + " · red " + tok("red")));
     }
     return parts;
@@ -287,11 +368,14 @@ function renderOver(g) {
   const teams = over.team_ranking;
   if (teams && teams.length && !over.abandoned) {
     TB.fill("ranking", teams.map((r) => el("li", { class: r.place === 1 ? "first" : "" },
-      ordinal(r.place) + "  ", r.name ? TB.name(r.name) : "team " + r.team, "  " + r.score + " " + over.unit)));
+      ordinal(r.place) + "  ", r.name ? TB.name(r.name) : "team " + r.team, "  " + TB.count(r.score, over.unit))));
   } else TB.fill("ranking", over.ranking.map((r, i) => el("li", { class: !over.abandoned && r.place === 1 ? "first" : "" },
-    over.abandoned ? "" : ordinal(r.place) + "  ", TB.who(g, r.player), "  " + r.score + " " + over.unit)));
-  TB.fill("overnotes", over.abandoned ? "stopped before the end: no winner" : (over.notes || []).join(" · "));
-  TB.fill("seedline", "seed " + over.seed + "  ·  commitment " + (over.commit || "not seen (joined mid-game)"));
+    over.abandoned ? "" : ordinal(r.place) + "  ", TB.who(g, r.player), "  " + TB.count(r.score, over.unit))));
+  const teamOver = teams && teams.length && !over.abandoned;  // the teams' ranking says it all
+  TB.fill("overnotes", over.abandoned ? "stopped before the end: no winner" : teamOver ? "" : (over.notes || []).join(" · "));
+  // the commitment's first 16 hex digits (the whole in its tooltip and the CSV): the check is below
+  TB.fill("seedline", "seed " + over.seed + "  ·  commitment " + (over.commit ? over.commit.slice(0, 16) + "…" : "not seen (joined mid-game)"));
+  document.getElementById("seedline").title = over.commit || "";
   const key = over.seed + "/" + over.commit;
   const badge = document.getElementById("verified");
   const show = (state) => {
