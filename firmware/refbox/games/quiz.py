@@ -48,6 +48,7 @@ from refbox.ticks import Stamp, ticks_add, ticks_diff
 #   ("dead", reason[, µs, ns])           ("part_up", µs, ns)     ("warn", µs, ns)
 #   ("part", team, points)               ("bonus", team, team, points, team, points...)
 #   ("adjust", player, points)           ("name", "team" | "player", who, text)
+#   ("power_mark", µs)                   the reader passed the power mark
 _AT_US = const(1)  # read, part_read
 _ARM_POINTS = const(1)
 _ARM_US = const(2)
@@ -85,12 +86,14 @@ WARN_S = 5  # the answer timer beeps this many seconds before it runs out
 MAX_PARTS = 6  # bonus parts per bonus (NAQT and ACF read 3)
 
 # The `format` presets: each sets these options unless the set-up names them itself (so
-# {"format":"naqt","questions":24} plays 24 tossups). Sources: NAQT "Correct Rules of Quizbowl"
-# (timing: 3 s after the tossup, 10 s for computation, 2 s to begin an answer once recognised,
-# 5 s per bonus part; neg -5, power 15; overtime: 3 tossups, then sudden death), ACF rules
-# (5 s after the tossup and per bonus part; 20 tossup/bonus cycles; ties: extra tossups until one
-# team leads), Jeopardy-style play (the host enables the buzzers once the clue is read; every press
-# before that locks the player out for 250 ms).
+# {"format":"naqt","questions":24} plays 24 tossups). Sources (docs/quizbowl.md names each
+# edition): NAQT "Correct Rules of Quizbowl", the edition current from August 1, 2023 (timing: 3 s
+# after the tossup, 10 s for computation, 3 s to begin an answer once recognised (2 s before
+# 2022-23), 5 s per bonus part; neg -5 for the first team only, power 15 only before the power
+# mark; no bounce-backs; overtime: 3 tossups, then sudden death, where a neg loses), ACF rules (5 s
+# after the tossup and per bonus part; 20 tossup/bonus cycles; no bounce-backs; a neg for each
+# team that interrupts wrongly; ties: sudden-death tossups), Jeopardy-style play (the host enables
+# the buzzers once the clue is read; every press before that locks the player out for 250 ms).
 FORMATS = {
     "plain": {},
     "naqt": {
@@ -100,7 +103,7 @@ FORMATS = {
         "interrupt": -5,
         "buzz_s": 3,
         "compute_s": 10,
-        "answer_s": 2,
+        "answer_s": 3,
         "answer_timeout": "judge",
         "bonus": 10,
         "parts": 3,
@@ -138,6 +141,11 @@ FORMATS = {
     },
 }
 FORMAT_NAMES = ("plain", "naqt", "acf", "jeopardy")  # the menu's order
+# Formats whose rule books read no bounce-backs (NAQT; ACF): a bonus part the controlling team
+# misses is dead. The format is the switch, not an option of its own (a `resume` line repeats
+# every option and has no room left under 512 bytes): a house format with bounce-backs plays
+# `plain` with the quizbowl options set (docs/quizbowl.md).
+NO_BOUNCEBACKS = ("naqt", "acf")
 
 
 def team_list(value):
@@ -311,6 +319,8 @@ class Quiz(RaceGame):
         self.part_at = None  # type: Stamp | None  # BONUS: a part was read (bonus_s runs)
         self.part_up = False  # the bonus part's time ran out
         self.extra = None  # type: int | None  # overtime: the tossup after which it ends
+        self.negged = False  # a wrong interrupt on this tossup was penalised (one neg a tossup)
+        self.power_at = None  # type: Stamp | None  # the reader passed the power mark
 
     # ------------------------------------------------------------------ what the referee reads
     def eligible(self):
@@ -585,8 +595,24 @@ class Quiz(RaceGame):
         )
 
     def _wrong_points(self):
-        """What a wrong answer of the floor holder scores now (the interrupt's or wrong_points)."""
-        return self.options["interrupt" if self._interrupted(False) else "wrong_points"]
+        """What a wrong answer of the floor holder scores now: the interrupt's (a neg), unless a
+        team was already penalised on this tossup (one neg a tossup, in every format: NAQT
+        penalises only the first team to interrupt wrongly), else wrong_points."""
+        if self._interrupted(False) and not self.negged:
+            return self.options["interrupt"]
+        return self.options["wrong_points"]
+
+    def _past_power(self):
+        """True if the floor holder buzzed at or after the power mark (`act power_mark`) or the
+        reading's end (`read`): the answer can no longer earn a power (NAQT: a power only at or
+        before the power mark). The press stamp decides, not when the judgement came."""
+        buzzed = self.buzzed
+        if buzzed is None:
+            return False
+        for mark in (self.power_at, self.read):
+            if mark is not None and buzzed.diff_ns(mark) >= 0:
+                return True
+        return False
 
     def control_entry(self, name):
         """ARM arms (interrupt variant, while armed: the question has been read); YES / NO
@@ -629,8 +655,16 @@ class Quiz(RaceGame):
             return entry
         if args["correct"]:
             points = _int_value(args["points"], 0, MAX_POINTS, "points of a correct answer")
+            if points > self.value and self._past_power():
+                raise GameError(
+                    "bad_value", "no power: the buzz came after the power mark (right: %d)"
+                    % self.value,
+                )
         else:
             points = _int_value(args["points"], -MAX_POINTS, 0, "points of a wrong answer")
+            spent = self.negged and self._interrupted(False)
+            if spent and points < self.options["wrong_points"]:
+                raise GameError("bad_value", "one neg per tossup: a team was already penalised")
         return entry + (points,)
 
     def bonus_command(self, args):
@@ -660,6 +694,9 @@ class Quiz(RaceGame):
             elif part is False:
                 entry += [-1, 0]
             elif isinstance(part, int) and part is not True and part is not False:
+                if self.options["format"] in NO_BOUNCEBACKS:
+                    raise GameError("bad_value", "no bounce-backs under %s rules"
+                                    % self.options["format"])
                 team = _int_value(part, 1, len(self.teams), "a bounced part's team") - 1
                 if team == self.control:
                     raise GameError("bad_value", "a bounce-back goes to another team (true: own)")
@@ -690,6 +727,16 @@ class Quiz(RaceGame):
         if self.read is not None:
             raise GameError("not_now", "the question was already read to the end")
         return ("read", self.now)
+
+    def power_mark_entry(self):
+        """The reader passed the tossup's power mark (its tick): a press at or after it earns
+        no power. ("power_mark", µs). Raises GameError("not_now") unless the buzzers are open
+        while the tossup is read, before its end and before a mark."""
+        if self.phase != RACING or self.read is not None:
+            raise GameError("not_now", "the power mark is passed while the tossup is read")
+        if self.power_at is not None:
+            raise GameError("not_now", "the power mark was already passed")
+        return ("power_mark", self.now)
 
     def win_entry(self, player, stamp):
         return ("win", player, stamp.us, stamp.ns)
@@ -744,6 +791,8 @@ class Quiz(RaceGame):
             return self._cancel_entry()
         if action == "read":
             return self.read_entry()
+        if action == "power_mark":
+            return self.power_mark_entry()
         if action == "adjust":
             player = self._player(args)
             value = _int_value(args.get("value"), -MAX_POINTS, MAX_POINTS, "adjust value")
@@ -760,7 +809,7 @@ class Quiz(RaceGame):
                 team = _int_value(args["team"], 1, len(self.teams), "team") - 1
                 return ("name", "team", team, clean_name(text))
             return ("name", "player", self._player(args), clean_name(text))
-        raise GameError("unknown_action", "quiz actions: cancel, read, adjust, name")
+        raise GameError("unknown_action", "quiz actions: cancel, read, power_mark, adjust, name")
 
     def _player(self, args):
         if "player" not in args:
@@ -797,6 +846,9 @@ class Quiz(RaceGame):
         if kind == "bonus":
             pairs = [(entry[i], entry[i + 1]) for i in range(_BONUS_PAIRS, len(entry), 2)]
             return self._bonus_done(pairs)
+        if kind == "power_mark":
+            self.power_at = Stamp(entry[_AT_US])
+            return [("power_mark", (("question", self.question),))]
         if kind == "read":
             self.read = Stamp(entry[_AT_US])
             events = [("read", (("question", self.question),))]
@@ -864,7 +916,10 @@ class Quiz(RaceGame):
         elif correct:
             delta = self.value
         else:
-            delta = self.options["interrupt" if interrupt else "wrong_points"]
+            delta = self._wrong_points()
+        penalised = interrupt and delta < 0  # a neg
+        if penalised:
+            self.negged = True
         self.scores[player] += delta
         events = []  # type: list
         fields = (("player", player + 1), ("correct", correct), ("points", delta))
@@ -885,6 +940,12 @@ class Quiz(RaceGame):
         self.out.append(team)
         for p in self.teams[team]:
             events.append(("lockout", (("player", p + 1), ("reason", "wrong"), ("ms", None))))
+        if penalised and self.sudden is not None:
+            # a neg in sudden death loses the game (NAQT; ACF's tiebreaker too): the tossup
+            # ends here, and the play-off goes on only among the teams still level at the top
+            self.answering = None
+            self._question_done(events, None, True)
+            return events
         passed = entry[_JUDGE_NEXT]
         moment = Stamp(entry[_JUDGE_US], entry[_JUDGE_NS])
         self.answering = None
@@ -1023,6 +1084,8 @@ class Quiz(RaceGame):
         self.phase = READY
         self.opened = self.floor_at = self.read = self.buzzed = None
         self.compute = False
+        self.negged = False
+        self.power_at = None
         self.value = self.options["points"]  # what the next ARM gives
 
     def _question_done(self, events, scorer, counts):

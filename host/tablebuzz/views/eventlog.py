@@ -386,6 +386,9 @@ class Narrator:
     def _ev_read(self, ev):
         return "question %d read to the end: a wrong answer now is no interrupt" % ev["question"]
 
+    def _ev_power_mark(self, ev):
+        return "question %d: the power mark passed, a buzz now earns no power" % ev["question"]
+
     def _ev_timer(self, ev):
         if ev["timer"] == "buzz":
             return "timer: %s to buzz" % _seconds(ev["ms"])
