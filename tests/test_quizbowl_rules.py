@@ -279,3 +279,25 @@ def test_the_rules_give_the_same_bytes_on_both_interpreters():
     text = timeline(*RULES_SIM)
     cpython = run_raw(text, players=4, **RULES_SETUP)
     assert run_raw(text, players=4, interpreter="micropython", **RULES_SETUP) == cpython
+
+
+# ------------------------------------------------------------------ protests
+def test_a_protest_is_logged_on_the_question_and_kept_by_undo():
+    """NAQT: protests are lodged with the moderator and ruled on by the tournament director:
+    the box records them (no score change); an UNDO of the judgement before keeps them."""
+    table = Table(4, format="naqt", teams=[[1, 2], [3, 4]], bonus=0)
+    table.control("arm")
+    buzz(table, 3)
+    table.control("no")
+    table.send("act", action="protest", team=2, text="  'Lincoln' was acceptable  ")
+    assert table.events("protest") == [{"ev": "protest", "question": 1, "team": 2,
+                                        "note": "'Lincoln' was acceptable"}]
+    table.send("undo")
+    assert ("protest", 1, 1, "'Lincoln' was acceptable") in table.game.log
+    assert [e[0] for e in table.game.log[-3:]] == ["win", "protest", "untimed"]
+    checked(table)
+    log = list(table.game.log)
+    for bad in ({}, {"text": ""}, {"text": "x" * 101}, {"text": "a\x07b"},
+                {"text": "ok", "team": 3}):
+        table.send("act", action="protest", **bad)
+    assert table.errors() == ["bad_value"] * 5 and table.game.log == log

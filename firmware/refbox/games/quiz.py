@@ -49,6 +49,7 @@ from refbox.ticks import Stamp, ticks_add, ticks_diff
 #   ("part", team, points)               ("bonus", team, team, points, team, points...)
 #   ("adjust", player, points)           ("name", "team" | "player", who, text)
 #   ("power_mark", µs)                   the reader passed the power mark
+#   ("protest", question, team, note)    a protest on a question (team 0-based or -1)
 _AT_US = const(1)  # read, part_read
 _ARM_POINTS = const(1)
 _ARM_US = const(2)
@@ -81,6 +82,7 @@ ANSWERING = "answering"  # a player answers; the table judges
 OVER = "over"
 
 MAX_NAME = 16  # characters in a player or team name (the `name` event stays far below 512 bytes)
+MAX_NOTE = 100  # characters in a protest's note (the `protest` event stays far below 512 bytes)
 MAX_POINTS = 1000  # the largest point value of a question, a wrong answer or a hand adjustment
 WARN_S = 5  # the answer timer beeps this many seconds before it runs out
 MAX_PARTS = 6  # bonus parts per bonus (NAQT and ACF read 3)
@@ -166,12 +168,12 @@ def team_list(value):
     return value
 
 
-def clean_name(text):
-    """A name as the device keeps it: spaces trimmed, at most MAX_NAME characters, no control
+def clean_name(text, longest=MAX_NAME, what="a name"):
+    """A name as the device keeps it: spaces trimmed, at most `longest` characters, no control
     characters (C0, DEL, C1); "" clears the name. Raises GameError("bad_value")."""
     text = text.strip()
-    if len(text) > MAX_NAME:
-        raise GameError("bad_value", "a name is at most %d characters" % MAX_NAME)
+    if len(text) > longest:
+        raise GameError("bad_value", "%s is at most %d characters" % (what, longest))
     for ch in text:
         o = ord(ch)
         if o < 0x20 or 0x7F <= o < 0xA0:
@@ -793,6 +795,8 @@ class Quiz(RaceGame):
             return self.read_entry()
         if action == "power_mark":
             return self.power_mark_entry()
+        if action == "protest":
+            return self.protest_entry(args)
         if action == "adjust":
             player = self._player(args)
             value = _int_value(args.get("value"), -MAX_POINTS, MAX_POINTS, "adjust value")
@@ -809,7 +813,26 @@ class Quiz(RaceGame):
                 team = _int_value(args["team"], 1, len(self.teams), "team") - 1
                 return ("name", "team", team, clean_name(text))
             return ("name", "player", self._player(args), clean_name(text))
-        raise GameError("unknown_action", "quiz actions: cancel, read, power_mark, adjust, name")
+        raise GameError(
+            "unknown_action", "quiz actions: cancel, read, power_mark, protest, adjust, name")
+
+    def protest_entry(self, args):
+        """`act protest`: a team protests the current question (the one being asked, or the one
+        just played while the next is not yet armed). `text`: the note, up to MAX_NOTE
+        characters, no control characters, required; `team` (optional, 1-based): the protesting
+        team. Only a record, as NAQT has the tournament director rule on protests: no score
+        changes (an `adjust` applies a ruling). ("protest", question, team or -1, note)."""
+        note = args.get("text")
+        if not isinstance(note, str) or not note.strip():
+            raise GameError("bad_value", "a protest needs a note")
+        note = clean_name(note, MAX_NOTE, "a note")
+        team = -1
+        if "team" in args:
+            team = _int_value(args["team"], 1, len(self.teams), "team") - 1
+        question = self.question
+        if self.phase == READY and question > 1:
+            question -= 1  # between tossups: the one just played
+        return ("protest", question, team, note)
 
     def _player(self, args):
         if "player" not in args:
@@ -846,6 +869,11 @@ class Quiz(RaceGame):
         if kind == "bonus":
             pairs = [(entry[i], entry[i + 1]) for i in range(_BONUS_PAIRS, len(entry), 2)]
             return self._bonus_done(pairs)
+        if kind == "protest":
+            team = entry[2]
+            fields = (("question", entry[1]), ("team", None if team < 0 else team + 1),
+                      ("note", entry[3]))
+            return [("protest", fields)]
         if kind == "power_mark":
             self.power_at = Stamp(entry[_AT_US])
             return [("power_mark", (("question", self.question),))]
@@ -1140,13 +1168,13 @@ class Quiz(RaceGame):
         return ("name", who)
 
     def undo(self):
-        """Game.undo, but names given after the decision taken back stay given."""
+        """Game.undo, but names given and protests lodged after the decision taken back stay."""
         cut = len(self.log)
         for i in range(len(self.log) - 1, -1, -1):
             if self.is_scoring(self.log[i]):
                 cut = i
                 break
-        kept = [e for e in self.log[cut:] if e[ENTRY_KIND] == "name"]
+        kept = [e for e in self.log[cut:] if e[ENTRY_KIND] in ("name", "protest")]
         dropped = RaceGame.undo(self)
         for entry in kept:
             self.log.append(entry)
