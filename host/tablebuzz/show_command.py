@@ -271,8 +271,9 @@ def cmd_replay(args):
 
 
 def cmd_export(args):
-    """`tablebuzz export [--records DIR] [--date D] [--format csv|qbj] [-o FILE]`: one CSV row
-    per game, or one QBJ Match per quiz game (tablebuzz.records.qbj)."""
+    """`tablebuzz export [--records DIR] [--date D] [--format csv|qbj|match] [-o FILE]`: one CSV
+    row per game, one QBJ Match per two-team quiz game, or the last one's Match alone
+    (tablebuzz.records.qbj)."""
     import datetime
 
     folder = Path(args.records) if args.records else records_module.default_folder()
@@ -286,10 +287,10 @@ def cmd_export(args):
     if not folder.is_dir():
         return _fail("no records in %s (tablebuzz show writes them there)" % folder)
     write = records_module.night_csv
-    if getattr(args, "format", "csv") == "qbj":
+    if getattr(args, "format", "csv") in ("qbj", "match"):
         from tablebuzz.records import qbj
 
-        write = qbj.night_qbj
+        write = qbj.night_qbj if args.format == "qbj" else qbj.night_match
     try:
         if args.output:
             with open(args.output, "w", encoding="utf-8", newline="") as out:

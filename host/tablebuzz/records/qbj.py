@@ -149,6 +149,11 @@ def _fold(pairs):
         elif kind == "bonus_scored":
             tossup = state.tossup(ev["question"])
             tossup["bonus"] = {"team": ev["team"], "parts": ev["parts"], "points": ev["points"]}
+        elif kind == "game_over" and question in state.questions:
+            tossup = state.questions[question]
+            if tossup["buzzes"] and not tossup["done"]:
+                tossup["done"] = True  # the game ended on it (a neg in sudden death)
+                state.played = max(state.played, question)
         elif kind in ("overtime", "sudden_death") and state.overtime_from is None:
             state.overtime_from = state.played + 1  # sudden death alone (ACF) is overtime too
     return state, game, sample_ns
@@ -383,6 +388,28 @@ def from_record(path, prefix=""):
         return from_lines(header, lines, prefix)
     except QbjError as e:
         raise QbjError("%s: %s" % (Path(path).name, e)) from None
+
+
+def night_match(folder, out):
+    """Write the Match of the last two-team quiz game recorded under `folder` (by file name, the
+    newest last) to the text stream `out`, as a lone Match object: the file MODAQ's "Import from
+    QBJ" opens (YellowFruit takes it too). Returns (1 or 0, problems): the records passed over
+    are named."""
+    import json
+
+    from tablebuzz.records import store as records
+
+    problems = []
+    for path in sorted(Path(folder).rglob("*.jsonl"), reverse=True):
+        try:
+            found = from_record(path)
+        except (records.RecordError, QbjError, OSError) as e:
+            problems.append(str(e))
+            continue
+        json.dump(found, out, ensure_ascii=False, indent=1)
+        out.write("\n")
+        return 1, problems
+    return 0, problems
 
 
 def night_qbj(folder, out):
