@@ -189,3 +189,28 @@ def test_a_match_alone_is_what_modaq_opens(tmp_path):
     assert match["type"] == "Match" and "objects" not in match
     assert importer_problems(match) == []
     assert match["match_teams"][1]["bonus_bounceback_points"] == 10
+
+
+def test_replay_and_the_photo_finish_read_the_race_record_back(matches, tmp_path):
+    """`tablebuzz replay FILE.qbj` tells each tossup's presses and races from tablebuzz_race;
+    `--photos` draws the 738 µs finish of tossup 1 (the board's tie bound from the file)."""
+    from tablebuzz.views import photo
+
+    match, evs, _ = matches["naqt"]
+    path = tmp_path / "night.qbj"
+    path.write_text(json.dumps(qbj.document([match])))
+    told = subprocess.run([sys.executable, "-m", "tablebuzz.cli", "replay", str(path)],
+                          capture_output=True, text=True)
+    assert told.returncode == 0, told.stderr
+    assert "race: P1 Ann by 738" in told.stdout and "press: P3 Cy at" in told.stdout
+    assert "protest on question 3 by team 1: 4.5 m/s was right" in told.stdout
+    replayed, names, bound = qbj.replay_events(match)
+    assert bound == 56 and names[3] == "Cy"
+    (finish,) = photo.finishes(replayed, bound)
+    (original,) = photo.finishes(evs, 56)
+    assert finish == original  # the same picture as from the record itself
+    drawn = subprocess.run([sys.executable, "-m", "tablebuzz.cli", "replay", str(path),
+                            "--photos", str(tmp_path / "photos")], capture_output=True, text=True)
+    assert drawn.returncode == 0 and len(list((tmp_path / "photos").glob("*.svg"))) == 1
+    with pytest.raises(qbj.QbjError):
+        qbj.replay_events({"version": "2.1.1", "objects": []})

@@ -156,15 +156,39 @@ def _without_name(text, path):
     return text
 
 
+def _qbj_replay(path):
+    """(header, [(seconds, line)], []) of a QBJ file's race records (tablebuzz.records.qbj
+    .replay_events: each tossup's presses, races, lockouts and judgements), or None when the
+    file is no QBJ file holding a Match."""
+    import json
+
+    from tablebuzz.records import qbj
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        events, names, bound = qbj.replay_events(doc)
+    except (ValueError, qbj.QbjError, OSError, TypeError, KeyError, AttributeError):
+        return None
+    header = {"game": "quiz", "players": events[0]["players"], "started": "(a QBJ file)",
+              "source": "QBJ file %s" % Path(path).name, "names": names, "sample_ns": bound}
+    lines = [(i * JOURNAL_STEP_S, json.dumps(ev)) for i, ev in enumerate(events)]
+    return header, lines, []
+
+
 def load_replay(path):
-    """(header, [(seconds, line)], problems) for a game record, or for a journal pulled off the
-    board (`tablebuzz pull`), whose events the firmware's referee rebuilds
+    """(header, [(seconds, line)], problems) for a game record, a QBJ file (its tablebuzz_race
+    records: docs/quizbowl.md), or for a journal pulled off the board (`tablebuzz pull`), whose
+    events the firmware's referee rebuilds
     (tablebuzz.records.journal_replay; presses and margins are not in a journal). Raises
     RecordError (naming both readings) or OSError."""
     try:
         header, lines, problems = records_module.read_record(path)
         return header, _offsets(lines), problems
     except records_module.RecordError as not_a_record:
+        qbj_file = _qbj_replay(path)
+        if qbj_file is not None:
+            return qbj_file
         from tablebuzz.records.journal_replay import JournalError, journal_events, journal_torn
 
         with open(path, "rb") as f:

@@ -432,3 +432,65 @@ def night_qbj(folder, out):
     json.dump(document(matches), out, ensure_ascii=False, indent=1)
     out.write("\n")
     return len(matches), problems
+
+
+def replay_events(doc):
+    """The protocol events a QBJ file (dict: a whole file, or a lone Match) holds, for `tablebuzz
+    replay` and the photo finish (tablebuzz.views.photo): per Match a `game`, then per tossup its
+    `question`, each race of its `tablebuzz_race` (`armed`, every `press`, `race`), its lockouts,
+    each buzz's `judge`, its protests. Returns (events, {station: name}, tie bound ns or None).
+    A station is found from the Team's player ids (`..player_<station>`), as this export writes
+    them. Raises QbjError when `doc` holds no Match."""
+    if isinstance(doc, dict) and doc.get("type") == "Match":
+        matches = [doc]
+    elif isinstance(doc, dict) and isinstance(doc.get("objects"), list):
+        matches = [m for obj in doc["objects"] if isinstance(obj, dict)
+                   for ph in obj.get("phases") or [] for r in ph.get("rounds") or []
+                   for m in r.get("matches") or [] if isinstance(m, dict)]
+    else:
+        matches = []
+    if not matches:
+        raise QbjError("no QBJ Match in it")
+    events = []
+    names = {}
+    bound = None
+    for m in matches:
+        station = {}  # (team name, player name) -> station
+        for mt in m.get("match_teams") or []:
+            team = mt.get("team") or {}
+            for p in team.get("players") or []:
+                digits = str(p.get("id", "")).rsplit("_", 1)[-1]
+                if digits.isdigit():
+                    station[(team.get("name"), p.get("name"))] = int(digits)
+                    names[int(digits)] = p.get("name")
+        events.append({"ev": "game", "game": "quiz", "players": len(station), "options": {}})
+        for q in m.get("match_questions") or []:
+            number = q.get("question_number")
+            events.append({"ev": "question", "question": number})  # its value is not in QBJ
+            race = q.get("tablebuzz_race") or {}
+            bound = race.get("tie_bound_ns", bound)
+            for r in race.get("races") or []:
+                events.append({"ev": "armed", "players": sorted(set(station.values()))})
+                for p in r.get("presses") or []:
+                    events.append({"ev": "press", "player": p["station"], "t_us": p["t_us"],
+                                   "t_ns": p.get("t_ns", 0)})
+                if r.get("winner") is not None:
+                    first = next((p for p in r.get("presses") or []
+                                  if p["station"] == r["winner"]), None) or {}
+                    events.append({"ev": "race", "winner": r["winner"],
+                                   "margin_ns": r.get("margin_ns"), "tie": bool(r.get("tie")),
+                                   "tied": r.get("tied") or [], "t_us": first.get("t_us", 0),
+                                   "t_ns": first.get("t_ns", 0)})
+            for lock in race.get("lockouts") or []:
+                events.append({"ev": "lockout", "player": lock.get("station"),
+                               "reason": lock.get("reason"), "ms": lock.get("ms")})
+            for b in q.get("buzzes") or []:
+                who = station.get(((b.get("team") or {}).get("name"),
+                                   (b.get("player") or {}).get("name")))
+                value = (b.get("result") or {}).get("value", 0)
+                if who is not None:
+                    events.append({"ev": "judge", "player": who, "correct": value > 0,
+                                   "points": value})
+            for protest in q.get("tablebuzz_protests") or []:
+                events.append(dict(protest, ev="protest", question=number))
+    return events, names, bound
