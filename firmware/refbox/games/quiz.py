@@ -93,9 +93,10 @@ MAX_PARTS = 6  # bonus parts per bonus (NAQT and ACF read 3)
 # after the tossup, 10 s for computation, 3 s to begin an answer once recognised (2 s before
 # 2022-23), 5 s per bonus part; neg -5 for the first team only, power 15 only before the power
 # mark; no bounce-backs; overtime: 3 tossups, then sudden death, where a neg loses), ACF rules (5 s
-# after the tossup and per bonus part; 20 tossup/bonus cycles; no bounce-backs; a neg for each
-# team that interrupts wrongly; ties: sudden-death tossups), Jeopardy-style play (the host enables
-# the buzzers once the clue is read; every press before that locks the player out for 250 ms).
+# after the tossup and per bonus part; 20 tossup/bonus cycles; no bounce-backs; ties:
+# sudden-death tossups), Jeopardy-style play (the host enables the buzzers once the clue is read;
+# every press before that locks the player out for 250 ms). One neg a tossup is the quiz's rule
+# in every format (_wrong_points).
 FORMATS = {
     "plain": {},
     "naqt": {
