@@ -41,7 +41,8 @@ def test_the_json_schema_transcribes_the_published_graphql_types():
         if "type" not in fields:  # serialization.md's object type (Question has a field so named)
             own.discard("type")
         assert own == set(fields), (name, own ^ set(fields))
-        assert set(definition.get("required") or []) == {f for f, req in fields.items() if req}, name
+        required = {f for f, req in fields.items() if req}
+        assert set(definition.get("required") or []) == required, name
         checked += 1
     assert checked >= 15
 
