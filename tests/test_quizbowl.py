@@ -11,6 +11,8 @@ from refbox.ticks import Stamp
 from test_quiz_rules import SETTLE_US, Table, refolded, same_state
 
 NAQT_TEAMS = [[1, 2, 3, 4], [5, 6, 7, 8]]
+# a house format with bounce-backs: NAQT's options under `plain` (NAQT and ACF read none)
+HOUSE = dict(FORMATS["naqt"], format="plain")
 
 
 def bowl_state(game):
@@ -61,7 +63,7 @@ def test_the_menu_format_sets_the_options_after_it():
 
 
 def test_powers_negs_and_a_bonus_credit_the_team():
-    table = naqt()
+    table = Table(8, teams=NAQT_TEAMS, **HOUSE)
     table.control("arm")  # the reading starts: the buzzers are open (interrupt variant)
     buzz(table, 2)
     table.send("judge", correct=True, points=15)  # before the power mark
@@ -244,7 +246,7 @@ NAQT_SIM = [
     {"at_us": 3500000, "send": {"cmd": "end"}},
 ]
 # "flash": a journal, so the power cut resumes
-NAQT_SIM_SETUP = {"options": {"format": "naqt", "teams": [[1, 2], [3, 4]]}, "flash": {}}
+NAQT_SIM_SETUP = {"options": dict(HOUSE, teams=[[1, 2], [3, 4]]), "flash": {}}
 
 
 def test_a_naqt_game_through_the_simulator_survives_a_power_cut_in_the_bonus():

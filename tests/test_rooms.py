@@ -212,10 +212,11 @@ def test_the_hub_exports_two_rooms_quiz_games_as_one_qbj_tournament_with_powers_
     assert len(ids) == len(set(ids)) and set(refs) <= set(ids)  # each id once, every ref defined
     (phase,) = doc["objects"][0]["phases"]
     (first_round,) = phase["rounds"]  # each room's first game: round 1
-    north, south = first_round["matches"]
-    assert (north["location"], south["location"]) == ("north", "south")
+    (north,) = first_round["matches"]  # south's 3-team quiz is no Match (QBJ: two teams)
+    assert north["location"] == "north"
     assert north["tossups_read"] == 20 and len(north["match_questions"]) == 20
-    assert [t["team"]["name"] for t in south["match_teams"]] == ["Owls", "Foxes", "Hares"]
+    race = north["match_questions"][0]["tablebuzz_race"]  # every press on record
+    assert abs(race["races"][0]["presses"][1]["behind_ns"] - 738_000) < 100  # one sample: 56
     values = [b["result"]["value"] for q in north["match_questions"] for b in q["buzzes"]]
     assert values.count(15) == 5 and values.count(-5) == 4
     # the standings: the quizbowl columns, the same judgements as the match's

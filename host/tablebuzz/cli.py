@@ -228,9 +228,10 @@ def build_parser():
     export.add_argument("--records", metavar="DIR", help="records folder (default: see docs)")
     export.add_argument("--date", metavar="YYYY-MM-DD", help="one night only")
     export.add_argument("-o", "--output", metavar="FILE", help="write here (default: stdout)")
-    export.add_argument("--format", choices=("csv", "qbj"), default="csv",
-                        help="csv: one row a game (default); qbj: the quiz games as quizbowl "
-                             "Matches (QBJ, as MODAQ writes and stats tools read)")
+    export.add_argument("--format", choices=("csv", "qbj", "match"), default="csv",
+                        help="csv: one row a game (default); qbj: the two-team quiz games as "
+                             "quizbowl Matches of one QBJ file (YellowFruit imports it); match: "
+                             "the last one as a lone Match (the file MODAQ imports)")
 
     sub.add_parser("pinmap", help="regenerate firmware/refbox/pinmap.py from hardware/pinmap.json")
     return parser

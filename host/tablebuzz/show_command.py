@@ -198,15 +198,39 @@ def _without_name(text, path):
     return text
 
 
+def _qbj_replay(path):
+    """(header, [(seconds, line)], []) of a QBJ file's race records (tablebuzz.records.qbj
+    .replay_events: each tossup's presses, races, lockouts and judgements), or None when the
+    file is no QBJ file holding a Match."""
+    import json
+
+    from tablebuzz.records import qbj
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        events, names, bound = qbj.replay_events(doc)
+    except (ValueError, qbj.QbjError, OSError, TypeError, KeyError, AttributeError):
+        return None
+    header = {"game": "quiz", "players": events[0]["players"], "started": "(a QBJ file)",
+              "source": "QBJ file %s" % Path(path).name, "names": names, "sample_ns": bound}
+    lines = [(i * JOURNAL_STEP_S, json.dumps(ev)) for i, ev in enumerate(events)]
+    return header, lines, []
+
+
 def load_replay(path):
-    """(header, [(seconds, line)], problems) for a game record, or for a journal pulled off the
-    board (`tablebuzz pull`), whose events the firmware's referee rebuilds
+    """(header, [(seconds, line)], problems) for a game record, a QBJ file (its tablebuzz_race
+    records: docs/quizbowl.md), or for a journal pulled off the board (`tablebuzz pull`), whose
+    events the firmware's referee rebuilds
     (tablebuzz.records.journal_replay; presses and margins are not in a journal). Raises
     RecordError (naming both readings) or OSError."""
     try:
         header, lines, problems = records_module.read_record(path)
         return header, _offsets(lines), problems
     except records_module.RecordError as not_a_record:
+        qbj_file = _qbj_replay(path)
+        if qbj_file is not None:
+            return qbj_file
         from tablebuzz.records.journal_replay import JournalError, journal_events, journal_torn
 
         with open(path, "rb") as f:
@@ -316,8 +340,9 @@ def cmd_replay(args):
 
 
 def cmd_export(args):
-    """`tablebuzz export [--records DIR] [--date D] [--format csv|qbj] [-o FILE]`: one CSV row
-    per game, or one QBJ Match per quiz game (tablebuzz.records.qbj)."""
+    """`tablebuzz export [--records DIR] [--date D] [--format csv|qbj|match] [-o FILE]`: one CSV
+    row per game, one QBJ Match per two-team quiz game, or the last one's Match alone
+    (tablebuzz.records.qbj)."""
     import datetime
 
     folder = Path(args.records) if args.records else records_module.default_folder()
@@ -331,10 +356,10 @@ def cmd_export(args):
     if not folder.is_dir():
         return _fail("no records in %s (tablebuzz show writes them there)" % folder)
     write = records_module.night_csv
-    if getattr(args, "format", "csv") == "qbj":
+    if getattr(args, "format", "csv") in ("qbj", "match"):
         from tablebuzz.records import qbj
 
-        write = qbj.night_qbj
+        write = qbj.night_qbj if args.format == "qbj" else qbj.night_match
     try:
         if args.output:
             with open(args.output, "w", encoding="utf-8", newline="") as out:

@@ -48,6 +48,8 @@ from refbox.ticks import Stamp, ticks_add, ticks_diff
 #   ("dead", reason[, µs, ns])           ("part_up", µs, ns)     ("warn", µs, ns)
 #   ("part", team, points)               ("bonus", team, team, points, team, points...)
 #   ("adjust", player, points)           ("name", "team" | "player", who, text)
+#   ("power_mark", µs)                   the reader passed the power mark
+#   ("protest", question, team, note)    a protest on a question (team 0-based or -1)
 _AT_US = const(1)  # read, part_read
 _ARM_POINTS = const(1)
 _ARM_US = const(2)
@@ -80,17 +82,21 @@ ANSWERING = "answering"  # a player answers; the table judges
 OVER = "over"
 
 MAX_NAME = 16  # characters in a player or team name (the `name` event stays far below 512 bytes)
+MAX_NOTE = 100  # characters in a protest's note (the `protest` event stays far below 512 bytes)
 MAX_POINTS = 1000  # the largest point value of a question, a wrong answer or a hand adjustment
 WARN_S = 5  # the answer timer beeps this many seconds before it runs out
 MAX_PARTS = 6  # bonus parts per bonus (NAQT and ACF read 3)
 
 # The `format` presets: each sets these options unless the set-up names them itself (so
-# {"format":"naqt","questions":24} plays 24 tossups). Sources: NAQT "Correct Rules of Quizbowl"
-# (timing: 3 s after the tossup, 10 s for computation, 2 s to begin an answer once recognised,
-# 5 s per bonus part; neg -5, power 15; overtime: 3 tossups, then sudden death), ACF rules
-# (5 s after the tossup and per bonus part; 20 tossup/bonus cycles; ties: extra tossups until one
-# team leads), Jeopardy-style play (the host enables the buzzers once the clue is read; every press
-# before that locks the player out for 250 ms).
+# {"format":"naqt","questions":24} plays 24 tossups). Sources (docs/quizbowl.md names each
+# edition): NAQT "Correct Rules of Quizbowl", the edition current from August 1, 2023 (timing: 3 s
+# after the tossup, 10 s for computation, 3 s to begin an answer once recognised (2 s before
+# 2022-23), 5 s per bonus part; neg -5 for the first team only, power 15 only before the power
+# mark; no bounce-backs; overtime: 3 tossups, then sudden death, where a neg loses), ACF rules (5 s
+# after the tossup and per bonus part; 20 tossup/bonus cycles; no bounce-backs; ties:
+# sudden-death tossups), Jeopardy-style play (the host enables the buzzers once the clue is read;
+# every press before that locks the player out for 250 ms). One neg a tossup is the quiz's rule
+# in every format (_wrong_points).
 FORMATS = {
     "plain": {},
     "naqt": {
@@ -100,7 +106,7 @@ FORMATS = {
         "interrupt": -5,
         "buzz_s": 3,
         "compute_s": 10,
-        "answer_s": 2,
+        "answer_s": 3,
         "answer_timeout": "judge",
         "bonus": 10,
         "parts": 3,
@@ -138,6 +144,11 @@ FORMATS = {
     },
 }
 FORMAT_NAMES = ("plain", "naqt", "acf", "jeopardy")  # the menu's order
+# Formats whose rule books read no bounce-backs (NAQT; ACF): a bonus part the controlling team
+# misses is dead. The format is the switch, not an option of its own (a `resume` line repeats
+# every option and has no room left under 512 bytes): a house format with bounce-backs plays
+# `plain` with the quizbowl options set (docs/quizbowl.md).
+NO_BOUNCEBACKS = ("naqt", "acf")
 
 
 def team_list(value):
@@ -158,28 +169,30 @@ def team_list(value):
     return value
 
 
-def name_fault(text):
-    """Why `text` (a str) cannot be a name, or None. Refused: control characters (C0, DEL, C1),
-    and the bidi controls that reorder what follows them on a page (Unicode UAX #9: the
-    embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069) or invisibly move
-    the text beside them (the marks LRM U+200E, RLM U+200F, ALM U+061C): a name in any script
-    shows right without them, since every page isolates each name (docs/security.md)."""
+def name_fault(text, what="a name"):
+    """Why `text` (a str) cannot be a name (or a note: `what`), or None. Refused: control
+    characters (C0, DEL, C1), and the bidi controls that reorder what follows them on a page
+    (Unicode UAX #9: the embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069) or
+    invisibly move the text beside them (the marks LRM U+200E, RLM U+200F, ALM U+061C): a name in
+    any script shows right without them, since every page isolates each name
+    (docs/security.md)."""
     for ch in text:
         o = ord(ch)
         if o < 0x20 or 0x7F <= o < 0xA0:
-            return "a name has no control characters"
+            return "%s has no control characters" % what
         if 0x202A <= o <= 0x202E or 0x2066 <= o <= 0x2069 or o in (0x200E, 0x200F, 0x61C):
-            return "a name has no bidi controls (U+202A-U+202E, U+2066-U+2069, LRM, RLM, ALM)"
+            return "%s has no bidi controls (U+202A-U+202E, U+2066-U+2069, LRM, RLM, ALM)" % what
     return None
 
 
-def clean_name(text):
-    """A name as the device keeps it: spaces trimmed, at most MAX_NAME characters, none of the
-    characters `name_fault` refuses; "" clears the name. Raises GameError("bad_value")."""
+def clean_name(text, longest=MAX_NAME, what="a name"):
+    """A name (or a note: `what`) as the device keeps it: spaces trimmed, at most `longest`
+    characters, none of the characters `name_fault` refuses; "" clears the name. Raises
+    GameError("bad_value")."""
     text = text.strip()
-    if len(text) > MAX_NAME:
-        raise GameError("bad_value", "a name is at most %d characters" % MAX_NAME)
-    fault = name_fault(text)
+    if len(text) > longest:
+        raise GameError("bad_value", "%s is at most %d characters" % (what, longest))
+    fault = name_fault(text, what)
     if fault:
         raise GameError("bad_value", fault)
     return text
@@ -333,6 +346,8 @@ class Quiz(RaceGame):
         self.part_at = None  # type: Stamp | None  # BONUS: a part was read (bonus_s runs)
         self.part_up = False  # the bonus part's time ran out
         self.extra = None  # type: int | None  # overtime: the tossup after which it ends
+        self.negged = False  # a wrong interrupt on this tossup was penalised (one neg a tossup)
+        self.power_at = None  # type: Stamp | None  # the reader passed the power mark
 
     # ------------------------------------------------------------------ what the referee reads
     def eligible(self):
@@ -611,8 +626,24 @@ class Quiz(RaceGame):
         )
 
     def _wrong_points(self):
-        """What a wrong answer of the floor holder scores now (the interrupt's or wrong_points)."""
-        return self.options["interrupt" if self._interrupted(False) else "wrong_points"]
+        """What a wrong answer of the floor holder scores now: the interrupt's (a neg), unless a
+        team was already penalised on this tossup (one neg a tossup, in every format: NAQT
+        penalises only the first team to interrupt wrongly), else wrong_points."""
+        if self._interrupted(False) and not self.negged:
+            return self.options["interrupt"]
+        return self.options["wrong_points"]
+
+    def _past_power(self):
+        """True if the floor holder buzzed at or after the power mark (`act power_mark`) or the
+        reading's end (`read`): the answer can no longer earn a power (NAQT: a power only at or
+        before the power mark). The press stamp decides, not when the judgement came."""
+        buzzed = self.buzzed
+        if buzzed is None:
+            return False
+        for mark in (self.power_at, self.read):
+            if mark is not None and buzzed.diff_ns(mark) >= 0:
+                return True
+        return False
 
     def control_entry(self, name):
         """ARM arms (interrupt variant, while armed: the question has been read); YES / NO
@@ -655,8 +686,16 @@ class Quiz(RaceGame):
             return entry
         if args["correct"]:
             points = _int_value(args["points"], 0, MAX_POINTS, "points of a correct answer")
+            if points > self.value and self._past_power():
+                raise GameError(
+                    "bad_value", "no power: the buzz came after the power mark (right: %d)"
+                    % self.value,
+                )
         else:
             points = _int_value(args["points"], -MAX_POINTS, 0, "points of a wrong answer")
+            spent = self.negged and self._interrupted(False)
+            if spent and points < self.options["wrong_points"]:
+                raise GameError("bad_value", "one neg per tossup: a team was already penalised")
         return entry + (points,)
 
     def bonus_command(self, args):
@@ -686,6 +725,9 @@ class Quiz(RaceGame):
             elif part is False:
                 entry += [-1, 0]
             elif isinstance(part, int) and part is not True and part is not False:
+                if self.options["format"] in NO_BOUNCEBACKS:
+                    raise GameError("bad_value", "no bounce-backs under %s rules"
+                                    % self.options["format"])
                 team = _int_value(part, 1, len(self.teams), "a bounced part's team") - 1
                 if team == self.control:
                     raise GameError("bad_value", "a bounce-back goes to another team (true: own)")
@@ -716,6 +758,16 @@ class Quiz(RaceGame):
         if self.read is not None:
             raise GameError("not_now", "the question was already read to the end")
         return ("read", self.now)
+
+    def power_mark_entry(self):
+        """The reader passed the tossup's power mark (its tick): a press at or after it earns
+        no power. ("power_mark", µs). Raises GameError("not_now") unless the buzzers are open
+        while the tossup is read, before its end and before a mark."""
+        if self.phase != RACING or self.read is not None:
+            raise GameError("not_now", "the power mark is passed while the tossup is read")
+        if self.power_at is not None:
+            raise GameError("not_now", "the power mark was already passed")
+        return ("power_mark", self.now)
 
     def win_entry(self, player, stamp):
         return ("win", player, stamp.us, stamp.ns)
@@ -770,6 +822,10 @@ class Quiz(RaceGame):
             return self._cancel_entry()
         if action == "read":
             return self.read_entry()
+        if action == "power_mark":
+            return self.power_mark_entry()
+        if action == "protest":
+            return self.protest_entry(args)
         if action == "adjust":
             player = self._player(args)
             value = _int_value(args.get("value"), -MAX_POINTS, MAX_POINTS, "adjust value")
@@ -786,7 +842,26 @@ class Quiz(RaceGame):
                 team = _int_value(args["team"], 1, len(self.teams), "team") - 1
                 return ("name", "team", team, clean_name(text))
             return ("name", "player", self._player(args), clean_name(text))
-        raise GameError("unknown_action", "quiz actions: cancel, read, adjust, name")
+        raise GameError(
+            "unknown_action", "quiz actions: cancel, read, power_mark, protest, adjust, name")
+
+    def protest_entry(self, args):
+        """`act protest`: a team protests the current question (the one being asked, or the one
+        just played while the next is not yet armed). `text`: the note, up to MAX_NOTE
+        characters, no control characters, required; `team` (optional, 1-based): the protesting
+        team. Only a record, as NAQT has the tournament director rule on protests: no score
+        changes (an `adjust` applies a ruling). ("protest", question, team or -1, note)."""
+        note = args.get("text")
+        if not isinstance(note, str) or not note.strip():
+            raise GameError("bad_value", "a protest needs a note")
+        note = clean_name(note, MAX_NOTE, "a note")
+        team = -1
+        if "team" in args:
+            team = _int_value(args["team"], 1, len(self.teams), "team") - 1
+        question = self.question
+        if self.phase == READY and question > 1:
+            question -= 1  # between tossups: the one just played
+        return ("protest", question, team, note)
 
     def _player(self, args):
         if "player" not in args:
@@ -823,6 +898,14 @@ class Quiz(RaceGame):
         if kind == "bonus":
             pairs = [(entry[i], entry[i + 1]) for i in range(_BONUS_PAIRS, len(entry), 2)]
             return self._bonus_done(pairs)
+        if kind == "protest":
+            team = entry[2]
+            fields = (("question", entry[1]), ("team", None if team < 0 else team + 1),
+                      ("note", entry[3]))
+            return [("protest", fields)]
+        if kind == "power_mark":
+            self.power_at = Stamp(entry[_AT_US])
+            return [("power_mark", (("question", self.question),))]
         if kind == "read":
             self.read = Stamp(entry[_AT_US])
             events = [("read", (("question", self.question),))]
@@ -890,7 +973,10 @@ class Quiz(RaceGame):
         elif correct:
             delta = self.value
         else:
-            delta = self.options["interrupt" if interrupt else "wrong_points"]
+            delta = self._wrong_points()
+        penalised = interrupt and delta < 0  # a neg
+        if penalised:
+            self.negged = True
         self.scores[player] += delta
         events = []  # type: list
         fields = (("player", player + 1), ("correct", correct), ("points", delta))
@@ -911,6 +997,12 @@ class Quiz(RaceGame):
         self.out.append(team)
         for p in self.teams[team]:
             events.append(("lockout", (("player", p + 1), ("reason", "wrong"), ("ms", None))))
+        if penalised and self.sudden is not None:
+            # a neg in sudden death loses the game (NAQT; ACF's tiebreaker too): the tossup
+            # ends here, and the play-off goes on only among the teams still level at the top
+            self.answering = None
+            self._question_done(events, None, True)
+            return events
         passed = entry[_JUDGE_NEXT]
         moment = Stamp(entry[_JUDGE_US], entry[_JUDGE_NS])
         self.answering = None
@@ -1049,6 +1141,8 @@ class Quiz(RaceGame):
         self.phase = READY
         self.opened = self.floor_at = self.read = self.buzzed = None
         self.compute = False
+        self.negged = False
+        self.power_at = None
         self.value = self.options["points"]  # what the next ARM gives
 
     def _question_done(self, events, scorer, counts):
@@ -1103,13 +1197,13 @@ class Quiz(RaceGame):
         return ("name", who)
 
     def undo(self):
-        """Game.undo, but names given after the decision taken back stay given."""
+        """Game.undo, but names given and protests lodged after the decision taken back stay."""
         cut = len(self.log)
         for i in range(len(self.log) - 1, -1, -1):
             if self.is_scoring(self.log[i]):
                 cut = i
                 break
-        kept = [e for e in self.log[cut:] if e[ENTRY_KIND] == "name"]
+        kept = [e for e in self.log[cut:] if e[ENTRY_KIND] in ("name", "protest")]
         dropped = RaceGame.undo(self)
         for entry in kept:
             self.log.append(entry)

@@ -385,6 +385,13 @@ class Narrator:
     def _ev_read(self, ev):
         return "question %d read to the end: a wrong answer now is no interrupt" % ev["question"]
 
+    def _ev_protest(self, ev):
+        who = "team %d" % ev["team"] if ev.get("team") else "a team"
+        return "protest on question %d by %s: %s" % (ev["question"], who, ev.get("note") or "")
+
+    def _ev_power_mark(self, ev):
+        return "question %d: the power mark passed, a buzz now earns no power" % ev["question"]
+
     def _ev_timer(self, ev):
         if ev["timer"] == "round":  # Déglingo's round timer, as the board runs it
             if ev.get("running") is False:

@@ -394,7 +394,7 @@ class Table:
                     "turn": None, "entering": None}
         if name == "quiz":
             return {"question": 0, "points": None, "teams": [], "sudden_death": None,
-                    "dead": None, "read": False}
+                    "dead": None, "read": False, "overtime": False, "protest": None}
         if name == "evidence":
             return {"round": 0, "orientation": None, "markers": [None] * size["markers"],
                     "claimers": [],
@@ -461,6 +461,7 @@ class Table:
             v["question"] = ev.get("question", v["question"])
             v["points"] = ev.get("points", v["points"])
             v["sudden_death"] = ev.get("sudden_death")
+            v["overtime"] = bool(ev.get("overtime"))  # the board's: past the `questions` limit
             for team, score in zip(v["teams"], ev.get("teams") or [], strict=False):
                 team["score"] = score
             g["timers"] = []
@@ -700,6 +701,16 @@ class Table:
 
     def _quiz_judge(self, g, ev):
         g["timers"] = [t for t in g["timers"] if t.get("kind") != "answer"]
+        if ev.get("correct"):
+            g["phase"] = "ready"  # the tossup is over; a `bonus` event right after says bonus
+
+    # issue 37, the moderator's desk: overtime shown as overtime, the last protest
+    def _quiz_overtime(self, g, ev):
+        g["view"]["overtime"] = True
+
+    def _quiz_protest(self, g, ev):
+        g["view"]["protest"] = {"question": ev.get("question"), "team": ev.get("team"),
+                                "note": ev.get("note")}
 
     def _quiz_dead(self, g, ev):
         why = {"cancel": "cancelled", "wrong": "every team was wrong",

@@ -164,9 +164,10 @@ function renderPacket(v) {
 // The whole bonus in one command ({"cmd":"bonus","parts":[...]}): a toggle per part, and a
 // button that says what it credits (the board's value per part, from its `bonus` event). Offered
 // only before a part is judged with YES / NO (the board takes one way or the other).
-function bonusPanel(board) {
+function bonusPanel(board, teams) {
   if (!D.bonusParts || D.bonusParts.length !== board.parts) D.bonusParts = new Array(board.parts).fill(false);
   const parts = D.bonusParts;
+  if (teams && teams.length > 1) return bouncePanel(board, teams, parts);
   const right = parts.filter(Boolean).length;
   const toggles = parts.map((ok, i) => el("button", { type: "button", class: ok ? "go" : "no", id: "bonus-part-" + (i + 1),
     onclick: () => { parts[i] = !parts[i]; rerender(); } },
@@ -182,6 +183,52 @@ document.querySelectorAll("[data-control]").forEach((b) => b.addEventListener("c
   cmd({ cmd: "control", name: b.dataset.control }, b.dataset.control.toUpperCase())));
 
 // ------------------------------------------------------------------------------ new game form
+// ---------------------------------------------------------------- the moderator's block (issue 37)
+// Quizbowl by the book from the desk: overtime shown as overtime, a computation tossup, the power
+// mark, a protest with a note, bounce-back parts. Each is a command the board checks (it refuses
+// what its format does not allow, e.g. a bounce-back under naqt, and says why); the desk decides
+// nothing itself.
+function moderatorBlock(g, points) {
+  const v = g.view;
+  const phase = g.phase;
+  const teams = v.teams || [];
+  const banner = v.sudden_death ? "SUDDEN DEATH" : v.overtime ? "OVERTIME" : null;
+  const note = () => document.getElementById("qz-protest-note").value;
+  const team = () => Number(document.getElementById("qz-protest-team").value) || undefined;
+  return el("div", { id: "qz-moderator" },
+    banner ? el("div", { id: "qz-overtime", class: "banner", style: "font-size:1.6em;font-weight:800" },
+      banner + (v.overtime && !v.sudden_death ? " · tossups without bonuses" : "")) : null,
+    el("div", { class: "row" },
+      phase === "ready" ? button("Arm computation +" + points(), () => cmd({ cmd: "arm", points: points(), compute: true },
+        "computation tossup"), "", "qz-compute") : null,
+      phase === "racing" && g.options.power && !v.read ? button("Power mark passed", () => act("power_mark"), "", "qz-power-mark") : null),
+    el("div", { class: "row" },
+      el("input", { id: "qz-protest-note", placeholder: "protest: the note (100)", maxlength: 100, size: 30 }),
+      teams.length ? el("select", { id: "qz-protest-team" }, el("option", { value: "" }, "team?"),
+        teams.map((t) => el("option", { value: t.team }, t.name || "team " + t.team))) : null,
+      button("Protest on question " + v.question, () => act("protest", teams.length && team() ? { text: note(), team: team() } : { text: note() },
+        "protest"), "", "qz-protest")),
+    v.protest ? el("div", { id: "qz-protest-last", class: "muted" }, "protest on question " + v.protest.question +
+      (v.protest.team ? " by team " + v.protest.team : "") + ": " + v.protest.note) : null);
+}
+
+// The bonus with bounce-backs: each part cycles missed → got → taken by another team (a
+// bounce-back; the board refuses it under formats that read none).
+function bouncePanel(board, teams, parts) {
+  const others = teams.map((t) => t.team).filter((t) => t !== board.team);
+  const cycle = [false, true].concat(others);
+  const label = (p) => p === true ? "✔ team " + board.team : p === false ? "✘ missed" : "↪ team " + p + " (bounce-back)";
+  const toggles = parts.map((p, i) => el("button", { type: "button", class: p === false ? "no" : "go", id: "bonus-part-" + (i + 1),
+    onclick: () => { parts[i] = cycle[(cycle.indexOf(p) + 1) % cycle.length]; rerender(); } },
+  "part " + (i + 1) + ": " + label(p)));
+  const got = parts.filter((p) => p === true).length;
+  return el("div", { class: "row", id: "bonus-panel" }, toggles,
+    el("button", { type: "button", class: "go", id: "bonus-score",
+      onclick: () => { cmd({ cmd: "bonus", parts: parts.slice() }, "bonus: " + got + " of " + parts.length);
+        D.bonusParts = null; } },
+    "Score the bonus: team " + board.team + " +" + got * board.points));
+}
+
 function spec(name) { return D.specs.find((s) => s.name === name); }
 
 function buildForm() {
@@ -414,7 +461,8 @@ const DESKS = {
         teams.length ? teamSelect : null,
         teams.length ? button("Name the team", () => act("name", { team: Number(document.getElementById("qz-team").value),
           text: document.getElementById("qz-name").value }, "team name"), "", "qz-name-team") : null),
-      phase === "bonus" && v.bonus && !v.bonus.judged ? bonusPanel(v.bonus) : null];
+      phase === "bonus" && v.bonus && !v.bonus.judged ? bonusPanel(v.bonus, teams) : null,
+      moderatorBlock(g, points)];
   },
   evidence(g) {
     const dial = D.view && D.view.desk_only && D.view.desk_only.dial;
@@ -508,7 +556,8 @@ function render(msg) {
     v.desk_only && v.desk_only.dial && v.desk_only.dial.value, g && g.view && g.view.question,
     g && g.view && g.view.read, D.pad, g && g.answering, g && g.view && g.view.counting,
     g && g.view && g.view.bonus, D.bonusParts, g && g.view && g.view.markers,
-    g && g.view && g.view.teams && g.view.teams.map((t) => t.name)]);
+    g && g.view && g.view.teams && g.view.teams.map((t) => t.name),
+    g && g.view && [g.view.overtime, g.view.sudden_death, g.view.protest]]);  // the moderator's block
   if (key !== D.deskKey) { D.deskKey = key; TB.fill("gamedesk", gameDesk); }
   const sim = document.getElementById("simbuzzers");
   sim.classList.toggle("hidden", !D.simulator || !g);
