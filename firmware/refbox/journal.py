@@ -83,68 +83,66 @@ def encode_record(fields):
 def encode_snapshot(fields):
     """encode_record(fields) for a snapshot's `fields` (Journal._save): the same bytes, from
     `snapshot_pieces`."""
-    pieces = snapshot_pieces(fields)
-    payload = "".join(pieces).encode()
+    payload = "".join(list(snapshot_pieces(fields))).encode()
     return ("%d %s " % (len(payload), checksum(payload))).encode() + payload + b"\n"
 
 
 # the fields of a snapshot whose value comes an item at a time (the log, the checkpoints)
 _LONG = ("log", "base", "next_base")
-PIECE = 192  # characters: a snapshot is written in pieces of about this many (Journal)
+PIECE = 96  # characters: a snapshot is made and written in pieces of about this many (Journal)
 
 
 def snapshot_pieces(fields):
-    """The payload of a snapshot's record (encode_value(fields): its JSON text, all ASCII) as a
-    list of str pieces, none much longer than PIECE characters but a single log entry or
-    state attribute: a snapshot is then never one block of the heap. On the chip a quiz's
-    snapshot (~7 KB) was made as one str, its bytes and its line: after 50 questions the heap,
-    ~40 KB free, had no such block left in one piece (MemoryError: issue 38). A game's options
-    come twice in it, as the game's own and in the menu's remembered set-up (game, players,
-    options), most often the same values; their JSON text is then made once (encoding the
-    options took ~11 ms of a quiz snapshot's ~35 on the emulated RP2040)."""
+    """The payload of a snapshot's record (encode_value(fields): its JSON text, all ASCII), a
+    str piece at a time (a generator), none much longer than PIECE characters but a single log
+    entry or state attribute: the snapshot is never one block of the heap, nor all in RAM.
+    On the chip a quiz's snapshot (~7 KB) was made as one str, its bytes and its line: after 50
+    questions the heap, ~40 KB free, had no such block left in one piece (MemoryError: issue
+    38). A game's options come twice in it, as the game's own and in the menu's remembered
+    set-up (game, players, options), most often the same values; their JSON text is then made
+    once (encoding the options took ~11 ms of a quiz snapshot's ~35 on the emulated RP2040)."""
     options = fields.get("options")
     setup = fields.get("setup")
     text = None
     if isinstance(options, dict) and isinstance(setup, tuple) and len(setup) == 3:
         if setup[2] == options:
             text = encode_value(options)
-    pieces = []
-    line = "{"
+    first = True
+    yield "{"
     for key in sorted(fields):
         value = fields[key]
-        line += ("" if line == "{" else ",") + encode_value(key) + ":"
+        yield ("" if first else ",") + encode_value(key) + ":"
+        first = False
         if key == "options" and text is not None:
-            line += text
+            yield text
         elif key == "setup" and text is not None:
-            line += "[%s,%s,%s]" % (encode_value(setup[0]), encode_value(setup[1]), text)
+            yield "[%s,%s,%s]" % (encode_value(setup[0]), encode_value(setup[1]), text)
         elif key in _LONG and isinstance(value, (list, tuple)):
-            line = _pieces(value, key == "next_base", line, pieces)
+            yield from _pieces(value, key == "next_base")
         else:
-            line += encode_value(value)
-        if len(line) >= PIECE:
-            pieces.append(line)
-            line = ""
-    pieces.append(line + "}")
-    return pieces
+            yield encode_value(value)
+    yield "}"
 
 
-def _pieces(items, nested, line, pieces):
-    """Add the JSON of list `items` to `pieces`, an item at a time (the last item, when
-    `nested`, a list again: a pending checkpoint's state); returns the text not yet added."""
-    line += "["
+def _pieces(items, nested):
+    """The JSON of list `items` in pieces, a few items at a time (the last item, when `nested`,
+    a list again: a pending checkpoint's state)."""
+    line = "["
     last = len(items) - 1
     for i in range(len(items)):
         if i:
             line += ","
         item = items[i]
         if nested and i == last and isinstance(item, list):
-            line = _pieces(item, False, line, pieces)
+            yield line
+            line = ""
+            yield from _pieces(item, False)
         else:
             line += encode_value(item)
         if len(line) >= PIECE:
-            pieces.append(line)
+            yield line
             line = ""
-    return line + "]"
+    yield line + "]"
 
 
 def _record_line(payload):
@@ -521,7 +519,7 @@ class Journal:
                     fields["next_base"] = game.next_base
             fields["over"] = over
             fields["setup"] = setup
-            ok = self._write_snapshot(snapshot_pieces(fields), referee)
+            ok = self._write_snapshot(fields, referee)
         else:
             log = game.log  # type: ignore[union-attr]  # (not None here)
             keep = min(self._log_len, game.unchanged)  # type: ignore[union-attr]  # (not None)
@@ -558,25 +556,26 @@ class Journal:
         self._count(record)
         return True
 
-    def _write_snapshot(self, pieces, referee):
-        """Write the header and one snapshot record, its payload str `pieces`
-        (snapshot_pieces), to a new file, and rename it over the journal. The record's length
-        and checksum are summed over the pieces first, then the pieces written one by one: no
-        block of the heap holds the whole record (littlefs commits the file at close)."""
+    def _write_snapshot(self, fields, referee):
+        """Write the header and one snapshot record of `fields` to a new file, and rename it
+        over the journal. Its payload is made twice, a piece at a time (snapshot_pieces): once
+        to sum its length and checksum, once to write it; RAM never holds the whole record
+        (littlefs commits the file at close)."""
         new = self.path + ".new"
         digest = sha256(b"")
         length = 0
-        for piece in pieces:
+        for piece in snapshot_pieces(fields):
             length += len(piece)  # (ASCII: as many bytes as characters)
             digest.update(piece.encode())
         head = header() + ("%d %s " % (length, hexlify(digest.digest()[:4]).decode())).encode()
         try:
             f = self.fs.open(new, "wb")
             try:
-                f.write(head)
-                for piece in pieces:
-                    f.write(piece.encode())
-                f.write(b"\n")
+                out = _Chunks(f, head)
+                for piece in snapshot_pieces(fields):
+                    out.write(piece.encode())
+                out.write(b"\n")
+                out.flush()
             finally:
                 f.close()
             self.fs.rename(new, self.path)
@@ -603,6 +602,36 @@ class Journal:
             why = "a write failed (%s: %s)" % (type(e).__name__, e)
         referee.error("not_saved", why + ": the game goes on but is no longer saved")
         return False
+
+
+class _Chunks:
+    """Writes to file `f` gathered in one buffer of `size` bytes, `first` in it already: a
+    snapshot's many small pieces cost a write call per `size` bytes (a littlefs write, a
+    simulated flash operation) and no allocation but the buffer."""
+
+    def __init__(self, f, first, size=256):
+        self._f = f
+        self._buf = bytearray(max(size, len(first)))
+        self._view = memoryview(self._buf)
+        self._buf[: len(first)] = first
+        self._n = len(first)
+
+    def write(self, data):
+        size = len(self._buf)
+        start = 0
+        while start < len(data):
+            take = min(len(data) - start, size - self._n)
+            self._view[self._n : self._n + take] = data[start : start + take]
+            self._n += take
+            start += take
+            if self._n == size:
+                self._f.write(self._buf)
+                self._n = 0
+
+    def flush(self):
+        if self._n:
+            self._f.write(self._view[: self._n])
+            self._n = 0
 
 
 class _FileLines:

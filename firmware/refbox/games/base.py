@@ -541,10 +541,13 @@ class Game:
             self._keep_pending(n - at)
 
     def _keep_pending(self, at):
+        """The state now as `next_base` at log position `at`; none when it cannot be kept (a
+        value Game.state refuses, or no heap for it now: the next entry tries again)."""
+        self.next_base = None
         try:
             self.next_base = (at, self.decided, self.state())
-        except TypeError:
-            self.next_base = None
+        except (TypeError, MemoryError):
+            pass
 
     def count_decisions(self):
         """`decided` from the log (after a resume or an undo's refold)."""
