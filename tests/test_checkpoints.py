@@ -112,21 +112,28 @@ def test_a_cut_after_any_operation_resumes_before_or_after_that_save_with_checkp
 
 
 def test_undo_reaches_back_undo_keep_decisions_after_a_resume():
-    questions = 80  # 107 decisions: the log holds 57 of them after its checkpoint
+    questions = 80  # 107 decisions: the log holds the last 57 of them after its checkpoint
     text = false_start_quiz(questions)
     end = 200_000 + questions * 1_300_000
     head = dict(QUIZ_HEAD, flash={})
-    uncut = with_cut(text, end, undos=base.UNDO_KEEP)  # (the cut after the last question:
-    uncut = "\n".join(line for line in uncut.splitlines() if '"power"' not in line)  # none)
-    evs = [json.loads(line) for line in _lines(head, with_cut(text, end, base.UNDO_KEEP))]
+    undos = 60
+    uncut = with_cut(text, end, undos=undos)  # (the cut after the last question: none)
+    uncut = "\n".join(line for line in uncut.splitlines() if '"power"' not in line)
+    evs = [json.loads(line) for line in _lines(head, with_cut(text, end, undos))]
     resume = [e for e in evs if e["ev"] == "resume"][0]
     assert resume["log"] > base.LOG_CAP // 2  # the whole game's entries, not the RAM's
     after = evs[evs.index(resume) :]
-    assert len([e for e in after if e["ev"] == "undo"]) == base.UNDO_KEEP
-    assert not [e for e in after if e["ev"] == "error"]
+    taken = len([e for e in after if e["ev"] == "undo"])
+    assert base.UNDO_KEEP <= taken < undos
+    refused = [e for e in after if e["ev"] == "error"]
+    assert len(refused) == undos - taken
+    assert {(e["code"], e["detail"]) for e in refused} == {
+        ("nothing_to_undo", "UNDO reaches back 50 decisions: older ones stand")
+    }
     plain = [json.loads(line) for line in _lines(head, uncut)]
-    assert len([e for e in plain if e["ev"] == "undo"]) == base.UNDO_KEEP
-    assert _scores(json.dumps(e) for e in after) == _scores(json.dumps(e) for e in plain)[-51:]
+    assert len([e for e in plain if e["ev"] == "undo"]) == taken
+    plain_scores = _scores(json.dumps(e) for e in plain)
+    assert _scores(json.dumps(e) for e in after) == plain_scores[-taken - 1 :]
 
 
 @pytest.mark.parametrize("questions", [1000])
@@ -164,3 +171,13 @@ def test_a_thousand_question_quiz_resumes_after_a_cut_at_any_point(questions):
                 break
         booted, lines = boot(fs.history[k])
         assert fingerprint(booted.app.referee) in allowed, "cut after op %d" % k
+
+
+def test_a_pulled_journal_of_a_long_game_replays_from_its_checkpoint():
+    from tablebuzz.records.journal_replay import journal_events
+
+    fs = FlashFS()
+    lines = _lines(dict(QUIZ_HEAD, flash={}), long_quiz(90), fs=fs)
+    events = [json.loads(line) for line in journal_events(fs.files[PATH])]
+    assert events[0]["ev"] == "game"
+    assert _scores(json.dumps(e) for e in events)[-1] == _scores(lines)[-1]

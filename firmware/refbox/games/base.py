@@ -576,6 +576,10 @@ class Game:
                     self.next_base = None  # its state had the decision taken back
                 self.count_decisions()
                 return dropped
+        if self.base is not None:  # the decisions before the checkpoint stand (UNDO_KEEP)
+            raise GameError(
+                "nothing_to_undo", "UNDO reaches back %d decisions: older ones stand" % UNDO_KEEP
+            )
         raise GameError("nothing_to_undo", "no scoring decision to undo")
 
 
