@@ -14,6 +14,7 @@ reaching the host: they include the loop's reading of the command and the journa
   UF2=FILE    stock MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
   FROZEN_UF2=FILE  the tablebuzz image (make firmware); without it, the stock build only
   RUNS=N      runs of each path (default 5)
+  BUILDS=LIST stock,frozen (default both)
 
 Without the emulator it says so and exits 0. rp2040js makes flash calls instant and its timing
 is a model (bench/README.md): compare like with like.
@@ -106,10 +107,12 @@ def main():
               % env)
         return 0
     emu, uf2 = env
-    builds = [("stock (make flash)", uf2, False)]
+    wanted = (os.environ.get("BUILDS") or "stock,frozen").split(",")
+    builds = [("stock (make flash)", uf2, False)] if "stock" in wanted else []
     frozen = os.environ.get("FROZEN_UF2")
     if frozen and Path(frozen).is_file():
-        builds.append(("frozen (make firmware)", Path(frozen), True))
+        if "frozen" in wanted:
+            builds.append(("frozen (make firmware)", Path(frozen), True))
     else:
         print("(no FROZEN_UF2: the stock build only)")
     print("%-24s %-9s %24s %8s" % ("build", "path", "ms min / median / max", "target"))

@@ -17,8 +17,8 @@ up is what the chip has left (docs/architecture.md "The memory model"):
   simulator's world, fakes and the firmware's .mpy modules in it, the simulator's own records
   kept small (`lean`); measured by bench/bench_chip_heap_model.py on the firmware the chip's
   figures were measured on (commit 6b4f703), and fixed since: a firmware that grows leaves less
-  free in the model, as on the chip. With it the other games' free heap in the model is within
-  0.4-6.7 KB of twice the chip's (bench/README.md).
+  free in the model, as on the chip. The model then leaves 3.9-10.7 KB less free than twice the
+  chip's figure across the six games (2-5 KB of the chip's; bench/README.md): a little tighter.
 
 What the model leaves out: a power cut within one run keeps the unix port's heap as the last run
 left it (its pieces in use), where the chip starts empty; a board powered up on a journal is a
