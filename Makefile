@@ -7,13 +7,15 @@ PORT ?=
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help sim demo test lint typecheck test-fast flash repl monitor show pinmap schematic bench clean browser circuitpython mosquitto
+.PHONY: help sim demo test lint typecheck test-fast flash firmware repl monitor show pinmap schematic bench clean browser circuitpython mosquitto
 
 help:
 	@echo "make sim        the interactive simulator: the real firmware, your keyboard as the buzzers"
 	@echo "make demo       play examples/quiz_demo.jsonl headless and print the events"
 	@echo "make test       lint, type-check and run both test lanes (CPython and MicroPython)"
 	@echo "make flash      compile firmware/ with mpy-cross and copy it to the board (PORT=...)"
+	@echo "make firmware   build MicroPython v1.28.0 with refbox frozen in (fetches its sources with git)"
+	@echo "make flash UF2=build/firmware/tablebuzz-RPI_PICO.uf2   write that image, then main.py"
 	@echo "make monitor    print the board's protocol events (PORT=...)"
 	@echo "make show       the scoreboard and the desk in a browser (PORT=..., or ARGS=--sim)"
 	@echo "make bench      print the benchmarks' figures"
@@ -95,8 +97,46 @@ circuitpython: $(STAMP)
 	  --link-mpy-cross "$(BIN)/mpy-cross-circuitpython" \
 	  $(if $(CP_SRC),--source "$(CP_SRC)",$(if $(wildcard $(CP_ARCHIVE)),--archive "$(CP_ARCHIVE)"))
 
+# `make flash`: firmware/ compiled and copied onto a stock MicroPython Pico with mpremote. With
+# UF2=FILE (the image `make firmware` builds): the image written first, with picotool when it is
+# installed (a running MicroPython is asked to reboot into BOOTSEL: -f), else copied to the
+# Pico's BOOTSEL drive (RPI-RP2: hold BOOTSEL while plugging it in; BOOTSEL_DRIVE=path if it is
+# not found), then main.py alone (refbox is in the image: tablebuzz flash --frozen).
+BOOTSEL_DRIVE ?= $(firstword $(wildcard /media/*/RPI-RP2 /run/media/*/RPI-RP2 /Volumes/RPI-RP2))
 flash: $(STAMP)
+ifneq ($(UF2),)
+	@[ -f "$(UF2)" ] || { echo "make: no image at $(UF2) (make firmware builds it)"; exit 1; }
+	@if command -v picotool >/dev/null; then picotool load -x -f "$(UF2)"; \
+	elif [ -n "$(BOOTSEL_DRIVE)" ] && [ -d "$(BOOTSEL_DRIVE)" ]; then cp "$(UF2)" "$(BOOTSEL_DRIVE)/" && sync; \
+	else echo "make: no picotool and no RPI-RP2 drive: hold BOOTSEL while plugging the Pico in (or BOOTSEL_DRIVE=path)"; exit 1; fi
+	@echo "make: image written; waiting for MicroPython to come back"; sleep 5
+	$(BIN)/tablebuzz flash --frozen $(if $(PORT),--port $(PORT))
+else
 	$(BIN)/tablebuzz flash $(if $(PORT),--port $(PORT))
+endif
+
+# `make firmware`: MicroPython v1.28.0 for RPI_PICO with firmware/refbox frozen in
+# (firmware/manifest.py), built from MicroPython's public sources, which it fetches with git into
+# build/firmware (the pico-sdk, TinyUSB, micropython-lib and mbedtls as the submodules v1.28.0
+# pins; the pico-sdk's build fetches picotool). Needs git, cmake, a C compiler and Debian's
+# gcc-arm-none-eabi + libnewlib-arm-none-eabi (installed with apt-get in a root shell). A few
+# minutes on 2 cores. CI has no network for it: its lane skips (tests/test_frozen_build.py).
+MP_TAG ?= v1.28.0
+MP_REPO ?= https://github.com/micropython/micropython.git
+MP_DIR := build/firmware/micropython
+FIRMWARE_UF2 := build/firmware/tablebuzz-RPI_PICO.uf2
+firmware:
+	@if ! command -v arm-none-eabi-gcc >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-arm-none-eabi libnewlib-arm-none-eabi cmake build-essential >/dev/null; \
+	  else echo "make: the firmware needs an ARM compiler: sudo apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi cmake build-essential"; exit 1; fi; \
+	fi
+	@[ -d $(MP_DIR)/.git ] || git clone --depth 1 --branch $(MP_TAG) $(MP_REPO) $(MP_DIR)
+	$(MAKE) -C $(MP_DIR)/ports/rp2 BOARD=RPI_PICO submodules
+	$(MAKE) -C $(MP_DIR)/mpy-cross
+	$(MAKE) -C $(MP_DIR)/ports/rp2 BOARD=RPI_PICO FROZEN_MANIFEST=$(abspath firmware/manifest.py)
+	cp $(MP_DIR)/ports/rp2/build-RPI_PICO/firmware.uf2 $(FIRMWARE_UF2)
+	@echo "make: $(FIRMWARE_UF2) built; write it with: make flash UF2=$(FIRMWARE_UF2)"
 
 # The scoreboard's tests drive Debian's chromium headless (tests/test_show.py). `make test` installs
 # it when it is missing and this is a root shell on Debian; elsewhere it stops with the command.

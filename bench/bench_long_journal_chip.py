@@ -9,7 +9,7 @@ power-on -> `hello` and -> `resume` (ms, when their "\\n" reached the host), whe
 resumed scores are the simulator's, the `race` and `score` of the question after, and any
 `error` line or traceback (a `journal_bad`, a `not_saved`).
 
-  QUESTIONS=LIST  lengths, each 1 or more (default 50,200,400)
+  QUESTIONS=LIST  lengths, each 1 or more (default 200,500,1000)
   RP2EMU=DIR, UF2=FILE, PACK=1 as bench_chip_latency.py
 
 Without the emulator it says so and exits 0. About 30 wall seconds per length.
@@ -37,7 +37,8 @@ PLAY = [
 
 def main():
     try:  # a game of no question has no score line to compare: lengths of 1 or more
-        questions = [int(q) for q in (os.environ.get("QUESTIONS") or "50,200,400").split(",") if q]
+        lengths = os.environ.get("QUESTIONS") or "200,500,1000"
+        questions = [int(q) for q in lengths.split(",") if q]
         if not questions or min(questions) < 1:
             raise ValueError
     except ValueError:

@@ -101,6 +101,7 @@ def fingerprint(referee):
         sorted(game.options.items()),
         referee.seed,
         list(game.log),
+        (game.base_len, game.base, game.next_base),  # the checkpoints the log continues from
         list(referee.arbiter.prng.state()),
         sorted(state.items()),
     )
@@ -172,3 +173,42 @@ def boot(files):
         {"seed": "b007", "flash": {}}, lambda t, line: lines.append(line), fs=fs
     )
     return sim, lines
+
+
+def false_start_quiz(questions, players=LONG_QUIZ_PLAYERS):
+    """A quiz timeline of `questions` questions, each with a false start (a press before ARM:
+    a lockout entry in the log), then a race of two stations 20-26 µs apart, judged (every third
+    one wrong first, then another station buzzes in and is right). 1.3 s a question."""
+    lines = []
+    t = 200_000
+    for i in range(questions):
+        early = 1 + (i + 2) % players
+        first, second = 1 + i % players, 1 + (i + 1) % players
+        lines.append({"at_us": t, "press": early})
+        lines.append({"at_us": t + 30_000, "release": early})
+        lines.append({"at_us": t + 100_000, "send": {"cmd": "arm"}})
+        lines.append({"at_us": t + 400_000, "press": first})
+        lines.append({"at_us": t + 400_020 + i % 7, "press": second})
+        lines.append({"at_us": t + 480_000, "release": first})
+        lines.append({"at_us": t + 480_000, "release": second})
+        lines.append({"at_us": t + 500_000, "send": {"cmd": "judge", "correct": i % 3 != 0}})
+        if i % 3 == 0:
+            lines.append({"at_us": t + 900_000, "press": second})
+            lines.append({"at_us": t + 950_000, "release": second})
+            lines.append({"at_us": t + 1_000_000, "send": {"cmd": "judge", "correct": True}})
+        t += 1_300_000
+    return "\n".join(json.dumps(line) for line in lines)
+
+
+def with_cut(text, at_us, undos=0, off_us=500_000, shift_us=2_000_000):
+    """Timeline `text` with the power cut at `at_us` and back `off_us` later, what came after
+    the cut played `shift_us` later (after the boot), then `undos` undo commands 0.3 s apart."""
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    out = [line for line in lines if line["at_us"] < at_us]
+    out.append({"at_us": at_us, "power": "off"})
+    out.append({"at_us": at_us + off_us, "power": "on"})
+    out += [dict(line, at_us=line["at_us"] + shift_us) for line in lines if line["at_us"] >= at_us]
+    t = out[-1]["at_us"] + 500_000
+    for i in range(undos):
+        out.append({"at_us": t + i * 300_000, "send": {"cmd": "undo"}})
+    return "\n".join(json.dumps(line) for line in out)

@@ -608,6 +608,10 @@ for name in GAME_ORDER:
     for setup in ((name, 4, dict(options)), (name, 3, other), None):
         fields = dict(base, setup=setup)
         assert encode_snapshot(fields) == encode_record(fields), (name, setup)
+    state = [["prng", [1, 2, 3, 4]], ["deck", list(range(52))], ["opened", {"s": [5, 6]}]]
+    long = dict(base, setup=(name, 4, dict(options)), base=state, base_len=700,
+                log=[("win", i % 6) for i in range(300)], next_base=(150, 50, state))
+    assert encode_snapshot(long) == encode_record(long), name  # (in pieces: refbox.journal)
 print("same")
 """
 

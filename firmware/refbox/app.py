@@ -168,6 +168,7 @@ class App:
             self.referee.game = None  # type: ignore[assignment]
             return False
         journal.adopt(self.referee)
+        journal.forget()  # the game holds its log now: not a second list of it
         return True
 
     # ------------------------------------------------------------------ output

@@ -81,27 +81,68 @@ def encode_record(fields):
 
 
 def encode_snapshot(fields):
-    """encode_record(fields) for a snapshot's `fields` (Journal._save), the same bytes made
-    faster: a game's options come twice in it, as the game's own and in the menu's remembered
+    """encode_record(fields) for a snapshot's `fields` (Journal._save): the same bytes, from
+    `snapshot_pieces`."""
+    payload = "".join(list(snapshot_pieces(fields))).encode()
+    return ("%d %s " % (len(payload), checksum(payload))).encode() + payload + b"\n"
+
+
+# the fields of a snapshot whose value comes an item at a time (the log, the checkpoints)
+_LONG = ("log", "base", "next_base")
+PIECE = 96  # characters: a snapshot is made and written in pieces of about this many (Journal)
+
+
+def snapshot_pieces(fields):
+    """The payload of a snapshot's record (encode_value(fields): its JSON text, all ASCII), a
+    str piece at a time (a generator), none much longer than PIECE characters but a single log
+    entry or state attribute: the snapshot is never one block of the heap, nor all in RAM.
+    On the chip a quiz's snapshot (~7 KB) was made as one str, its bytes and its line: after 50
+    questions the heap, ~40 KB free, had no such block left in one piece (MemoryError: issue
+    38). A game's options come twice in it, as the game's own and in the menu's remembered
     set-up (game, players, options), most often the same values; their JSON text is then made
-    once. Encoding the options took ~11 ms of a quiz snapshot's ~35 on the emulated RP2040."""
+    once (encoding the options took ~11 ms of a quiz snapshot's ~35 on the emulated RP2040)."""
     options = fields.get("options")
     setup = fields.get("setup")
-    if not isinstance(options, dict) or not isinstance(setup, tuple) or len(setup) != 3:
-        return encode_record(fields)
-    if setup[2] != options:
-        return encode_record(fields)
-    text = encode_value(options)
-    parts = []
+    text = None
+    if isinstance(options, dict) and isinstance(setup, tuple) and len(setup) == 3:
+        if setup[2] == options:
+            text = encode_value(options)
+    first = True
+    yield "{"
     for key in sorted(fields):
-        if key == "options":
-            value = text
-        elif key == "setup":
-            value = "[%s,%s,%s]" % (encode_value(setup[0]), encode_value(setup[1]), text)
+        value = fields[key]
+        yield ("" if first else ",") + encode_value(key) + ":"
+        first = False
+        if key == "options" and text is not None:
+            yield text
+        elif key == "setup" and text is not None:
+            yield "[%s,%s,%s]" % (encode_value(setup[0]), encode_value(setup[1]), text)
+        elif key in _LONG and isinstance(value, (list, tuple)):
+            yield from _pieces(value, key == "next_base")
         else:
-            value = encode_value(fields[key])
-        parts.append(encode_value(key) + ":" + value)
-    return _record_line("{" + ",".join(parts) + "}")
+            yield encode_value(value)
+    yield "}"
+
+
+def _pieces(items, nested):
+    """The JSON of list `items` in pieces, a few items at a time (the last item, when `nested`,
+    a list again: a pending checkpoint's state)."""
+    line = "["
+    last = len(items) - 1
+    for i in range(len(items)):
+        if i:
+            line += ","
+        item = items[i]
+        if nested and i == last and isinstance(item, list):
+            yield line
+            line = ""
+            yield from _pieces(item, False)
+        else:
+            line += encode_value(item)
+        if len(line) >= PIECE:
+            yield line
+            line = ""
+    yield line + "]"
 
 
 def _record_line(payload):
@@ -129,7 +170,10 @@ class Saved:
     `game`, `players`, `options`, `seed` (16 bytes), `log` (entry tuples), `ties` (the arbiter
     PRNG's four words, or None), `locked` (the arbiter's question and lockouts, as
     Arbiter.lockouts gives them), `over` (finished or abandoned: nothing to resume), `setup`
-    (the menu's remembered (game, players, options), or None), `t` (µs tick of the last save).
+    (the menu's remembered (game, players, options), or None), `t` (µs tick of the last save),
+    and the game's checkpoints (refbox.games.base.Game): `base` (the state `log` continues
+    from, or None), `base_len` (entries folded into it), `next_base` ((position in log, decisions
+    before it, state), or None).
     """
 
     def __init__(self):
@@ -143,6 +187,9 @@ class Saved:
         self.over = True
         self.setup = None
         self.t = 0
+        self.base = None
+        self.base_len = 0
+        self.next_base = None
 
     def resumable(self):
         return self.game is not None and not self.over
@@ -176,6 +223,11 @@ class Saved:
                     log[i] = _tuples(log[i])
                 ties = rec.get("ties")
                 locked = list(rec.get("locked", ()))
+                base = rec.get("base")
+                base_len = int(rec.get("base_len", 0))
+                pending = _pending(rec.get("next_base"), len(log))
+                if base is not None and not isinstance(base, list):
+                    raise TypeError("a checkpoint is a list")
             over = bool(rec.get("over", game is None))
             self.game = game
             if game is not None:
@@ -185,11 +237,16 @@ class Saved:
                 self.log = log
                 self.ties = ties
                 self.locked = locked
+                self.base = base
+                self.base_len = base_len
+                self.next_base = pending
             self.over = over
         else:
             keep = int(rec["keep"])
             if self.game is None or not 0 <= keep <= len(self.log):
                 raise ValueError("a delta with no game to apply it to")
+            if self.next_base is not None and keep < self.next_base[0]:
+                raise ValueError("a delta under the pending checkpoint")  # (a snapshot drops it)
             add = [_tuples(e) for e in rec.get("add", ())]
             seed = unhexlify(rec["seed"]) if "seed" in rec else self.seed
             ties = rec["ties"] if "ties" in rec else self.ties
@@ -296,17 +353,18 @@ class Journal:
         self.saving = True  # False once a write failed: the game goes on unsaved
         self._failed_game = None  # the game whose save failed (saving is tried again after it)
         self._size = 0
-        self._base = 0  # bytes of the file up to the end of its last snapshot
+        self._base_bytes = 0  # bytes of the file up to the end of its last snapshot
         self._rewrite = True  # the next save writes a whole snapshot to a new file
         self._game = None  # the game object last saved, and what was saved of it
         self._revision = -1
-        self._log = []  # type: list  # the log list object last saved (undo makes a new one)
         self._log_len = 0
         self._seed = b""
         self._ties = [0, 0, 0, 0]
         self._locked = []  # type: list
         self._over = True
         self._setup = None
+        self._base = None  # the game's checkpoints last saved (Game.base, Game.next_base)
+        self._pending = None
         self.writes = 0  # write bursts made (bench/bench_journal.py)
         self.bytes_written = 0
 
@@ -345,7 +403,7 @@ class Journal:
             self.notes.append(("journal_torn", detail % (whole, total)))
         self.saved = saved
         self._size = whole
-        self._base = base
+        self._base_bytes = base
         self._rewrite = status != "ok"  # a torn tail is rewritten away at the first save
         return saved
 
@@ -384,13 +442,20 @@ class Journal:
         game = referee.game
         self._game = game
         self._revision = game.revision if game is not None else -1
-        self._log = game.log if game is not None else []
         self._log_len = len(game.log) if game is not None else 0
+        if game is not None:
+            game.unchanged = self._log_len  # what an undo cuts from here on: Game.undo
         self._seed = referee.seed
         self._ties = list(referee.arbiter.prng.state()) if game is not None else [0, 0, 0, 0]
         self._locked = referee.arbiter.lockouts() if game is not None else []
         self._over = game is None or game.phase == "over"
         self._setup = getattr(referee, "last_setup", None)
+        self._base = game.base if game is not None else None
+        self._pending = game.next_base if game is not None else None
+
+    def forget(self):
+        """The game resumed from `saved` holds its log now: let the folded copy go (RAM)."""
+        self.saved = Saved()
 
     # ------------------------------------------------------------------ saving
     def changed(self, referee):
@@ -401,6 +466,8 @@ class Journal:
         if game is None:
             return False
         if game.revision != self._revision or referee.seed is not self._seed:
+            return True
+        if game.base is not self._base or game.next_base is not self._pending:
             return True
         if (game.phase == "over") != self._over:
             return True
@@ -431,7 +498,11 @@ class Journal:
         else:
             over = game.phase == "over"
         size = self._size
-        rewrite = self._rewrite or (size > self.compact_bytes and size > 2 * self._base)
+        rewrite = self._rewrite or (size > self.compact_bytes and size > 2 * self._base_bytes)
+        if game is not None and game.base is not self._base:
+            rewrite = True  # a checkpoint moved: the file starts again from it (bounded)
+        if game is not None and game.next_base is not self._pending:
+            rewrite = True  # (the next one too: a resume continues as the game did)
         if game is None or rewrite or game is not self._game:
             fields["game"] = None if game is None else game.name
             if game is not None:
@@ -441,18 +512,17 @@ class Journal:
                 fields["log"] = game.log
                 fields["ties"] = referee.arbiter.prng.state()
                 fields["locked"] = referee.arbiter.lockouts()
+                if game.base is not None:
+                    fields["base"] = game.base
+                    fields["base_len"] = game.base_len
+                if game.next_base is not None:
+                    fields["next_base"] = game.next_base
             fields["over"] = over
             fields["setup"] = setup
-            ok = self._write_snapshot(encode_snapshot(fields), referee)
+            ok = self._write_snapshot(fields, referee)
         else:
             log = game.log  # type: ignore[union-attr]  # (not None here)
-            keep = self._log_len
-            old = self._log
-            if log is not old or len(log) < keep:  # an undo: find what is still the same
-                keep = 0
-                top = min(len(old), len(log))
-                while keep < top and old[keep] == log[keep]:
-                    keep += 1
+            keep = min(self._log_len, game.unchanged)  # type: ignore[union-attr]  # (not None)
             fields["keep"] = keep
             if len(log) > keep:
                 fields["add"] = log[keep:]
@@ -486,21 +556,36 @@ class Journal:
         self._count(record)
         return True
 
-    def _write_snapshot(self, record, referee):
+    def _write_snapshot(self, fields, referee):
+        """Write the header and one snapshot record of `fields` to a new file, and rename it
+        over the journal. Its payload is made twice, a piece at a time (snapshot_pieces): once
+        to sum its length and checksum, once to write it; RAM never holds the whole record
+        (littlefs commits the file at close)."""
         new = self.path + ".new"
-        data = header() + record
+        digest = sha256(b"")
+        length = 0
+        for piece in snapshot_pieces(fields):
+            length += len(piece)  # (ASCII: as many bytes as characters)
+            digest.update(piece.encode())
+        head = header() + ("%d %s " % (length, hexlify(digest.digest()[:4]).decode())).encode()
         try:
             f = self.fs.open(new, "wb")
             try:
-                f.write(data)
+                out = _Chunks(f, head)
+                for piece in snapshot_pieces(fields):
+                    out.write(piece.encode())
+                out.write(b"\n")
+                out.flush()
             finally:
                 f.close()
             self.fs.rename(new, self.path)
         except OSError as e:
             return self._failed(e, referee)
-        self._size = self._base = len(data)
+        size = len(head) + length + 1
+        self._size = self._base_bytes = size
         self._rewrite = False
-        self._count(data)
+        self.writes += 1
+        self.bytes_written += size
         return True
 
     def _count(self, data):
@@ -517,6 +602,36 @@ class Journal:
             why = "a write failed (%s: %s)" % (type(e).__name__, e)
         referee.error("not_saved", why + ": the game goes on but is no longer saved")
         return False
+
+
+class _Chunks:
+    """Writes to file `f` gathered in one buffer of `size` bytes, `first` in it already: a
+    snapshot's many small pieces cost a write call per `size` bytes (a littlefs write, a
+    simulated flash operation) and no allocation but the buffer."""
+
+    def __init__(self, f, first, size=256):
+        self._f = f
+        self._buf = bytearray(max(size, len(first)))
+        self._view = memoryview(self._buf)
+        self._buf[: len(first)] = first
+        self._n = len(first)
+
+    def write(self, data):
+        size = len(self._buf)
+        start = 0
+        while start < len(data):
+            take = min(len(data) - start, size - self._n)
+            self._view[self._n : self._n + take] = data[start : start + take]
+            self._n += take
+            start += take
+            if self._n == size:
+                self._f.write(self._buf)
+                self._n = 0
+
+    def flush(self):
+        if self._n:
+            self._f.write(self._view[: self._n])
+            self._n = 0
 
 
 class _FileLines:
@@ -598,6 +713,18 @@ def _hold(nbytes):
         except MemoryError:
             size //= 2
     return None
+
+
+def _pending(value, length):
+    """A snapshot's "pending" checkpoint ([position, decisions, state] or None) as the game
+    keeps it, a tuple. Raises ValueError/TypeError if it is malformed."""
+    if value is None:
+        return None
+    at, decided, state = value
+    at = int(at)
+    if not 0 <= at <= length or not isinstance(state, list):
+        raise ValueError("a pending checkpoint outside the log")
+    return (at, int(decided), state)
 
 
 def _hex(seed):

@@ -589,9 +589,15 @@ class Referee:
         game = cls(saved.players, options, saved.seed)
         game.now = self.now
         game.race_prng = arbiter.prng
+        if saved.base is not None:  # a checkpoint: the log continues from its state
+            game.base = saved.base
+            game.base_len = saved.base_len
+            game.restart()
         for entry in saved.log:
             game.log.append(entry)
             game.step(entry)
+        game.next_base = saved.next_base
+        game.count_decisions()
         self.menu = None
         self.seed = saved.seed
         self.game = game
@@ -608,7 +614,7 @@ class Referee:
                 ("players", game.players),
                 ("options", game.options),
                 ("commit", commitment(self.seed)),
-                ("log", len(game.log)),
+                ("log", game.entries()),
                 ("reopened", game.phase == "racing"),  # the race open at the last save: its
                 # winner, if one was announced before the cut, is void (docs/protocol.md)
             ),
@@ -852,7 +858,7 @@ class Referee:
             ("locked", self._locked()),
             ("answering", None if game.answering is None else game.answering + 1),
             ("turn", None if game.turn is None else game.turn + 1),
-            ("log", len(game.log)),
+            ("log", game.entries()),
         ) + tuple(game.state_fields())
 
 

@@ -97,6 +97,12 @@ def build_parser():
         "race line ~0.5 ms later on the emulated RP2040 (docs/flashing.md)",
     )
     flash.add_argument(
+        "--frozen",
+        action="store_true",
+        help="the board runs the tablebuzz image with refbox frozen in (make firmware): copy "
+        "main.py alone and remove refbox/ (docs/flashing.md)",
+    )
+    flash.add_argument(
         "--circuitpython",
         action="store_true",
         help="a Pico running CircuitPython: copy the firmware to its CIRCUITPY drive and the "

@@ -9,12 +9,23 @@ Source: tablebuzz design notes, principle 2 "Event-sourced".
 
 from refbox.compat import const
 from refbox.prng import Prng
+from refbox.ticks import Stamp
 
 # A log entry's kind is its first slot (every game's entries: see each game's own list); the
 # other slots are read by name, each game naming its own (const: nothing kept at run time)
 ENTRY_KIND = const(0)
 _WIN_PLAYER = const(1)  # ("win", player)
 _JUDGE_CORRECT = const(1)  # ("judge", correct)
+
+# Checkpoints (docs/architecture.md "Checkpoints"): the log in RAM starts at a checkpoint, the
+# game's state after the entries before it (Game.base), so RAM, the journal and the fold at
+# power-up hold a bounded log however long the night. UNDO reaches back at least UNDO_KEEP
+# scoring decisions (docs/games.md "Undo"), unless LOG_CAP entries came after them.
+UNDO_KEEP = 50
+LOG_CAP = 400
+# the attributes of a Game that are not its folded state (a checkpoint leaves them out)
+_NOT_STATE = ("players", "options", "seed", "log", "revision", "race_prng", "now", "prng",
+              "base", "base_len", "next_base", "decided", "unchanged")  # fmt: skip
 
 # Game.next_deadline's answer for "ask tick_entry every pass" (a game that does not say)
 ASK_EVERY_PASS = "ask"
@@ -212,15 +223,58 @@ class Game:
         self.players = players
         self.options = options
         self.seed = seed
-        self.log = []
+        # room for LOG_CAP entries from the start, while the heap is in one piece: the list never
+        # grows in play (MicroPython doubles a full list's items: 2 KB in one piece after 128
+        # entries, which a fragmented heap did not have: issue 38), nor shrinks (a slice
+        # deletion keeps its room; the log is only ever cut in place)
+        self.log = [None] * LOG_CAP  # type: list
+        del self.log[:]
+        self.unchanged = 0  # entries at the log's start unchanged since the journal looked
         self.revision = 0  # counts changes of the log (record, undo): the journal saves on change
+        # checkpoints (UNDO_KEEP): `base`, the state (Game.state) the log continues from, None
+        # for the empty log; `base_len`, the entries folded into it; `next_base`, the next
+        # checkpoint (position in log, decisions before it, state) or None; `decided`, the
+        # scoring entries in log
+        self.base = None  # type: list | None
+        self.base_len = 0
+        self.next_base = None  # type: tuple | None
+        self.decided = 0
         self.restart()
 
     def restart(self):
         """The state of an empty log, with the game's PRNG back at its start: a refold makes the
-        same draws in the same order (deals, orientation draws)."""
+        same draws in the same order (deals, orientation draws). With a checkpoint (`base`), the
+        state of the entries folded into it."""
         self.prng = Prng(self.seed + b"/game")
         self.reset()
+        if self.base is not None:
+            self.restore(self.base)
+
+    def state(self):
+        """The folded state, JSON-ready: [[attribute, value]...] sorted by name, every attribute
+        but the set-up, the log and the checkpoints themselves (_NOT_STATE), and ["prng", its
+        four words]. Values as `freeze` gives them. Raises TypeError for a value it cannot keep
+        (then no checkpoint is taken: Game._checkpoint)."""
+        names = sorted([name for name in self.__dict__ if name not in _NOT_STATE])
+        out = [["prng", list(self.prng.state())]]
+        for name in names:
+            out.append([name, freeze(self.__dict__[name])])
+        return out
+
+    def restore(self, state):
+        """Set the state a `state()` gave (also after JSON). Raises ValueError/TypeError/
+        KeyError/IndexError for one that is malformed."""
+        for name, value in state:
+            if name == "prng":
+                self.prng.restore(value)
+            elif name in _NOT_STATE:
+                raise ValueError("a checkpoint cannot set %s" % name)
+            else:
+                setattr(self, name, thaw(value))
+
+    def entries(self):
+        """Log entries in the whole game: those folded into the checkpoint and those in RAM."""
+        return self.base_len + len(self.log)
 
     def reset(self):
         """Set the state of an empty log."""
@@ -453,25 +507,79 @@ class Game:
         return False
 
     def record(self, entry):
-        """Append `entry` to the log and apply it; returns its events."""
+        """Append `entry` to the log and apply it; returns its events. May move the checkpoint
+        (`_checkpoint`)."""
         self.log.append(entry)
         self.revision += 1
-        return self.step(entry)
+        events = self.step(entry)
+        scoring = self.is_scoring(entry)
+        if scoring:
+            self.decided += 1
+        self._checkpoint(scoring)
+        return events
+
+    def _checkpoint(self, scoring):
+        """After an entry: once the log holds UNDO_KEEP decisions, its state is kept as the
+        `next_base` checkpoint; once UNDO_KEEP more came after that (or the log reached LOG_CAP
+        entries), the log before it is dropped, `next_base` becomes the `base` and the state now
+        the next `next_base`. RAM then holds UNDO_KEEP to 2 * UNDO_KEEP decisions of the log (and
+        at most LOG_CAP entries). A state that cannot be kept (Game.state) keeps the log whole."""
+        n = len(self.log)
+        pending = self.next_base
+        if pending is None:
+            if (scoring and self.decided >= UNDO_KEEP) or n >= LOG_CAP // 2:
+                self._keep_pending(n)
+            return
+        if (scoring and self.decided - pending[1] >= UNDO_KEEP) or n >= LOG_CAP:
+            at, decided, state = pending
+            del self.log[:at]
+            self.unchanged = 0
+            self.base = state
+            self.base_len += at
+            self.decided -= decided
+            self.next_base = None
+            self._keep_pending(n - at)
+
+    def _keep_pending(self, at):
+        """The state now as `next_base` at log position `at`; none when it cannot be kept (a
+        value Game.state refuses, or no heap for it now: the next entry tries again)."""
+        self.next_base = None
+        try:
+            self.next_base = (at, self.decided, self.state())
+        except (TypeError, MemoryError):
+            pass
+
+    def count_decisions(self):
+        """`decided` from the log (after a resume or an undo's refold)."""
+        decided = 0
+        for entry in self.log:
+            if self.is_scoring(entry):
+                decided += 1
+        self.decided = decided
 
     def undo(self):
-        """Drop the last scoring decision and all after it, then refold. Raises
-        GameError("nothing_to_undo")."""
-        for i in range(len(self.log) - 1, -1, -1):
-            if self.is_scoring(self.log[i]):
-                dropped = len(self.log) - i
-                entries = self.log[:i]
+        """Drop the last scoring decision and all after it, then refold from the checkpoint.
+        Raises GameError("nothing_to_undo") when the log since the checkpoint holds none (UNDO
+        reaches back at least UNDO_KEEP decisions)."""
+        log = self.log
+        for i in range(len(log) - 1, -1, -1):
+            if self.is_scoring(log[i]):
+                dropped = len(log) - i
+                del log[i:]  # in place: no copy of the log, no new list
+                if i < self.unchanged:
+                    self.unchanged = i
                 self.revision += 1
-                self.log = []
                 self.restart()
-                for entry in entries:
-                    self.log.append(entry)
+                for entry in log:
                     self.step(entry)
+                if self.next_base is not None and self.next_base[0] > i:
+                    self.next_base = None  # its state had the decision taken back
+                self.count_decisions()
                 return dropped
+        if self.base is not None:  # the decisions before the checkpoint stand (UNDO_KEEP)
+            raise GameError(
+                "nothing_to_undo", "UNDO reaches back %d decisions: older ones stand" % UNDO_KEEP
+            )
         raise GameError("nothing_to_undo", "no scoring decision to undo")
 
 
@@ -529,3 +637,52 @@ class RaceGame(Game):
     def decide(self, player, entry):
         """Fold a game-specific entry made while 0-based `player` has the floor."""
         raise ValueError("unknown entry %s" % entry[ENTRY_KIND])
+
+
+def freeze(value):
+    """`value` (an attribute of a game's state) as JSON-ready lists, ints, strings, bools and
+    None that `thaw` turns back into an equal value: a tuple as {"t": items}, a dict as
+    {"d": [[key, value]...]} (sorted by key's text), a Stamp as {"s": [us, ns]}, bytes as
+    {"b": hex}. Raises TypeError for anything else."""
+    if value is None or value is True or value is False:
+        return value
+    if isinstance(value, (int, str)):
+        return value
+    if isinstance(value, list):
+        return [freeze(v) for v in value]
+    if isinstance(value, tuple):
+        return {"t": [freeze(v) for v in value]}
+    if isinstance(value, dict):
+        keys = sorted(value, key=str)
+        return {"d": [[freeze(k), freeze(value[k])] for k in keys]}
+    if isinstance(value, Stamp):
+        return {"s": [value.us, value.ns]}
+    if isinstance(value, bytes):
+        from binascii import hexlify
+
+        return {"b": hexlify(value).decode()}
+    raise TypeError("a checkpoint cannot keep %s" % type(value).__name__)
+
+
+def thaw(value):
+    """The value `freeze` gave `value` for (also after a JSON round trip). Raises ValueError,
+    TypeError or KeyError for one it did not give."""
+    if isinstance(value, list):
+        return [thaw(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "t" in value:
+        return tuple([thaw(v) for v in value["t"]])
+    if "d" in value:
+        out = {}
+        for k, v in value["d"]:
+            out[thaw(k)] = thaw(v)
+        return out
+    if "s" in value:
+        us, ns = value["s"]
+        return Stamp(int(us), int(ns))
+    if "b" in value:
+        from binascii import unhexlify
+
+        return unhexlify(value["b"])
+    raise ValueError("not a checkpoint's value")

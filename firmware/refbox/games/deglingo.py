@@ -345,9 +345,13 @@ class Deglingo(Game):
 
     def undo(self):
         """Game.undo; a time-out taken back lets the round go on without the timer."""
-        before = list(self.log)
+        log = self.log  # (undone in place: the decision taken back is read first)
+        i = len(log) - 1
+        while i >= 0 and not self.is_scoring(log[i]):
+            i -= 1
+        kind = log[i][0] if i >= 0 else None
         dropped = Game.undo(self)
-        if before[len(before) - dropped][0] == "timeout":
+        if kind == "timeout":
             self.record(("untimed",))
         return dropped
 

@@ -177,7 +177,7 @@ def _shown(path):
         return str(path)
 
 
-def build(firmware=FIRMWARE, out=BUILD, arch=None, pack=False):
+def build(firmware=FIRMWARE, out=BUILD, arch=None, pack=False, frozen=False):
     """Compile the firmware into `out` and return {board path: local Path} of every file to ship.
 
     Board paths are relative to the board's root and use "/": "main.py", "refbox/app.mpy",
@@ -188,7 +188,9 @@ def build(firmware=FIRMWARE, out=BUILD, arch=None, pack=False):
     emulated RP2040, but every `race` line comes ~0.5 ms and the winner's LED ~1.5 ms later
     (bench/README.md "bench_boot_chip.py"), so it is `tablebuzz flash --pack`'s. Files in
     `out` that are no longer part of the build are deleted, so `out` mirrors what the board
-    should hold. Raises FlashError on the first compile error.
+    should hold. `frozen`: the board's MicroPython has refbox frozen in (`make firmware`):
+    main.py alone (a refbox/ on the filesystem would be imported instead). Raises FlashError on
+    the first compile error.
     """
     firmware, out = Path(firmware), Path(out)
     files = {}
@@ -199,7 +201,7 @@ def build(firmware=FIRMWARE, out=BUILD, arch=None, pack=False):
         if not dst.exists() or dst.read_bytes() != data:
             dst.write_bytes(data)
         files[name] = dst
-    for src in sorted((firmware / PACKAGE).rglob("*.py")):
+    for src in sorted((firmware / PACKAGE).rglob("*.py")) if not frozen else ():
         rel = src.relative_to(firmware).as_posix()
         if arch is None and rel in MACHINE_CODE_ONLY:
             continue
@@ -806,16 +808,18 @@ def _dry_run(files):
     return 0
 
 
-def _build_for(arch, out, release, emitted, pack=False):
+def _build_for(arch, out, release, emitted, pack=False, frozen=False):
     """`build` for native architecture `arch` (None: bytecode only), saying what it built."""
-    files = build(out=out, arch=arch, pack=pack)
+    files = build(out=out, arch=arch, pack=pack, frozen=frozen)
     code = "%s native code for %s" % (", ".join(NATIVE), arch) if arch else "bytecode only"
+    if frozen:
+        code = "refbox is frozen in the board's MicroPython: main.py alone"
     print("built %d files with mpy-cross %s (.mpy v%d; %s) into %s"
           % (len(files), release, emitted, code, _shown(out)))
     return files
 
 
-def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None, pack=False):
+def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None, pack=False, frozen=False):
     """The whole `tablebuzz flash`; returns the exit code. `keyboard`: --usb-keyboard's text
     (None: leave the board's USB keyboard mode as it is). Raises FlashError."""
     keyboard_set = keyboard is not None
@@ -823,7 +827,7 @@ def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None, pack=False):
         keyboard = keyboard_config(keyboard)  # a mistake stops before the board is touched
     release, emitted = mpy_cross_version()
     if dry_run:  # no board to ask for its CPU: the Pico's
-        return _dry_run(_build_for(PICO_ARCH, out, release, emitted, pack))
+        return _dry_run(_build_for(PICO_ARCH, out, release, emitted, pack, frozen))
     board = Board.connect(port)
     try:
         info = board.info()
@@ -832,7 +836,7 @@ def run(port, dry_run=False, out=BUILD, driver=None, keyboard=None, pack=False):
         if "v" + info.version != release:  # loads fine (same .mpy major) but is not what we test
             print("tablebuzz: warning: the board runs MicroPython %s; the firmware is tested on %s"
                   % (info.version, release), file=sys.stderr)
-        files = _build_for(info.arch, out, release, emitted, pack)
+        files = _build_for(info.arch, out, release, emitted, pack, frozen)
         summary = flash(board, files)
         install_display_driver(board, driver)
         if keyboard_set:
@@ -856,9 +860,11 @@ def cmd_flash(args):
         driver = getattr(args, "ssd1306", None)
         keyboard = getattr(args, "usb_keyboard", None)
         pack = getattr(args, "pack", False)
-        if driver is None and keyboard is None and not pack:
+        frozen = getattr(args, "frozen", False)
+        if driver is None and keyboard is None and not pack and not frozen:
             return run(args.port, args.dry_run)
-        return run(args.port, args.dry_run, driver=driver, keyboard=keyboard, pack=pack)
+        return run(args.port, args.dry_run, driver=driver, keyboard=keyboard, pack=pack,
+                   frozen=frozen)
     except FlashError as e:
         sys.stdout.flush()
         print("tablebuzz: %s" % e, file=sys.stderr)

@@ -5,7 +5,9 @@ them, and every protocol event it emits is kept: the `game` line (with the commi
 judgements, prompts, lockouts after wrong answers, the `game_over` with its ranking and seed. What
 the journal never held is not invented: presses and race margins (a `win` entry says who won,
 not by how much) and decisions taken back by an undo before the save (the log holds what stands).
-For those, replay a saved protocol log instead. See docs/architecture.md "The journal".
+For those, replay a saved protocol log instead. A long game's journal holds its log from its last
+checkpoint on: the replay starts there, with the scores then. See docs/architecture.md "The
+journal".
 """
 
 from refbox import journal, pinmap
@@ -35,6 +37,11 @@ def journal_events(data):
     referee = Referee(pinmap.PLAYER_COUNT, emit, lambda freq, ms: None, lambda: saved.seed, tuple)
     try:
         referee.new_game(saved.game, saved.players, saved.options)
+        if saved.base is not None:  # a long game: its log from its checkpoint on (the state
+            game = referee.game  # before it folded: docs/architecture.md "Checkpoints")
+            game.base, game.base_len = saved.base, saved.base_len
+            game.restart()
+            emit(*game.score_event())
         for entry in saved.log:
             referee.record(entry)
         if saved.over and referee.game.phase != "over":

@@ -28,7 +28,7 @@ from refbox import pinmap
 from refbox.arbiter import ARMED
 from refbox.prng import seed_from_hex
 
-from tablebuzz.sim import cost
+from tablebuzz.sim import cost, heap
 from tablebuzz.sim import world as world_module
 from tablebuzz.sim.cost import CpuModel
 from tablebuzz.sim.flashfs import PowerCutError
@@ -269,6 +269,7 @@ class Simulation:
         seed = seed_from_hex(header.get("seed", "0"))
         self.world = world = world_module.World(seed, header.get("ticks_origin_us", 0))
         world_module.current = world
+        heap.lean(world, header)
         if header.get("cpu", cost.DEFAULT) != "off":
             world.cpu = CpuModel(world)  # the firmware's Python costs what it does on the chip
         self._entropy_count = 0
@@ -488,6 +489,7 @@ class Simulation:
             if self.boots:
                 cpu.boot()
         self._stepping = True  # a power cut meanwhile stops the boot where it is
+        heap.collect(self.header)  # the chip's heap is empty at power-up: the last run's garbage
         try:
             self._boot_py()
             exec(_main_py(), {"__name__": "__main__"})
@@ -570,7 +572,9 @@ class Simulation:
 
     def _collect(self):
         """The firmware's gc.collect(): the loop stops for GC_NS, or the CPU model's "gc" (hard
-        IRQs and the DMA go on)."""
+        IRQs and the DMA go on). With the chip's heap (tablebuzz.sim.heap) it collects too, as the
+        board does then: the heap's pieces are where the chip's would be."""
+        heap.collect(self.header)
         cpu = self.world.cpu
         if cpu is None:
             self.world.gc_pause(GC_NS)

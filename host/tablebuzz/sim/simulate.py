@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from tablebuzz.paths import FAKES, FAKES_CP, FIRMWARE, HOST
+from tablebuzz.sim import heap
 from tablebuzz.sim.ports import SimError, circuitpython_binary, micropython_binary
 
 INTERPRETERS = ("cpython", "micropython", "circuitpython")
@@ -169,6 +170,7 @@ def run(header, records, interpreter="cpython", drive=None, firmware=None):
     feed = [json.dumps(header)] + [json.dumps(r, ensure_ascii=False) for r in records]
     cmd = micropython_command(
         "from tablebuzz.sim.runner import main; main()",
+        heap=heap.heapsize(header, MICROPYTHON_HEAP),
         interpreter=interpreter,
         board=board,
         drive=drive,

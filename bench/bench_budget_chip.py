@@ -1,0 +1,140 @@
+"""The chip's budget (issue 38) on the emulated RP2040, for both builds: stock MicroPython
+v1.28.0 with the firmware deployed as `make flash` does (mpremote's copy of refbox/*.mpy), and
+the tablebuzz image (`make firmware`: refbox frozen in, main.py alone on the filesystem).
+
+Per build: one deploy (`--save-flash`), then one run from that image (t0 = power-on) that starts
+a 6-player quiz RUNS times (`new_game` -> `game`), plays RUNS questions (`arm` -> `armed`,
+`judge` -> `score`, the save included), then cuts the power and restores it RUNS times (power-on
+-> `hello`, -> `resume`), and at the end reads the heap free with the quiz resumed (`--heap`: a
+collection at the REPL after Ctrl-C). Prints min / median / max (ms) per path and build, beside
+the issue's targets. Times are from a command's arrival on the wire (or the power-on) to the line
+reaching the host: they include the loop's reading of the command and the journal's save.
+
+  RP2EMU=DIR  rp2emu with `npm install` done (default: ../shared/rp2emu)
+  UF2=FILE    stock MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
+  FROZEN_UF2=FILE  the tablebuzz image (make firmware); without it, the stock build only
+  RUNS=N      runs of each path (default 5)
+  BUILDS=LIST stock,frozen (default both)
+
+Without the emulator it says so and exits 0. rp2040js makes flash calls instant and its timing
+is a model (bench/README.md): compare like with like.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "host"))
+sys.path.insert(0, str(REPO / "bench"))
+
+from bench_chip_latency import DEPLOY_EXT, _environment  # noqa: E402
+
+TARGETS = {"hello": 250, "resume": 400, "game": 50, "score": 20, "armed": 20}
+RUNS = int(os.environ.get("RUNS") or 5)
+
+
+def timeline(runs):
+    """(lines, marks): the timeline and [(path, at_us of its cause)] to measure."""
+    lines, marks = [], []
+    t = 2_500_000
+    for _ in range(runs):
+        lines.append({"at_us": t, "send": {"cmd": "new_game", "game": "quiz", "players": 6}})
+        marks.append(("game", t))
+        t += 700_000
+    for i in range(runs):
+        lines.append({"at_us": t, "send": {"cmd": "arm"}})
+        marks.append(("armed", t))
+        lines.append({"at_us": t + 200_000, "press": 1 + i % 6})
+        lines.append({"at_us": t + 260_000, "release": 1 + i % 6})
+        lines.append({"at_us": t + 400_000, "send": {"cmd": "judge", "correct": True}})
+        marks.append(("score", t + 400_000))
+        t += 700_000
+    for _ in range(runs):
+        lines.append({"at_us": t, "power": "off"})
+        lines.append({"at_us": t + 100_000, "power": "on"})
+        marks.append(("hello", t + 100_000))
+        marks.append(("resume", t + 100_000))
+        t += 2_500_000
+    return lines, marks
+
+
+def measure(emu, uf2, frozen, runs):
+    """{path: [ms...]} and the heap free (bytes) at the end, or a reason it failed (str)."""
+    from tablebuzz.link import flash
+
+    lines, marks = timeline(runs)
+    env = dict(os.environ, UF2=str(uf2))
+    with tempfile.TemporaryDirectory() as tmp:
+        build = Path(tmp) / "fw"
+        flash.build(out=build, arch=flash.PICO_ARCH, frozen=frozen)
+        image, empty, tl = Path(tmp) / "flash.img", Path(tmp) / "e.jsonl", Path(tmp) / "t.jsonl"
+        empty.write_text("")
+        tl.write_text("".join(json.dumps(r) + "\n" for r in lines))
+        npx = ["nice", "npx", "tsx", "board_run.ts"]
+        proc = subprocess.run(npx + ["--firmware", str(build), "--timeline", str(empty),
+                                     *DEPLOY_EXT, "--save-flash", str(image), "--allow-silent",
+                                     "--quiet"], cwd=emu, env=env, capture_output=True, text=True)
+        if proc.returncode:
+            return "deploy failed: " + proc.stderr[-1500:]
+        proc = subprocess.run(npx + ["--load-flash", str(image), "--timeline", str(tl), "--ms",
+                                     "1500", "--heap", "--quiet", "--pins", "2,3,4,5,6,7,8,9"],
+                              cwd=emu, env=env, capture_output=True, text=True)
+        if proc.returncode:
+            return "run failed: " + proc.stderr[-1500:]
+    out = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+    found = {path: [] for path in TARGETS}
+    for path, at in marks:
+        for o in out:
+            ev = o.get("json")
+            if o["at_us"] >= at and isinstance(ev, dict) and ev.get("ev") == path:
+                found[path].append((o["at_us"] - at) / 1000)
+                break
+    heap = [o["heap"]["free"] for o in out if "heap" in o]
+    errors = [o["json"] for o in out if isinstance(o.get("json"), dict)
+              and o["json"].get("ev") == "error"]
+    return found, (heap[-1] if heap else None), errors
+
+
+def main():
+    env = _environment()
+    if isinstance(env, str):
+        print("bench_budget_chip: the emulated RP2040 is not available: %s; nothing measured"
+              % env)
+        return 0
+    emu, uf2 = env
+    wanted = (os.environ.get("BUILDS") or "stock,frozen").split(",")
+    builds = [("stock (make flash)", uf2, False)] if "stock" in wanted else []
+    frozen = os.environ.get("FROZEN_UF2")
+    if frozen and Path(frozen).is_file():
+        if "frozen" in wanted:
+            builds.append(("frozen (make firmware)", Path(frozen), True))
+    else:
+        print("(no FROZEN_UF2: the stock build only)")
+    print("%-24s %-9s %24s %8s" % ("build", "path", "ms min / median / max", "target"))
+    for name, image, is_frozen in builds:
+        result = measure(emu, image, is_frozen, RUNS)
+        if isinstance(result, str):
+            print("%-24s %s" % (name, result))
+            continue
+        found, heap, errors = result
+        for path in ("hello", "resume", "game", "armed", "score"):
+            ms = found[path]
+            spread = ("%7.1f %7.1f %7.1f" % (min(ms), statistics.median(ms), max(ms))
+                      if ms else "-")
+            label = {"game": "new_game", "armed": "arm", "score": "judge"}.get(path, "power")
+            print("%-24s %-9s %24s %8s  (%d runs; %s -> %s)" % (
+                name, path, spread, "<= %d" % TARGETS[path], len(ms), label, path))
+        print("%-24s %-9s %24s %8s" % (name, "heap free", "%.1f KB" % (heap / 1024) if heap
+                                       else "-", ">= 100 KB"))
+        for e in errors:
+            print("%-24s error: %s" % (name, json.dumps(e)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
