@@ -934,12 +934,6 @@ class Quiz(RaceGame):
         )
         return ("next_in_line", fields)
 
-    def race_opened_late(self, delay_us):
-        """The buzz window starts when the race really opens, after the journal's write
-        (Game.race_opened_late): buzz_s is the players' whole time to buzz."""
-        if self.opened is not None:
-            self.opened = self.opened.after_ns(delay_us * 1000)
-
     def _open_race(self, at, events):
         """The race is open from Stamp `at`: the buzz window (buzz_s) starts there."""
         self.opened = at
