@@ -15,6 +15,7 @@ the board, journal saves and collections taking their modelled time.
 """
 
 import json
+import os
 
 import pytest
 from helpers import run_raw, timeline
@@ -226,3 +227,126 @@ def test_the_cases_on_micropython(case):
         assert mp == _run(head, mixed_records)
         kept = [line for _, line in answers_removed(mp, slipped)]
         assert kept == [line for _, line in _run(head, records, "micropython")]
+
+
+# ------------------------------------------------------------------ CPU time changes nothing
+# The same timeline on a chip four times faster (x0.25), as fast as the model's (x1) and four
+# times slower (x4), and with the flash's write stalls four times longer: the same decisions.
+# Only the lines' times may differ, and what depends on them alone: a `state`'s answer and the
+# prompts (which decide nothing), the cue's instant of an `arm` line (the tick the loop read it,
+# `armed` t_us/t_ns). A power cut is a race between the cut and the CPU (what was saved before
+# it), so a timeline is compared up to its first cut.
+NOT_DECISIONS = ("state", "buttons", "done", "hello", "name", "menu")
+
+
+def _decisions(lines):
+    out = []
+    for _, line in lines:
+        ev = json.loads(line)
+        if ev["ev"] in NOT_DECISIONS:
+            continue
+        if ev["ev"] == "armed":
+            del ev["t_us"], ev["t_ns"]
+        out.append(ev)
+    return out
+
+
+def _scaled(head, records, interpreter="cpython", **scales):
+    from helpers import CONTROLS
+    from tablebuzz.sim import simulate
+    from tablebuzz.sim.timeline import parse
+
+    head = dict(head, **scales)
+    return simulate.run(head, parse(timeline(*records), head["players"], CONTROLS), interpreter)
+
+
+def _examples():
+    from test_errors_change_nothing import EXAMPLES, _example, _head
+
+    out = {}
+    for path in EXAMPLES:
+        setup, records = _example(path)
+        cut = [r["at_us"] for r in records if "power" in r]
+        if cut:
+            records = [r for r in records if r["at_us"] < cut[0]]
+        out[path.stem] = (dict(_head(setup), bounce="typical"), records)
+    return out
+
+
+EXAMPLES = _examples()
+# `make test`: one example of each game; TABLEBUZZ_SLIP=full every example
+SCALED = sorted(EXAMPLES) if os.environ.get("TABLEBUZZ_SLIP") == "full" else [
+    "quiz_tournament", "quizbowl_naqt", "difference_6p", "deglingo_4p", "redblack_2p",
+    "diddly_2p", "evidence_4p"]
+
+
+@pytest.mark.parametrize("name", SCALED)
+def test_cpu_time_changes_no_decision(name):
+    head, records = EXAMPLES[name]
+    base = _decisions(_scaled(head, records))
+    for scale in (0.25, 4):
+        scaled = _decisions(_scaled(head, records, cpu_scale=scale))
+        assert scaled == base, "x%s: %s" % (scale, first_difference(base, scaled))
+
+
+@pytest.mark.parametrize("name", ["quiz_tournament", "deglingo_4p", "evidence_4p"])
+def test_longer_flash_stalls_change_no_decision(name):
+    head, records = EXAMPLES[name]
+    base = _decisions(_scaled(head, records, flash={}))
+    slow = _decisions(_scaled(head, records, flash={"stall_scale": 4}))
+    assert slow == base, first_difference(base, slow)
+
+
+def test_the_cases_decide_alike_at_every_cpu_speed():
+    """The five cases' timelines at x0.25 and x4 decide as at x1."""
+    cases = [_late_judge(700)[:2]]
+    head = dict(game="quiz", players=4, seed="1", bounce="none", options={"interrupt": -5})
+    cases.append((head, [{"at_us": 100 * MS, "send": {"cmd": "arm"}},
+                         {"at_us": 300 * MS, "control": "arm"},
+                         {"at_us": 310 * MS + HANDLER_US + 300, "press": 4},
+                         {"at_us": 700 * MS, "release": 4}, {"at_us": 800 * MS, "control": "no"}]))
+    head = dict(game="deglingo", players=3, seed="1", bounce="none", options={"timer": 3})
+    cases.append((head, [{"at_us": 100 * MS, "press": 1}, {"at_us": 150 * MS, "release": 1},
+                         {"at_us": 3100050, "press": 2}, {"at_us": 3300 * MS, "release": 2}]))
+    head = dict(game="quiz", players=4, seed="1", bounce="none", options={})
+    cases.append((head, [{"at_us": 100 * MS, "send": {"cmd": "arm"}},
+                         {"at_us": 300 * MS, "press": 1}, {"at_us": 350 * MS, "release": 1},
+                         {"at_us": 500 * MS, "control": "no"}, {"at_us": 510500, "press": 2},
+                         {"at_us": 800 * MS, "release": 2}]))
+    for head, records in cases:
+        records = records + [{"at_us": max(r["at_us"] for r in records) + 600 * MS,
+                              "host": "read"}]
+        base = _decisions(_scaled(head, records))
+        for scale in (0.25, 4):
+            scaled = _decisions(_scaled(head, records, cpu_scale=scale))
+            assert scaled == base, "%s x%s: %s" % (head["game"], scale,
+                                                   first_difference(base, scaled))
+
+
+@pytest.mark.micropython
+def test_a_slower_chip_is_the_same_bytes_on_micropython():
+    head, records = EXAMPLES["quiz_tournament"]
+    cpython = _scaled(head, records, cpu_scale=4)
+    assert _scaled(head, records, "micropython", cpu_scale=4) == cpython
+
+
+def test_tablebuzz_sim_takes_the_cpu_scale():
+    """`tablebuzz sim --cpu-scale X` (the documented option): the same decisions as without it,
+    the lines later on a slower chip."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = str(Path(__file__).parents[1] / "examples" / "quiz_demo.jsonl")
+
+    def sim(*more):
+        proc = subprocess.run(
+            [sys.executable, "-m", "tablebuzz.cli", "sim", "--script", script, "--stamp", *more],
+            capture_output=True, text=True, check=True)
+        stamped = [line.split(" ", 1) for line in proc.stdout.splitlines()]
+        return [float(us) for us, _ in stamped], [(0, line) for _, line in stamped]
+
+    plain_us, plain = sim()
+    slow_us, slow = sim("--cpu-scale", "4")
+    assert _decisions(slow) == _decisions(plain)
+    assert slow_us[-1] > plain_us[-1]
