@@ -107,3 +107,16 @@ def test_a_press_changes_fate_once_at_the_rule_instant(name):
     before, after = fates[:len(fates) // 2], fates[len(fates) // 2:]
     assert len(set(before)) == 1 and len(set(after)) == 1 and before[0] != after[0], (
         "%s around %.3f µs: %s" % (name, instant, list(zip(STEPS_US, fates, strict=True))))
+
+
+@pytest.mark.micropython
+@pytest.mark.parametrize("name", ["cue", "deglingo_timer"])
+def test_the_same_fates_on_micropython(name):
+    """1 µs and 1 ms on each side of the instant: the unix port writes CPython's bytes."""
+    head, base, instant, player, _ = SCENARIOS[name]()
+    for step in (-1000, -1, 1, 1000):
+        at = instant + step
+        records = base + [{"at_us": at, "press": player}, {"at_us": at + 80 * MS,
+                                                            "release": player}]
+        text = timeline(*records, {"at_us": at + 400 * MS, "host": "read"})
+        assert run_raw(text, interpreter="micropython", **head) == run_raw(text, **head)
