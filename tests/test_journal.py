@@ -356,9 +356,8 @@ def test_no_race_is_ever_open_during_a_flash_write(name, monkeypatch):
     monkeypatch.setattr(Arbiter, "arm", arm)
     game = Played(name, probe=probe)
     assert game.saves and not violations
-    ends = [end // 1000 for _, end in game.fs.masks]
-    for armed in arms:  # a race opens only after every write that started before it ended
-        assert all(end <= armed for end in ends if end - 50000 <= armed)
+    # (a race's cue is the instant of the input that armed it, before the write that saves
+    # it: issue 39; the arbiter is ARMED only once that write is over, checked above)
     plain_head = header(name)
     del plain_head["flash"]
     plain = [json.loads(line) for _, line in runner.run(plain_head, records(name))]

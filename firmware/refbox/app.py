@@ -483,12 +483,12 @@ class App:
             self._take_controls(edges, now)
         if data:
             self._dirty = True
-            referee.now = self.board.input_tick  # commands run at their line's arrival
+            arrived = self.board.input_tick  # commands run at their line's arrival, in order
             for item in self.assembler.feed(data):
                 if isinstance(item, ProtocolError):
                     self._error(item.code, item.detail)
                 else:
-                    referee.command_line(item)
+                    referee.line_at(item, arrived)
         referee.tick(now, horizon, press_horizon)
         happenings.clear()
         if self._waiting:
@@ -570,6 +570,8 @@ class App:
         (refbox.controls)."""
         controls = self.controls
         actions = []
+        stamps = controls.stamps
+        del stamps[:]
         while edges.pending():
             code, tick = edges.pop()
             controls.edge(code >> 1, not code & 1, tick, actions)
@@ -577,8 +579,8 @@ class App:
             edges.lost = 0
             controls.resync(self.board.control_levels(), self.clock.ticks_us(), actions)
         controls.poll(now, actions)
-        for name in actions:
-            self.referee.control(name)
+        for i in range(len(actions)):  # each at its own instant (Referee.control_at)
+            self.referee.control_at(actions[i], stamps[i])
         self._controls_idle = controls.is_idle()
         self._dirty = True
 

@@ -21,8 +21,11 @@ kept), like a keyboard's auto-repeat. The referee takes a repeat as one more pre
 or a value is being stepped (the menu, a score, a count) and ignores it elsewhere. With this
 schedule a held control gives 12 steps in 1.55 s and 25 a second after that: 40 steps in 2.7 s
 (README.md "Fast entry").
-Controls act when the loop takes them (the referee's `now`), like a host command at its arrival:
-they never decide a race (a race is decided by the buzzers' PIO stamps alone).
+Every action carries its instant (`stamps`, µs ticks, one per action appended): a press the tick
+its debounce ended (the closing edge + `debounce_us`), a release-acting control's likewise, a
+repeat or a hold the tick it fell due, a latched tap the tick its handler ran. The referee takes
+the action at that instant in the ordered stream of inputs (docs/architecture.md "One ordered
+stream"), never at the pass that noticed it.
 """
 
 from refbox.ticks import ticks_add, ticks_diff
@@ -58,6 +61,7 @@ class ControlButtons:
         self._down = [False] * n  # debounced state
         self._down_at = [0] * n  # tick when the debounced press began
         self._held = [False] * n  # the hold action has fired for this press (or it is spent)
+        self.stamps = []  # the µs tick of each action appended since the caller cleared it
         self._next_repeat = [0] * n  # tick of the next repeat while held
         self._repeats = [0] * n  # repeats given during this press
         self._windows = []  # [from, to] µs ticks of recent masked spells (to None while open)
@@ -123,6 +127,7 @@ class ControlButtons:
         self.latched += 1
         self._raw_at[i] = tick
         actions.append(self.names[i])  # one tap (UNDO too: a short press acts on release)
+        self.stamps.append(tick)
 
     def resync(self, levels, tick, actions):
         """Edges were lost (the ring was full): take the levels read now (`levels`: bit i high when
@@ -154,16 +159,20 @@ class ControlButtons:
                 self._next_repeat[i] = ticks_add(at, REPEAT[0])
                 if not self.hold[i]:
                     actions.append(self.names[i])
+                    self.stamps.append(at)
             elif self.hold[i] and not self._held[i]:
                 actions.append(self.names[i])
+                self.stamps.append(at)
         if not self._down[i]:
             return
         if self.repeat[i] and not self._held[i]:  # (held at boot: spent, no fast entry)
             while ticks_diff(t, self._next_repeat[i]) >= 0 and self._raw[i]:
                 count = self._repeats[i] = self._repeats[i] + 1
                 gap = REPEAT[min(count, len(REPEAT) - 1)]
+                self.stamps.append(self._next_repeat[i])
                 self._next_repeat[i] = ticks_add(self._next_repeat[i], gap)
                 actions.append(self.names[i] + ":repeat")
         if self.hold[i] and not self._held[i] and ticks_diff(t, self._down_at[i]) >= self.hold_us:
             self._held[i] = True
             actions.append(self.names[i] + ":hold")
+            self.stamps.append(ticks_add(self._down_at[i], self.hold_us))

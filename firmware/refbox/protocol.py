@@ -46,7 +46,7 @@ _SHAPES = {
         ["winner", "player", "margin_ns"],
         '{"ev":"margin","winner":%s,"player":%s,"margin_ns":%s}',
     ),
-    "armed": (["players"], '{"ev":"armed","players":%s}'),
+    "armed": (["players", "t_us", "t_ns"], '{"ev":"armed","players":%s,"t_us":%s,"t_ns":%s}'),
 }
 _STRS_MAX = const(64)  # short str values kept encoded at most
 _STR_KEPT_LEN = const(16)  # characters: longer texts (details, names typed in) are not kept

@@ -5,10 +5,13 @@ it turns accepted presses, race decisions, controls and protocol commands into g
 protocol events. The App (refbox.app) feeds it and sets `now`; `emit(name, fields)` and
 `tone(freq_hz, ms)` go back out.
 
-Time (docs/architecture.md "Deadlines"): `now` is the µs tick of the input being handled: the
-loop pass for switches, controls and timers, the arrival tick of its line for a host command. The
-game sees the same value as `game.now` in every hook. Timers are not decided against `now` but
-against the decision horizon given to `tick`.
+Time (docs/architecture.md "One ordered stream"): every input carries its instant, and the
+referee takes the inputs in that order, each only once the press horizon has passed it: a press or
+a release its stamp, a control its debounced press (refbox.controls), a console line its arrival
+tick, a game timer its deadline. `now` is the µs tick of the input being handled and `instant`
+its Stamp; the game sees `now` as `game.now` in every hook. A read-only line (`state`, `hello`)
+and a line refused on its face (not JSON, an unknown command, an unknown control name) are
+answered at once and never enter the stream.
 """
 
 from refbox.arbiter import (
@@ -32,7 +35,7 @@ from refbox.games import GAME_ORDER, game_class, is_game, release_others
 from refbox.games.base import ASK_EVERY_PASS, Game, GameError, parse_options  # noqa: F401 (Game: type comment)
 from refbox.prng import Prng, commitment, seed_hex
 from refbox.protocol import ProtocolError, parse_command
-from refbox.ticks import Stamp, ticks_diff
+from refbox.ticks import Stamp
 
 if TYPE_CHECKING:
     from refbox.menu import Menu  # noqa: F401 (a type comment; imported where a menu opens)
@@ -46,6 +49,11 @@ RACE_TIED = const(2)
 # what a control button (refbox.controls) or the `control` command may say
 CONTROL_NAMES = ("arm", "yes", "no", "undo", "undo:hold", "arm:repeat", "no:repeat")
 _CONTROLS = ", ".join(CONTROL_NAMES)
+# what the input queue holds besides switches (a switch's kind is True: pressed, False: released)
+CONTROL = const(2)  # a control's action, its name
+LINE = const(3)  # a console line's command: (name, args, id)
+# commands answered at once from the state, outside the stream: they change nothing
+READ_ONLY = ("state", "hello")
 # game events with a sound: (Hz, ms)
 TONES = {"dead": (392, 500), "time_warning": (1568, 80), "time_up": (262, 800)}
 
@@ -65,7 +73,10 @@ class Referee:
         self.seed = b""
         self.tie_shown = False
         self.now = 0  # µs tick of the input being handled (set by the App)
-        self._switches = []  # (Stamp, pressed, station) accepted, waiting for the horizon
+        self.instant = Stamp(0)  # the Stamp of that input: a race opened by it opens here
+        # the inputs waiting for the press horizon, in stamp order: (Stamp, kind, what) with kind
+        # True / False (a switch pressed / released: what is its station), CONTROL or LINE
+        self._switches = []
         self._asked = 0  # times the game entered its ready phase (see _question)
         self._horizons = (Stamp(0), Stamp(0))  # (horizon, press_horizon) of the last tick
         # (horizon, press_horizon) of a pass that stopped at a race's decision, its queued
@@ -120,25 +131,78 @@ class Referee:
     def _queue(self, stamp, pressed, station):
         if self.game is not None and self.game.trigger == "release":
             pressed = not pressed  # jump pads: leaving the pad (its contact opening) is the press
+        self._enqueue(stamp, pressed, station)
+
+    def _enqueue(self, stamp, kind, what):
+        """Queue one input at Stamp `stamp`, in stamp order. Equal stamps: switches first, by
+        station (one PIO sample), never by which pass confirmed them; a control or a line after
+        the switches and the other inputs at its stamp (arrival order)."""
         queue = self._switches
+        switch = kind is True or kind is False
         i = len(queue)
-        while i:  # in stamp order; equal stamps (one PIO sample) by station, never by which
-            ahead = queue[i - 1]  # pass confirmed them first
+        while i:
+            ahead = queue[i - 1]
             later = ahead[0].diff_ns(stamp)
-            if later < 0 or (later == 0 and ahead[2] <= station):
+            if later < 0:
                 break
+            if later == 0:
+                ahead_switch = ahead[1] is True or ahead[1] is False
+                if not switch or (ahead_switch and ahead[2] <= what):
+                    break
             i -= 1
-        queue.insert(i, (stamp, pressed, station))
+        queue.insert(i, (stamp, kind, what))
+
+    def control_at(self, name, tick):
+        """A control button's action `name` (refbox.controls), its instant the µs `tick` at which
+        it counted (the press once debounced, a repeat's or a hold's moment). Queued: `tick`
+        takes it in stamp order. An unknown name is refused at once (it changes nothing)."""
+        if name not in CONTROL_NAMES:
+            self.control(name)  # (the refusal, and nothing else)
+            return
+        self._enqueue(Stamp(tick), CONTROL, name)
+
+    def line_at(self, line, tick):
+        """One protocol line (bytes) that arrived at µs `tick`. A read-only command, or a line
+        refused on its face (not a command, an unknown control name), is answered at once from
+        the state: it never enters the stream, so it cannot move anything in it. Any other
+        command is queued at its arrival tick and runs in stamp order (`tick`)."""
+        try:
+            name, args, cid = parse_command(line)
+        except ProtocolError as e:
+            self.error(e.code, e.detail, e.cid)
+            return
+        if name in READ_ONLY or (name == "control" and args["name"] not in CONTROL_NAMES):
+            self._run_command(name, args, cid)
+            return
+        self._enqueue(Stamp(tick), LINE, (name, args, cid))
+
+    def _at(self, stamp):
+        """The input being handled is at Stamp `stamp`: `now`, `instant` and the game's `now`."""
+        self.instant = stamp
+        self.now = stamp.us
+        if self.game is not None:
+            self.game.now = stamp.us
 
     def _deliver(self, stamp, pressed, station):
+        self._at(stamp)
+        if pressed is CONTROL:
+            try:
+                self._control(station)
+            except GameError as e:
+                self.error(e.code, e.detail)
+            self.prompts()
+            return
+        if pressed is LINE:
+            self._run_command(station[0], station[1], station[2])
+            return
         if pressed:
             self._press(station, stamp)
-            return
-        if station in self.holding:
-            self.holding.remove(station)
-        if self.game is not None and station < self.players and self.game.phase != OVER:
-            self.game.now = self.now
-            self._offer(self.game.release_entry, station, stamp)
+        else:
+            if station in self.holding:
+                self.holding.remove(station)
+            if self.game is not None and station < self.players and self.game.phase != OVER:
+                self._offer(self.game.release_entry, station, stamp)
+        self.prompts()  # after each input: where they stand never depends on the passes
 
     def _press(self, station, stamp):
         in_menu = self.game is None  # in the menu every station reports presses: a wiring test
@@ -227,6 +291,9 @@ class Referee:
         queue = self._switches
         if queue and queue[0][0].diff_ns(stamp) == 0:
             return False  # a tie to come: decided with it (_hand_over)
+        for item in queue:
+            if item[1] is CONTROL or item[1] is LINE:
+                return False  # it may end the race before its decision (a NO, a cancel)
         self._announced = stamp
         self.announce(_race_fields(station, None, (), stamp))
         return True
@@ -269,17 +336,17 @@ class Referee:
         it and the timers wait for the next pass, `_stopped`), so the loop sends the `race` line
         and lights the winner's LED before the other presses' work (docs/protocol.md "Order of
         lines around a race"). What is handed over, and in which order, stays the same."""
-        self.now = now
+        pass_now = Stamp(now)
+        self._at(pass_now)
         self._horizons = (horizon, press_horizon)
-        if self.game is not None:
-            self.game.now = now
         if self._finish_stopped(True):
-            return  # (another race decided: the rest again next pass)
-        if self._hand_over(horizon, press_horizon, True):
+            pass  # (another race decided: the rest again next pass)
+        elif self._hand_over(horizon, press_horizon, True):
             self._stopped = (horizon, press_horizon)
-            return
-        self._timers(horizon, self._short_of_held(press_horizon))
-        self.prompts()
+        else:
+            self._timers(horizon, self._short_of_held(press_horizon))
+            self.prompts()
+        self._at(pass_now)  # what comes outside the stream (a read-only line) sees the pass
 
     def _finish_stopped(self, stop):
         """The rest of a pass that stopped at a race's decision: its switches, then its timers.
@@ -302,9 +369,9 @@ class Referee:
         queue = self._switches
         self._handing = press_horizon
         self._deciding_pass = stop
-        game = self.game
         while queue and press_horizon.diff_ns(queue[0][0]) >= 0:
             stamp, pressed, station = queue[0]
+            game = self.game
             if (horizon.diff_ns(stamp) < 0 and game is not None and game.phase != OVER
                     and self._may_fire(game, stamp)):
                 # a game timer may fall due by this switch, and a release before it is still
@@ -357,8 +424,13 @@ class Referee:
         for _ in range(8):  # every timer due by the horizon: one entry a call
             if game.phase == OVER or not self._may_fire(game, horizon):
                 break
+            due = game.next_deadline()  # a timer acts at its deadline (a Stamp), if the game
+            if due is None or due is ASK_EVERY_PASS or due.diff_ns(horizon) > 0:  # says it
+                due = horizon
+            self._at(due)
             if not self._offer(game.tick_entry, horizon):
                 break
+            self.prompts()
         else:
             return  # more may be due: ask again next time
         # no timer was due by `horizon` with the log at this revision: asking again for a horizon
@@ -659,17 +731,18 @@ class Referee:
                 arbiter.eligible = list(eligible)  # same race, same cue: presses in flight count
             else:
                 arbiter.question = self._question()
+                cue = self.instant  # the input that opened the race: the cue is its instant
+                if cue.us != self.now:
+                    cue = Stamp(self.now)  # (set from outside the stream: the boot's resume)
                 if self.save is not None:
-                    asked = self.now
                     self.save()  # the decision is kept before the race opens: no write during it
-                    late = ticks_diff(self.now, asked)
-                    if late > 0:
-                        game.race_opened_late(late)  # its timers start with the race, not before
+                    self._at(cue)  # whatever the save took (presses meanwhile keep their stamps)
                 out = []
-                arbiter.arm(Stamp(self.now), eligible, out)  # a new question ends "race" lockouts
+                arbiter.arm(cue, eligible, out)  # a new question ends "race" lockouts
                 self.arbiter_events(out)
                 self.tie_shown = False
-                self.emit("armed", (("players", [p + 1 for p in eligible]),))
+                self.emit("armed", (("players", [p + 1 for p in eligible]), ("t_us", cue.us),
+                                    ("t_ns", cue.ns)))  # the cue: a press before it is early
                 self.tone(988, 80)
         elif arbiter.phase == DECIDED and arbiter.winner == game.answering:
             pass  # the race's winner has the floor
@@ -787,17 +860,25 @@ class Referee:
         """One protocol line (bytes); errors become `error` events. A command with an `id` ends
         with exactly one line naming it: `done` once it has run, or the `error` refusing it."""
         self._flush()
-        cid = None
         try:
             name, args, cid = parse_command(line)
-            self.command(name, args)
         except ProtocolError as e:
             self.error(e.code, e.detail, e.cid)
+            return
+        self._run_command(name, args, cid)
+
+    def _run_command(self, name, args, cid):
+        """Run one parsed command: its events, then `done` (with an id), or its `error`."""
+        try:
+            self.command(name, args)
+        except ProtocolError as e:
+            self.error(e.code, e.detail, cid)
             return
         except GameError as e:
             self.error(e.code, e.detail, cid)
             return
-        self.prompts()  # before `done`: every event the command caused comes first
+        if name not in READ_ONLY:
+            self.prompts()  # before `done`: every event the command caused comes first
         if cid is not None:
             self.emit("done", (("id", cid), ("cmd", name)))
 

@@ -80,6 +80,21 @@ def build_parser():
     sim.add_argument(
         "--stamp", action="store_true", help="prefix each event with its simulated µs"
     )
+    sim.add_argument(
+        "--cpu-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="the chip's CPU time times X (0.25: four times faster, 4: four times slower): the "
+        "decisions must not change, only the lines' times (docs/architecture.md)",
+    )
+    sim.add_argument(
+        "--flash-stall-scale",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="with --flash: every flash write's stall times X",
+    )
 
     flash = sub.add_parser(
         "flash", help="compile firmware/ with mpy-cross and copy it to the board"
@@ -354,6 +369,12 @@ def cmd_sim(args):
         _tell_seed(args, seed, saved, interactive=True)
         return status
     give_flash(args, header, records)
+    if args.cpu_scale <= 0 or args.flash_stall_scale < 0:
+        return _fail("--cpu-scale must be above 0 and --flash-stall-scale at least 0")
+    if args.cpu_scale != 1:
+        header["cpu_scale"] = args.cpu_scale
+    if args.flash_stall_scale != 1 and "flash" in header:
+        header["flash"] = dict(header["flash"], stall_scale=args.flash_stall_scale)
     board = args.board or ("circuitpython" if args.interpreter == "circuitpython" else None)
     if board is not None:
         header["board"] = board

@@ -470,15 +470,6 @@ class Game:
         (issue 20). It must depend only on the game's state (what the log folds to)."""
         return ASK_EVERY_PASS
 
-    def race_opened_late(self, delay_us):
-        """The race the last entry opened was opened `delay_us` µs (> 0) after that entry's tick:
-        the decision was saved to the journal first (no flash write may overlap a race,
-        docs/architecture.md "The journal"), and the cue and the false-start boundary come after
-        the write. A timer that runs with the race (the quiz's buzz window) must start there too,
-        or the write's time would be taken from it; the shift is the same on every interpreter
-        because it is the write's own length. Default: nothing runs with the race."""
-        return None
-
     def is_busy(self):
         """True while a timer of the game runs (the simulator keeps the loop stepping)."""
         return False

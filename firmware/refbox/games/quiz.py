@@ -85,6 +85,9 @@ MAX_NAME = 16  # characters in a player or team name (the `name` event stays far
 MAX_NOTE = 100  # characters in a protest's note (the `protest` event stays far below 512 bytes)
 MAX_POINTS = 1000  # the largest point value of a question, a wrong answer or a hand adjustment
 WARN_S = 5  # the answer timer beeps this many seconds before it runs out
+# µs after a time-out passed the floor on (answer_timeout "wrong", next_in_line) during which a
+# judgement is refused: it was meant for the player whose time ran out (nobody answers faster)
+LATE_JUDGE_US = const(1000000)
 MAX_PARTS = 6  # bonus parts per bonus (NAQT and ACF read 3)
 
 # The `format` presets: each sets these options unless the set-up names them itself (so
@@ -338,6 +341,7 @@ class Quiz(RaceGame):
         self.floor_at = None  # type: Stamp | None  # the floor was given (answer_s)
         self.warned = False  # the answer timer's warning was given
         self.expired = False  # the answer timer ran out (the table still judges)
+        self.floor_by_time = False  # the floor holder got it when the last one's time ran out
         self.read = None  # type: Stamp | None  # interrupt variant: the question was fully read
         self.buzzed = None  # type: Stamp | None  # the press that won the floor holder the floor
         self.compute = False  # this tossup is a computation tossup (compute_s)
@@ -782,6 +786,13 @@ class Quiz(RaceGame):
             and _reached(Stamp(self.now), deadline)
         ):
             raise GameError("not_now", "the time to answer ran out before this judgement")
+        floor_at = self.floor_at
+        if self.floor_by_time and floor_at is not None and (
+            ticks_diff(self.now, floor_at.us) < LATE_JUDGE_US
+        ):
+            # the floor passed on when the last player's time ran out, under LATE_JUDGE_US ago:
+            # this judgement was meant for that player, never for the one just given the floor
+            raise GameError("not_now", "the time to answer ran out before this judgement")
         following = -1 if correct else self._next_or_none()
         return _judge_entry(correct, following, self.now, 0)
 
@@ -929,6 +940,7 @@ class Quiz(RaceGame):
                     False, entry[_EXPIRED_NEXT], entry[_EXPIRED_US], entry[_EXPIRED_NS]
                 )
                 events += self._judged(judge)
+                self.floor_by_time = self.answering is not None  # (after _give_floor's reset)
             return events
         if kind == "untimed":
             self.opened = None
@@ -1040,12 +1052,6 @@ class Quiz(RaceGame):
         )
         return ("next_in_line", fields)
 
-    def race_opened_late(self, delay_us):
-        """The buzz window starts when the race really opens, after the journal's write
-        (Game.race_opened_late): buzz_s is the players' whole time to buzz."""
-        if self.opened is not None:
-            self.opened = self.opened.after_ns(delay_us * 1000)
-
     def _open_race(self, at, events):
         """The race is open from Stamp `at`: the buzz window (buzz_s) starts there."""
         self.opened = at
@@ -1055,6 +1061,7 @@ class Quiz(RaceGame):
     def _give_floor(self, at, events):
         """The floor holder's time (answer_s) runs from Stamp `at`."""
         self.floor_at = at
+        self.floor_by_time = False
         self.warned = False
         self.expired = False
         if self.options["answer_s"]:

@@ -24,6 +24,9 @@ the chip.
 
 All figures are ns. They were fitted on the emulated RP2040 (`CALIBRATION`); `bench/README.md`
 "The simulator's CPU model" compares the simulator with the chip, and how to redo the fit.
+A header {"cpu_scale": x} (`tablebuzz sim --cpu-scale X`) multiplies every charge by x: a
+slower or faster chip. Only the lines' times may change with it, never a decision (docs/
+architecture.md "One ordered stream"; tests/test_stamp_order.py).
 A header {"cpu": "off"} (`tablebuzz sim` never sets it) turns the model off: a host as fast as
 the firmware's Python is free, as before the model; only tests that need that old zero-cost
 timing use it.
@@ -107,8 +110,10 @@ OVERRIDE = None  # a dict of TABLE entries to try instead (bench/bench_cpu_model
 class CpuModel:
     """Charges `world` (tablebuzz.sim.world.World) for the firmware's work, from `table`."""
 
-    def __init__(self, world, table=None):
+    def __init__(self, world, table=None, scale=1):
         self.world = world
+        # every charge times `scale`, in thousandths (integer ns on every interpreter)
+        self.scale_milli = int(round(scale * 1000))
         if table is None:
             table = TABLE
             if OVERRIDE:
@@ -121,6 +126,8 @@ class CpuModel:
         self.waiting = _none_waiting  # how many debouncers the loop's passes look at (runner's)
 
     def _spend(self, what, ns):
+        if self.scale_milli != 1000:
+            ns = ns * self.scale_milli // 1000
         if ns and not self.paused:
             self.charged[what] = self.charged.get(what, 0) + ns
             self.world.spend(ns)
@@ -133,7 +140,7 @@ class CpuModel:
         collection (App.gc_threshold: 48 KB). The model takes allocation as proportional to
         the Python's CPU time, so the collection comes after `auto_gc_after` ns of it."""
         self._since_gc = 0
-        ns = self.table["gc"]
+        ns = self.table["gc"] * self.scale_milli // 1000
         self.charged["auto_gc"] = self.charged.get("auto_gc", 0) + ns
         self.world.collect(ns)
 

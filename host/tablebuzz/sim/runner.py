@@ -271,7 +271,9 @@ class Simulation:
         world_module.current = world
         heap.lean(world, header)
         if header.get("cpu", cost.DEFAULT) != "off":
-            world.cpu = CpuModel(world)  # the firmware's Python costs what it does on the chip
+            # the firmware's Python costs what it does on the chip, times "cpu_scale" (a check
+            # that CPU time changes no decision: docs/architecture.md "One ordered stream")
+            world.cpu = CpuModel(world, scale=header.get("cpu_scale", 1))
         self._entropy_count = 0
         self._seed = seed
         bounce = header.get("bounce", "typical")
@@ -333,6 +335,9 @@ class Simulation:
                 self.fs.world = world
                 if flash.get("stall") is False:  # as the emulated chip, whose flash takes no time
                     self.fs.page_us = self.fs.erase_us = 0
+                stretch = flash.get("stall_scale", 1)  # flash stalls lengthened (or shortened)
+                self.fs.page_us = int(self.fs.page_us * stretch)
+                self.fs.erase_us = int(self.fs.erase_us * stretch)
         self.app = None
         self.board = None
         self.boots = 0
@@ -580,7 +585,7 @@ class Simulation:
             self.world.gc_pause(GC_NS)
         else:
             cpu.collected()
-            self.world.collect(cpu.table["gc"])
+            self.world.collect(cpu.table["gc"] * cpu.scale_milli // 1000)
 
     def _wrap_handlers(self):
         """Step the loop after every hard IRQ handler (the loop would see the ring on its next
