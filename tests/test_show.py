@@ -84,8 +84,8 @@ class Show:
             self.banner.append(line)
             words = line.split()
             if "desk" in words[:-1] and words[words.index("desk") + 1].startswith("http"):
-                self.desk = words[words.index("desk") + 1]
-                self.key = self.desk.partition("#key=")[2]
+                self.key = words[words.index("desk") + 1].partition("#key=")[2]
+                self.desk = self.url + "/desk#key=" + self.key  # at 127.0.0.1, as the board
                 break
 
     def stop(self):
