@@ -378,11 +378,15 @@ def test_the_obs_overlay_shows_winner_margin_and_timer_on_a_transparent_page(bro
     (["show", "--sim", "--osc", "127.0.0.1:notaport"], "--osc wants HOST:PORT"),
     (["hub", "--mqtt", "127.0.0.1:1883", "--listen", "127.0.0.1:1884"], "--listen is the"),
     (["hub", "--mqtt-user", "x"], "go with --mqtt"),
+    (["hub", "--mqtt", "127.0.0.1:1883", "--join", "a"], "--join gives the embedded"),
+    (["hub", "--join", "a/b"], "a room name is 1 to 32"),
 ])
 def test_rooms_options_refuse_mistakes_with_one_line(args, words, tmp_path):
     extra = ["--http", "127.0.0.1:%d" % free_port()]
     if args[0] == "show":
         extra.append("--no-records")
+    else:
+        extra += ["--store", str(tmp_path / "hub.sqlite3")]
     done = subprocess.run([str(TABLEBUZZ)] + args + extra, capture_output=True, text=True,
                           timeout=30, env=dict(os.environ, TABLEBUZZ_MQTT_PASSWORD=""))
     assert done.returncode == 2, done.stderr

@@ -139,6 +139,10 @@ def cmd_hub(args):
         if args.mqtt and args.join:
             return fail("--join gives the embedded broker's join codes; with --mqtt the "
                         "broker's own password file holds the logins (docs/rooms.md)")
+        if args.mqtt and args.listen:
+            return fail("--listen is the embedded broker's; with --mqtt the broker is elsewhere")
+        if not args.mqtt and (args.mqtt_tls or args.mqtt_ca or args.mqtt_user):
+            return fail("--mqtt-tls, --mqtt-ca, --mqtt-user go with --mqtt")
         store = HubStore(Path(args.store) if args.store else default_store(name))
         if args.join:
             for line in join_lines(store, args.join, args.listen or "127.0.0.1:1883"):
@@ -148,13 +152,8 @@ def cmd_hub(args):
         check_free(host, port)
         embedded = None
         if args.mqtt:
-            if args.listen:
-                return fail("--listen is the embedded broker's; with --mqtt the broker is "
-                            "elsewhere")
             config = config_of(args)
         else:
-            if args.mqtt_tls or args.mqtt_ca or args.mqtt_user:
-                return fail("--mqtt-tls, --mqtt-ca, --mqtt-user go with --mqtt")
             bhost, bport = parse_http(args.listen or "127.0.0.1:1883")
             try:
                 check_free(bhost, bport)

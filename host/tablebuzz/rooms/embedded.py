@@ -69,6 +69,17 @@ class RoomTopics(BaseTopicPlugin):
         return topic == mine + topics.ACK  # subscribe, receive: its own acknowledgements
 
 
+class _Subscriptions(dict):
+    """amqtt 0.12.1's table of subscriptions, whose `items()` is a copy: its broadcast loop
+    iterates `items()` and awaits the topic plugins inside the loop, so a room subscribing to
+    its `ack` topic meanwhile raised "dictionary changed size during iteration" and the message
+    being broadcast never reached the subscribers after that point (the rooms' resend covers
+    such a loss, but the broker must not make it)."""
+
+    def items(self):
+        return list(super().items())
+
+
 class EmbeddedBroker:
     """`await start()` / `await stop()` inside a running event loop; `secret`: the hub's (hex,
     tablebuzz.rooms.logins). Raises OSError when the port cannot be served."""
@@ -85,6 +96,7 @@ class EmbeddedBroker:
         logging.getLogger("amqtt").setLevel(logging.CRITICAL)  # its per-connection chatter
         logging.getLogger("transitions").setLevel(logging.ERROR)
         self._broker = Broker(broker_config(self.host, self.port, self.secret))
+        self._broker._subscriptions = _Subscriptions(self._broker._subscriptions)
         try:
             await self._broker.start()
         except Exception as e:  # amqtt wraps the bind's OSError in its own BrokerError
