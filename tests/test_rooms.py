@@ -115,6 +115,8 @@ def _two_rooms_live(browser, procs, tmp_path, broker_port, h, label, join=None):
         on(page).screenshot(path=str(ARTIFACTS / ("director-%s.png" % label)), full_page=True)
         open_page(page, h.url + "/overlay/beta")  # the hub's overlay of one room
         wait_text(page, "#winner", ["P1", "nobody else pressed"])  # the game is over
+        wait_text(page, "#status", ["Winner: Owls"])
+        wait_text(page, "#teams", ["Owls", "35"])
     finally:
         page.close()
     rooms = _rooms(h)

@@ -306,8 +306,7 @@ def test_the_tv_sounds_and_calls_the_winner_and_the_desk_switches_them_off(brows
 
 
 def test_the_tv_calls_the_winning_team_at_game_over(browser, show):  # noqa: F811
-    server = show("--sim", "--script", str(REPO / "examples" / "quiz_tournament.jsonl"),
-                  "--speed", "2")
+    server = show("--sim", "--script", str(REPO / "examples" / "quiz_tournament.jsonl"))
     board = browser.new_page()
     board.add_init_script(SPY)
     try:
@@ -317,3 +316,22 @@ def test_the_tv_calls_the_winning_team_at_game_over(browser, show):  # noqa: F81
         assert board.evaluate("() => window.__tones.includes(784)")  # the game-over sound
     finally:
         board.close()
+
+
+def test_the_overlay_carries_team_totals_what_happens_and_the_winning_team(browser, show):  # noqa: F811
+    """The OBS overlay of a team quiz: the team totals by name, the board's "what is happening"
+    (a dead question, time's up in their turn), and the winning team at game over."""
+    server = show("--sim", "--script", str(REPO / "examples" / "quiz_tournament.jsonl"),
+                  "--speed", "2")
+    page = browser.new_page()
+    try:
+        open_page(page, server.url + "/overlay")
+        wait_text(page, "#teams", ["Owls", "Foxes", "Hares"])
+        wait_text(page, "#status", ["question"])
+        wait_text(page, "#status", ["Winner: Owls"], timeout=60000)
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == \
+            "rgba(0, 0, 0, 0)"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        on(page).screenshot(path=str(SHOTS / "overlay-team-quiz-over.png"), omit_background=True)
+    finally:
+        page.close()

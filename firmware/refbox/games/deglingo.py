@@ -70,8 +70,10 @@ _RACE = "race"
 
 
 def _timer_event(ms, running):
-    """The round timer's `timer` event: `ms` left (its length when it starts), `running` (False:
-    paused while an observer has the floor). A host shows it as sent, never pausing it itself."""
+    """The round timer's `timer` event: `ms` its length when it starts (None when it pauses or
+    runs again: the time left then depends on the loop's tick, which differs between boards),
+    `running` (False: paused while an observer has the floor). A host pauses and resumes its
+    countdown when the board says so, never by a rule of its own."""
     return ("timer", (("timer", "round"), ("player", None), ("ms", ms), ("running", running)))
 
 class Deglingo(Game):
@@ -438,7 +440,7 @@ class Deglingo(Game):
             left = ticks_diff(self.deadline, now)
             self.left_us = left if left > 0 else 0
             self.deadline = None
-            return [_timer_event(self.left_us // 1000, False)]  # paused: an observer answers
+            return [_timer_event(None, False)]  # paused: an observer answers
         return []  # "race" lockouts last the round: out of the races reopened after it too
 
     def _judged(self, correct, now):
@@ -468,7 +470,7 @@ class Deglingo(Game):
         self.phase = RACING
         if self.left_us is not None:
             self.deadline = ticks_add(now, self.left_us)
-            events.append(_timer_event(self.left_us // 1000, True))
+            events.append(_timer_event(None, True))
             self.left_us = None
         return events
 

@@ -436,6 +436,7 @@ def summary(room):
         return out
     source = v.get("source") or {}
     out["box_connected"] = bool(source.get("connected"))
+    out["doing"] = v.get("doing")  # the board's "what is happening" (the overlay's line)
     out["status"] = source.get("status")
     if v.get("menu"):
         out["menu"] = v["menu"].get("text")

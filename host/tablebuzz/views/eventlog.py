@@ -395,8 +395,10 @@ class Narrator:
     def _ev_timer(self, ev):
         if ev["timer"] == "round":  # Déglingo's round timer, as the board runs it
             if ev.get("running") is False:
-                return "round timer paused: %s left" % _seconds(ev["ms"])
-            return "round timer: %s left" % _seconds(ev["ms"])
+                return "round timer paused: an observer answers"
+            if ev.get("ms") is None:
+                return "round timer runs again"
+            return "round timer: %s" % _seconds(ev["ms"])
         if ev["timer"] == "buzz":
             return "timer: %s to buzz" % _seconds(ev["ms"])
         if ev["timer"] == "bonus":

@@ -775,10 +775,19 @@ class Table:
                 t["running"], t["at"] = True, now
 
     def _deglingo_timer(self, g, ev):
-        """The round timer as the board runs it: started, paused while an observer has the
-        floor, running again (its `timer` event: the time left, `running`)."""
-        g["timers"] = [{"label": "round timer", "remaining_ms": ev["ms"],
-                        "running": ev.get("running") is not False, "at": self.clock()}]
+        """The round timer as the board runs it: started (its length), paused while an observer
+        has the floor, running again (its `timer` event's `running`; the countdown shown stops
+        and goes on where it stood)."""
+        now = self.clock()
+        running = ev.get("running") is not False
+        if ev.get("ms") is not None:
+            g["timers"] = [{"label": "round timer", "remaining_ms": ev["ms"],
+                            "running": running, "at": now}]
+            return
+        for t in g["timers"]:
+            if t["running"] and not running:
+                t["remaining_ms"] = max(0, t["remaining_ms"] - (now - t["at"]) * 1000)
+            t["running"], t["at"] = running, now
 
     def _deglingo_round_over(self, g, ev):
         v = g["view"]
