@@ -250,6 +250,8 @@ RULES_SIM = [
     {"at_us": 1450000, "release": 1},
     {"at_us": 1500000, "send": {"cmd": "judge", "correct": True, "points": 15}},
     {"at_us": 1600000, "send": {"cmd": "bonus", "parts": [False, False, False]}},
+    {"at_us": 1650000, "send": {"cmd": "act", "action": "protest", "team": 2,
+                                "text": "the power mark was misread"}},
     {"at_us": 1700000, "control": "arm"},  # sudden death: a neg loses
     {"at_us": 1800000, "press": 4},
     {"at_us": 1850000, "release": 4},
@@ -268,6 +270,8 @@ def test_the_rules_timeline_through_the_simulator():
         (-5, True), (0, True), (10, False), (15, False), (-5, True)]
     assert events(result, "power_mark") == [{"ev": "power_mark", "question": 2}]
     assert events(result, "sudden_death")[-1]["players"] == [1, 2, 3, 4]
+    assert events(result, "protest") == [{"ev": "protest", "question": 3, "team": 2,
+                                          "note": "the power mark was misread"}]
     assert events(result, "team_ranking")[-1]["ranking"] == [
         {"place": 1, "team": 1, "score": 10}, {"place": 2, "team": 2, "score": 5}]
 

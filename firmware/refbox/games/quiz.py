@@ -74,6 +74,9 @@ _ADJUST_POINTS = const(2)
 _NAME_WHOSE = const(1)
 _NAME_WHO = const(2)
 _NAME_TEXT = const(3)
+_PROTEST_QUESTION = const(1)
+_PROTEST_TEAM = const(2)
+_PROTEST_NOTE = const(3)
 
 READY = "ready"  # question being read; buzzers not armed
 BONUS = "bonus"  # quizbowl: the team that answered the tossup plays its bonus
@@ -910,9 +913,9 @@ class Quiz(RaceGame):
             pairs = [(entry[i], entry[i + 1]) for i in range(_BONUS_PAIRS, len(entry), 2)]
             return self._bonus_done(pairs)
         if kind == "protest":
-            team = entry[2]
-            fields = (("question", entry[1]), ("team", None if team < 0 else team + 1),
-                      ("note", entry[3]))
+            team = entry[_PROTEST_TEAM]
+            fields = (("question", entry[_PROTEST_QUESTION]),
+                      ("team", None if team < 0 else team + 1), ("note", entry[_PROTEST_NOTE]))
             return [("protest", fields)]
         if kind == "power_mark":
             self.power_at = Stamp(entry[_AT_US])
