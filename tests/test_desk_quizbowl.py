@@ -18,7 +18,7 @@ def test_the_desk_plays_computation_a_protest_a_bounce_back_and_overtime(browser
                   json.dumps(options), records=tmp_path)
     desk = browser.new_page()
     try:
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         wait_text(desk, "#qz-compute", ["Arm computation +10"])
         on(desk).click("#qz-compute")  # tossup 1: a computation tossup, 10 s to buzz
         wait_text(desk, "#desktimers", ["time to buzz"])

@@ -45,7 +45,7 @@ def test_the_naqt_preset_chosen_on_the_desk_plays_naqt_s_values(browser, show): 
     desk = browser.new_page()
     try:
         open_page(board, server.url + "/")
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         wait_text(board, "#waiting", ["Set-up menu"])
         on(desk).select_option("#ng-game", "quiz")
         desk.fill("#ng-players", "4")
@@ -93,7 +93,7 @@ def test_a_team_pub_quiz_is_built_by_picking_and_reads_as_teams(browser, show): 
     desk = browser.new_page()
     try:
         open_page(board, server.url + "/")
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         wait_text(board, "#waiting", ["Set-up menu"])
         on(desk).select_option("#ng-game", "quiz")
         desk.fill("#ng-players", "4")
@@ -203,7 +203,7 @@ def test_each_card_game_plays_from_the_desk(browser, show, game, players, title)
     desk = browser.new_page()
     try:
         open_page(board, server.url + "/")
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         wait_text(board, "#waiting", ["Set-up menu"])
         start_from_the_form(desk, game, players)
         wait_text(board, "#title", [title])
@@ -231,7 +231,7 @@ def test_a_card_game_after_a_quiz_keeps_nothing_of_the_quiz(browser, show, tmp_p
     desk = browser.new_page()
     try:
         open_page(board, server.url + "/")
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         wait_text(desk, "#btn-photo", ["Photo finish: P", "by 738 µs"])
         wait_text(desk, "#packet", ["tossup"])
         desk.once("dialog", lambda d: d.accept())
@@ -270,7 +270,7 @@ def test_the_tv_sounds_and_calls_the_winner_and_the_desk_switches_them_off(brows
     desk = browser.new_page()
     try:
         open_page(board, server.url + "/")
-        open_page(desk, server.url + "/desk")
+        open_page(desk, server.desk)
         wait_text(board, "#waiting", ["Set-up menu"])
         on(desk).select_option("#ng-game", "quiz")
         desk.fill("#ng-players", "3")
