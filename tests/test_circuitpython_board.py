@@ -60,7 +60,9 @@ def same_but_anchor(mp_lines, cp_lines):
       they must be identical;
     - the lines' own times (when the host got them) may differ by up to CONTROL_LAG_NS: a control
       acts when keypad's scans have seen it, not 10 ms after its IRQ-stamped edge;
-    - presses tied to the ns may come in another order (_ties_sorted).
+    - presses tied to the ns may come in another order (_ties_sorted);
+    - an `armed` line's cue (t_us, t_ns) when a control armed it: its instant comes from the
+      control's IRQ stamp on one board, from keypad's scan on the other.
     Returns the offsets seen (ns)."""
     assert len(mp_lines) == len(cp_lines)
     mp_events = _ties_sorted([(ns, json.loads(text)) for ns, text in mp_lines])
@@ -71,6 +73,9 @@ def same_but_anchor(mp_lines, cp_lines):
         assert abs(mp_ns - cp_ns) <= CONTROL_LAG_NS, (mp, cp)
         if mp.get("ev") == "hello":
             boot += 1
+        if mp.get("ev") == "armed":  # the cue: an ARM's instant, IRQ-stamped on one board,
+            mp = {k: v for k, v in mp.items() if k not in STAMPED}  # keypad-scanned on the
+            cp = {k: v for k, v in cp.items() if k not in STAMPED}  # other (CONTROL_LAG_NS)
         if "t_ns" in mp and "t_ns" in cp:
             per_boot.setdefault(boot, set()).add(_stamp_ns(cp) - _stamp_ns(mp))
             mp = {k: v for k, v in mp.items() if k not in STAMPED}

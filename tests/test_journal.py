@@ -10,6 +10,7 @@ the save before or after the interrupted one: never a partial state, never a cra
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -488,7 +489,9 @@ def test_the_unix_port_killed_at_random_resumes_from_its_real_files(name, tmp_pa
         state = [{"t": 1000000, "k": "send", "line": '{"cmd":"state"}', "line_no": 1}]
         booted = _micropython({"seed": "b007", "flash": {"dir": str(run_dir) + "/"}}, state)
         cpython = runner.run({"seed": "b007", "flash": {"dir": str(copy) + "/"}}, state)
-        assert booted == [line for _, line in cpython]
+        # a race open at the cut reopens at the resumed boot's tick (`armed` t_us: the cue),
+        # which the unix port's real boot and the simulated one reach at different µs
+        assert _cue_out(booted) == _cue_out([line for _, line in cpython])
         assert any('"ev":"resume"' in line for line in booted) == (kept_in(saved) is not None)
     print("saves hit by the kills:", hit, "of", len(reference.kept))
 
@@ -626,3 +629,9 @@ def test_a_snapshot_is_the_same_bytes_as_its_generic_record_on_micropython():
     proc = subprocess.run(micropython_command(_SNAPSHOT_SAME), capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0 and proc.stdout.split() == ["same"], proc.stderr[-2000:]
+
+
+def _cue_out(lines):
+    """`lines` with each `armed` line's cue (t_us, t_ns) taken out."""
+    return [re.sub(r',"t_us":\d+,"t_ns":\d+}$', "}", line) if '"ev":"armed"' in line else line
+            for line in lines]
