@@ -61,6 +61,8 @@ PLAYER_GPIOS = "2,3,4,5,6,7,8,9"  # refbox.pinmap.PLAYER_BASE_GPIO on: player 1 
 DEPLOY_EXT = ("--ext", ".py,.mpy,.json,.pack,.tbj")
 # PACK=1: deploy as `tablebuzz flash --pack` does (refbox.pack beside the tree: docs/flashing.md)
 PACK = os.environ.get("PACK") == "1"
+# FROZEN=1: UF2 is the tablebuzz image (make firmware, refbox frozen in): main.py alone is deployed
+FROZEN = bool(os.environ.get("FROZEN"))
 KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "8 presses", "noise bursts",
          "noise bursts x4", "bounce")
 
@@ -209,7 +211,7 @@ def deployed_run(emu, uf2, timeline_text, play_args, extra=None):
     run_env = dict(os.environ, UF2=str(uf2))
     with tempfile.TemporaryDirectory() as tmp:
         build = Path(tmp) / "mpy"
-        flash.build(out=build, arch=flash.PICO_ARCH, pack=PACK)
+        flash.build(out=build, arch=flash.PICO_ARCH, pack=PACK, frozen=FROZEN)
         for name, data in (extra or {}).items():
             (build / name).write_bytes(data)
         image = Path(tmp) / "flash.img"

@@ -10,7 +10,7 @@ resumed scores are the simulator's, the `race` and `score` of the question after
 `error` line or traceback (a `journal_bad`, a `not_saved`).
 
   QUESTIONS=LIST  lengths, each 1 or more (default 200,500,1000)
-  RP2EMU=DIR, UF2=FILE, PACK=1 as bench_chip_latency.py
+  RP2EMU=DIR, UF2=FILE, PACK=1, FROZEN=1 (UF2 the tablebuzz image) as bench_chip_latency.py
 
 Without the emulator it says so and exits 0. About 30 wall seconds per length.
 """

@@ -571,7 +571,7 @@ class Journal:
         try:
             f = self.fs.open(new, "wb")
             try:
-                out = _Chunks(f, head)
+                out = _Chunks(f, head, len(head) + length + 1)
                 for piece in snapshot_pieces(fields):
                     out.write(piece.encode())
                 out.write(b"\n")
@@ -605,13 +605,20 @@ class Journal:
 
 
 class _Chunks:
-    """Writes to file `f` gathered in one buffer of `size` bytes, `first` in it already: a
-    snapshot's many small pieces cost a write call per `size` bytes (a littlefs write, a
-    simulated flash operation) and no allocation but the buffer."""
+    """Writes to file `f` gathered in one buffer, `first` in it already, of `total` bytes (all
+    of them: one write, as a short snapshot always was) when that is at most `whole`, else of
+    `size`: a long snapshot's many small pieces then cost a write call per `size` bytes (a
+    littlefs write, a simulated flash operation) and no allocation but the buffer."""
 
-    def __init__(self, f, first, size=256):
+    whole = 2048
+    size = 256
+
+    def __init__(self, f, first, total):
         self._f = f
-        self._buf = bytearray(max(size, len(first)))
+        try:
+            self._buf = bytearray(max(total if total <= self.whole else self.size, len(first)))
+        except MemoryError:  # (no such block in one piece now: the small one)
+            self._buf = bytearray(max(self.size, len(first)))
         self._view = memoryview(self._buf)
         self._buf[: len(first)] = first
         self._n = len(first)
