@@ -71,14 +71,8 @@ def check(lines, cuts):
     """Per cut {"d", "seen" (the judge line reached the host before the cut), "kept" (the resumed
     score holds the judgement), "lost"} from [(µs, line)] the host received."""
     out = []
-    for k, cut in enumerate(cuts):
+    for cut in cuts:
         before = [json.loads(x) for t, x in lines if t < cut["cut_at"] and x.startswith("{")]
-        end = cuts[k + 1]["cut_at"] if k + 1 < len(cuts) else None
-        after = [
-            json.loads(x)
-            for t, x in lines
-            if t >= cut["on_at"] and (end is None or t < end) and x.startswith("{")
-        ]
         seen_scores = [e["scores"] for e in before if e["ev"] == "score"]
         earlier = [
             json.loads(x)["scores"] for t, x in lines
@@ -89,10 +83,14 @@ def check(lines, cuts):
             e for t, x in lines if cut["judge_at"] <= t < cut["cut_at"] and x.startswith("{")
             for e in [json.loads(x)] if e["ev"] == "judge"
         ]
+        # the first resume after this cut, even past the next cut: a board that had not booted
+        # again by then (a cut inside a long save makes the next boot slower) ran nothing in
+        # between, so its first resume is this cut's
+        later = [json.loads(x) for t, x in lines if t >= cut["on_at"] and x.startswith("{")]
         resumed = None
-        for i, e in enumerate(after):
+        for i, e in enumerate(later):
             if e["ev"] == "resume":
-                resumed = next((f["scores"] for f in after[i:] if f["ev"] == "score"), None)
+                resumed = next((f["scores"] for f in later[i:] if f["ev"] == "score"), None)
                 break
         total_seen = sum(seen_scores[-1]) if seen_scores else 0
         kept = resumed is not None and sum(resumed) == base + 1
