@@ -440,3 +440,39 @@ def test_a_hub_killed_with_sigkill_comes_back_with_the_whole_event_and_rooms_cat
     assert len(qbj["objects"][0]["phases"][0]["rounds"][0]["matches"]) == 2
     assert "quiz,1,Owls,alpha gamma,2,2,0,0,70,35.0" in csv_text
     wait_for(lambda: _spool_acked(tmp_path / "gamma.jsonl") >= expected, timeout=10)
+
+
+def test_the_directors_pages_answer_only_their_own_host_and_origin():
+    """A DNS-rebinding page (a foreign `Host`) and a page of another site (a foreign `Origin`)
+    in the director's browser get 403 on every route and the WebSocket; the hub's own
+    addresses and `--allow-host` names are served (docs/security.md)."""
+    import http.client
+
+    from brokers import hub
+    from test_show_security import raw_ws
+
+    h = hub(args=["--allow-host", "director.example"])
+    try:
+        for path in ("/", "/rooms.json", "/standings.csv", "/export.jsonl", "/tournament.qbj",
+                     "/overlay/r1"):
+            for headers in ({"Host": "evil.example:%d" % h.port},
+                            {"Origin": "http://evil.example"}):
+                conn = http.client.HTTPConnection("127.0.0.1", h.port, timeout=10)
+                conn.request("GET", path, headers=headers)
+                response = conn.getresponse()
+                response.read()
+                assert response.status == 403, (path, headers, response.status)
+                conn.close()
+        for host in ("127.0.0.1:%d" % h.port, "localhost:%d" % h.port, "director.example"):
+            conn = http.client.HTTPConnection("127.0.0.1", h.port, timeout=10)
+            conn.request("GET", "/rooms.json", headers={"Host": host})
+            assert conn.getresponse().status == 200, host
+            conn.close()
+        s, status = raw_ws(h.port, host="evil.example:%d" % h.port)
+        s.close()
+        assert " 403 " in status, status
+        s, status = raw_ws(h.port)
+        s.close()
+        assert " 101 " in status, status
+    finally:
+        assert "Traceback" not in h.stop()

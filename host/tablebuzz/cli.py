@@ -218,6 +218,12 @@ def build_parser():
         "--listen", metavar="HOST:PORT",
         help="without --mqtt: the embedded broker listens here (default 127.0.0.1:1883)",
     )
+    hub.add_argument(
+        "--allow-host", action="append", metavar="NAME",
+        help="a further host name the director's pages may be opened by; repeatable. Allowed "
+             "already: the --http address, localhost, 127.0.0.1, [::1], and this computer's "
+             "addresses when serving on 0.0.0.0 (docs/security.md)",
+    )
     hub.add_argument("--name", default="director", help="the hub's session name at the broker")
     hub.add_argument("--store", metavar="FILE",
                      help="where the hub keeps what it received (SQLite; default: "

@@ -175,7 +175,10 @@ def cmd_hub(args):
     if embedded:
         print("tablebuzz: rooms log in with a join code: tablebuzz hub --join ROOM... prints "
               "them", file=sys.stderr)
-    server = uvicorn.Server(uvicorn.Config(make_app(hub), host=host, port=port,
+    from tablebuzz.views.show import guard
+
+    allowed = guard.allowed_hosts(host, getattr(args, "allow_host", None) or ())
+    server = uvicorn.Server(uvicorn.Config(make_app(hub, allowed), host=host, port=port,
                                            log_level="warning", access_log=False))
     try:
         server.run()

@@ -249,7 +249,11 @@ def standings_csv(standings):
     return out.getvalue()
 
 
-def make_app(hub):
+def make_app(hub, allowed_hosts=None):
+    """The director's Starlette app for `hub`, behind the show's Host and Origin check
+    (tablebuzz.views.show.guard.HostOriginGuard: a DNS-rebinding page or a page of another site
+    in the director's browser gets 403); `allowed_hosts`: a set from guard.allowed_hosts, by
+    default this computer's loopback names only."""
     async def director(request):
         return FileResponse(STATIC / "director.html")
 
@@ -301,4 +305,8 @@ def make_app(hub):
         Route("/tournament.qbj", tournament),
         WebSocketRoute("/ws", ws_endpoint),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    from tablebuzz.views.show import guard
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    allowed = allowed_hosts if allowed_hosts is not None else guard.allowed_hosts("127.0.0.1")
+    return guard.HostOriginGuard(app, allowed)
