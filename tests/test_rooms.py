@@ -112,6 +112,10 @@ def _two_rooms_live(browser, procs, tmp_path, broker_port, h, label, join=None):
         wait_text(page, "#standings", ["Standings · quiz", "Owls", "35.00", "alpha P5"])
         body = page.locator("body").inner_text()
         assert "undefined" not in body and "NaN" not in body and "null" not in body
+        # every name in its own isolate: a bidi control in one cannot reorder the page
+        isolated = page.eval_on_selector_all("#rooms bdi, #standings bdi",
+                                             "(ns) => ns.map((n) => n.textContent)")
+        assert {"Owls", "Foxes", "Hares"} <= set(isolated), isolated
         on(page).screenshot(path=str(ARTIFACTS / ("director-%s.png" % label)), full_page=True)
         open_page(page, h.url + "/overlay/beta")  # the hub's overlay of one room
         wait_text(page, "#winner", ["P1", "nobody else pressed"])  # the game is over
