@@ -226,7 +226,7 @@ function bouncePanel(board, teams, parts) {
     el("button", { type: "button", class: "go", id: "bonus-score",
       onclick: () => { cmd({ cmd: "bonus", parts: parts.slice() }, "bonus: " + got + " of " + parts.length);
         D.bonusParts = null; } },
-    "Score the bonus: " + teamName(D.game, board.team) + ", " + got + " of " + parts.length + " parts got (the board scores them)"));
+    "Score the bonus: " + teamName(D.game, board.team) + ", " + got + " of " + parts.length + " parts right (the board's " + board.points + " a part)"));
 }
 
 function spec(name) { return D.specs.find((s) => s.name === name); }
