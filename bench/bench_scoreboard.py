@@ -17,19 +17,17 @@ Prints the figures; the target is <= 100 ms on this machine. Needs Debian's chro
 """
 
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
+
+from bench_show_flood import start as start_show  # the same server, started the same way
 
 TRIALS = 25
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TABLEBUZZ = Path(sys.executable).parent / "tablebuzz"
 
 MEASURE = """async ([boardUrl]) => {
   const board = window.__board;
@@ -49,40 +47,15 @@ MEASURE = """async ([boardUrl]) => {
 }"""
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def main():
     if not os.path.exists(CHROMIUM):
         print("bench_scoreboard: no chromium at %s (make browser installs it)" % CHROMIUM)
         return 1
     from playwright.sync_api import sync_playwright
 
-    port = free_port()
+    server, port, key = start_show("bench_scoreboard")  # key: the desk's, from the banner
     url = "http://127.0.0.1:%d" % port
-    server = subprocess.Popen(
-        [str(TABLEBUZZ), "show", "--sim", "--game", "quiz", "--players", "2", "--seed", "1",
-         "--http", "127.0.0.1:%d" % port, "--no-records"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        key = ""  # the desk's key, from the address the banner prints for the host
-        for line in server.stderr:
-            if line.startswith("tablebuzz: desk "):
-                key = line.split()[2].partition("#key=")[2]
-                break
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    print("bench_scoreboard: the server did not start")
-                    return 1
-                time.sleep(0.1)
         with sync_playwright() as p, tempfile.TemporaryDirectory() as profile:
             context = p.chromium.launch_persistent_context(
                 profile, executable_path=CHROMIUM, args=FLAGS, headless=True,

@@ -32,7 +32,10 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start():
+def start(name="bench_show_flood"):
+    """`tablebuzz show --sim` (a 2-player quiz, seed 1, no records) on a free port of 127.0.0.1:
+    (process, port, the desk's key read from the banner), once it answers. Exits, the server
+    stopped, when it does not within 30 s (`name` says whose bench)."""
     port = free_port()
     proc = subprocess.Popen(
         [str(TABLEBUZZ), "show", "--sim", "--game", "quiz", "--players", "2", "--seed", "1",
@@ -50,7 +53,8 @@ def start():
             return proc, port, key
         except OSError:
             if time.monotonic() > deadline:
-                raise SystemExit("bench_show_flood: the server did not start") from None
+                proc.kill()
+                raise SystemExit("%s: the server did not start" % name) from None
             time.sleep(0.1)
 
 
