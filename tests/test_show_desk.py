@@ -2,6 +2,7 @@
 --sim`: the New game form takes the game's options, their words and presets from the device
 (tablebuzz.views.describe), shows what a preset sets, and sends only what the host changed."""
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -39,13 +40,26 @@ def keep_sent(desk):
                   " return send(m); }; }")
 
 
-def test_the_naqt_preset_chosen_on_the_desk_plays_naqt_s_values(browser, show):  # noqa: F811
-    server = show("--sim", "--seed", "5")
-    board = browser.new_page()
-    desk = browser.new_page()
+@contextlib.contextmanager
+def board_and_desk(context, server, board_script=None):
+    """The scoreboard (the TV, `board_script` run in it before its own) and the paired desk,
+    open on `server` in the browser `context`; (board, desk), both closed at the end."""
+    board = context.new_page()
+    if board_script:
+        board.add_init_script(board_script)
+    desk = context.new_page()
     try:
         open_page(board, server.url + "/")
         open_page(desk, server.desk)
+        yield board, desk
+    finally:
+        board.close()
+        desk.close()
+
+
+def test_the_naqt_preset_chosen_on_the_desk_plays_naqt_s_values(browser, show):  # noqa: F811
+    server = show("--sim", "--seed", "5")
+    with board_and_desk(browser, server) as (board, desk):
         wait_text(board, "#waiting", ["Set-up menu"])
         on(desk).select_option("#ng-game", "quiz")
         desk.fill("#ng-players", "4")
@@ -80,20 +94,13 @@ def test_the_naqt_preset_chosen_on_the_desk_plays_naqt_s_values(browser, show): 
         wait_text(desk, "#bonus-panel", ["part 3"])  # NAQT's bonus: 3 parts
         shoot(desk, "naqt-desk-bonus")
         shoot(board, "naqt-tv-bonus")
-    finally:
-        board.close()
-        desk.close()
 
 
 def test_a_team_pub_quiz_is_built_by_picking_and_reads_as_teams(browser, show):  # noqa: F811
     """Teams picked on the desk (how many, then each player's team from a list: no JSON), named
     on the box; the desk shows the team totals, the TV the teams by name, a question later."""
     server = show("--sim", "--seed", "9")
-    board = browser.new_page()
-    desk = browser.new_page()
-    try:
-        open_page(board, server.url + "/")
-        open_page(desk, server.desk)
+    with board_and_desk(browser, server) as (board, desk):
         wait_text(board, "#waiting", ["Set-up menu"])
         on(desk).select_option("#ng-game", "quiz")
         desk.fill("#ng-players", "4")
@@ -129,9 +136,6 @@ def test_a_team_pub_quiz_is_built_by_picking_and_reads_as_teams(browser, show): 
         on(desk).click("#btn-end")
         wait_text(board, "#over", ["quiz: game over", "1st", "Owls", "1 point"])
         shoot(board, "pubquiz-tv-over")
-    finally:
-        board.close()
-        desk.close()
 
 
 def start_from_the_form(desk, game, players):
@@ -199,11 +203,7 @@ def play_a_little(desk, board, game):
 @pytest.mark.parametrize("game, players, title", CARD_GAMES, ids=[g[0] for g in CARD_GAMES])
 def test_each_card_game_plays_from_the_desk(browser, show, game, players, title):  # noqa: F811
     server = show("--sim", "--seed", "11")
-    board = browser.new_page()
-    desk = browser.new_page()
-    try:
-        open_page(board, server.url + "/")
-        open_page(desk, server.desk)
+    with board_and_desk(browser, server) as (board, desk):
         wait_text(board, "#waiting", ["Set-up menu"])
         start_from_the_form(desk, game, players)
         wait_text(board, "#title", [title])
@@ -217,9 +217,6 @@ def test_each_card_game_plays_from_the_desk(browser, show, game, players, title)
         on(desk).click("#btn-end")
         wait_text(board, "#over", [title + ": game over"])
         shoot(board, "%s-tv-over" % game)
-    finally:
-        board.close()
-        desk.close()
 
 
 def test_a_card_game_after_a_quiz_keeps_nothing_of_the_quiz(browser, show, tmp_path):  # noqa: F811
@@ -227,11 +224,7 @@ def test_a_card_game_after_a_quiz_keeps_nothing_of_the_quiz(browser, show, tmp_p
     Déglingo: no photo-finish button, no packet tossup, no quiz panel."""
     server = show("--sim", "--script", str(naqt_first_tossup(tmp_path)),
                   "--packet", str(REPO / "examples" / "packet_sample.json"))
-    board = browser.new_page()
-    desk = browser.new_page()
-    try:
-        open_page(board, server.url + "/")
-        open_page(desk, server.desk)
+    with board_and_desk(browser, server) as (board, desk):
         wait_text(desk, "#btn-photo", ["Photo finish: P", "by 738 µs"])
         wait_text(desk, "#packet", ["tossup"])
         desk.once("dialog", lambda d: d.accept())
@@ -242,9 +235,6 @@ def test_a_card_game_after_a_quiz_keeps_nothing_of_the_quiz(browser, show, tmp_p
         assert desk.locator("#packet").is_hidden()
         assert desk.locator("#qz-arm").count() == 0
         assert "tossup" not in desk.locator("#gamedesk").inner_text()
-    finally:
-        board.close()
-        desk.close()
 
 
 SPY = """
@@ -265,12 +255,7 @@ def test_the_tv_sounds_and_calls_the_winner_and_the_desk_switches_them_off(brows
     ("Player 2, Bob") and who won, through the browser's own Web Audio and speech synthesis (the
     test listens at those two browser interfaces); the desk's switches silence both."""
     server = show("--sim", "--seed", "3")
-    board = browser.new_page()
-    board.add_init_script(SPY)
-    desk = browser.new_page()
-    try:
-        open_page(board, server.url + "/")
-        open_page(desk, server.desk)
+    with board_and_desk(browser, server, board_script=SPY) as (board, desk):
         wait_text(board, "#waiting", ["Set-up menu"])
         on(desk).select_option("#ng-game", "quiz")
         desk.fill("#ng-players", "3")
@@ -300,9 +285,6 @@ def test_the_tv_sounds_and_calls_the_winner_and_the_desk_switches_them_off(brows
         wait_text(board, "#over", ["quiz: game over", "Bob"])
         assert board.evaluate("() => [window.__spoken.length, window.__tones.length]") == before
         assert desk.is_checked("#tv-sounds") is False  # the host keeps the choice
-    finally:
-        board.close()
-        desk.close()
 
 
 def test_the_tv_calls_the_winning_team_at_game_over(browser, show):  # noqa: F811
