@@ -450,10 +450,8 @@ def test_the_directors_pages_answer_only_their_own_host_and_origin():
     """A DNS-rebinding page (a foreign `Host`) and a page of another site (a foreign `Origin`)
     in the director's browser get 403 on every route and the WebSocket; the hub's own
     addresses and `--allow-host` names are served (docs/security.md)."""
-    import http.client
-
     from brokers import hub
-    from test_show_security import raw_ws
+    from test_show_security import http_get, ws_status
 
     h = hub(args=["--allow-host", "director.example"])
     try:
@@ -461,22 +459,13 @@ def test_the_directors_pages_answer_only_their_own_host_and_origin():
                      "/overlay/r1"):
             for headers in ({"Host": "evil.example:%d" % h.port},
                             {"Origin": "http://evil.example"}):
-                conn = http.client.HTTPConnection("127.0.0.1", h.port, timeout=10)
-                conn.request("GET", path, headers=headers)
-                response = conn.getresponse()
-                response.read()
-                assert response.status == 403, (path, headers, response.status)
-                conn.close()
+                status = http_get(h.port, path, headers)[0]
+                assert status == 403, (path, headers, status)
         for host in ("127.0.0.1:%d" % h.port, "localhost:%d" % h.port, "director.example"):
-            conn = http.client.HTTPConnection("127.0.0.1", h.port, timeout=10)
-            conn.request("GET", "/rooms.json", headers={"Host": host})
-            assert conn.getresponse().status == 200, host
-            conn.close()
-        s, status = raw_ws(h.port, host="evil.example:%d" % h.port)
-        s.close()
+            assert http_get(h.port, "/rooms.json", {"Host": host})[0] == 200, host
+        status = ws_status(h.port, host="evil.example:%d" % h.port)
         assert " 403 " in status, status
-        s, status = raw_ws(h.port)
-        s.close()
+        status = ws_status(h.port)
         assert " 101 " in status, status
     finally:
         assert "Traceback" not in h.stop()

@@ -64,6 +64,26 @@ def raw_ws(port, host=None, rcvbuf=None):
     return s, head.split(b"\r\n")[0].decode()
 
 
+def http_get(port, path, headers):
+    """(status, body text) of a GET of `path` on 127.0.0.1:`port` with these `headers`."""
+    import http.client
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read().decode()
+    finally:
+        conn.close()
+
+
+def ws_status(port, host=None):
+    """The status line of a WebSocket handshake on 127.0.0.1:`port` (`host`: its Host)."""
+    s, status = raw_ws(port, host=host)
+    s.close()
+    return status
+
+
 def frame(opcode, payload):
     """One masked client frame."""
     mask = os.urandom(4)
@@ -105,38 +125,23 @@ def read_close(s, timeout=10):
 def test_a_forged_host_is_refused_on_every_request_and_the_websocket(show):  # noqa: F811
     """DNS rebinding: a name that resolves to 127.0.0.1 reaches the server with its own Host.
     Every route answers 403; the WebSocket handshake is refused; the real names still work."""
-    import http.client
-
     server = show("--sim")
     for path in ("/", "/desk", "/api/view", "/api/games", "/overlay", "/static/desk.js"):
-        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-        conn.request("GET", path, headers={"Host": "evil.example:%d" % server.port})
-        response = conn.getresponse()
-        body = response.read().decode()
-        assert response.status == 403, (path, response.status)
+        status, body = http_get(server.port, path, {"Host": "evil.example:%d" % server.port})
+        assert status == 403, (path, status)
         assert "evil.example" in body and "allow-host" in body
-        conn.close()
     for host in ("localhost:%d" % server.port, "127.0.0.1:%d" % server.port,
                  "[::1]:%d" % server.port):
-        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-        conn.request("GET", "/api/view", headers={"Host": host})
-        assert conn.getresponse().status == 200, host
-        conn.close()
-    s, status = raw_ws(server.port, host="evil.example:%d" % server.port)
-    s.close()
+        assert http_get(server.port, "/api/view", {"Host": host})[0] == 200, host
+    status = ws_status(server.port, host="evil.example:%d" % server.port)
     assert " 403 " in status, status
-    s, status = raw_ws(server.port)
-    s.close()
+    status = ws_status(server.port)
     assert " 101 " in status, status
 
 
 def test_allow_host_adds_a_name(show):  # noqa: F811
-    import http.client
-
     server = show("--sim", "--allow-host", "quiz.example")
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    conn.request("GET", "/", headers={"Host": "quiz.example:%d" % server.port})
-    assert conn.getresponse().status == 200
+    assert http_get(server.port, "/", {"Host": "quiz.example:%d" % server.port})[0] == 200
 
 
 class _Attacker(http.server.SimpleHTTPRequestHandler):
