@@ -244,6 +244,44 @@ def test_standings_csv_neutralises_formulas_in_names():
         assert not cell.lstrip('"').startswith(("=", "+", "@", "\t", "\r")), cell
 
 
+def test_a_message_the_store_cannot_write_is_never_acknowledged_and_a_restart_stores_it(
+        tmp_path):
+    """A full disk (SQLite's SQLITE_FULL, from a real file capped with max_page_count): the hub
+    still shows the message, lists the failure, and acknowledges only the seqs before it, so
+    the room keeps resending; a hub restarted on a working store takes the resend, stores it,
+    and the acknowledgement moves on."""
+    from tablebuzz.rooms.keep import HubStore
+
+    messages = game_messages("alpha", "a0", sim_lines()[:40])
+    path = tmp_path / "hub.sqlite3"
+    store = HubStore(path)
+    state = HubState(COLOURS)
+    state.keep, state.keep_problem = store.keep, store.keep_problem
+    feed(state, messages[:10])
+    assert state.rooms_by_name["alpha"].acked() == {"a0": 10}
+    pages = store.db.execute("pragma page_count").fetchone()[0]
+    store.db.execute("pragma max_page_count = %d" % pages)  # the disk is full from here on
+    big = [(t, p[:-1] + b', "pad": "%s"}' % (b"x" * 5000)) for t, p in messages[10:12]]
+    assert state.apply(*big[0], 1.0) is not None  # shown all the same
+    state.apply(*big[1], 1.0)
+    room = state.rooms_by_name["alpha"]
+    assert room.runs["a0"].low == 12 and room.acked() == {"a0": 10}
+    assert "not kept" in state.problems[-1]["why"] and "full" in state.problems[-1]["why"]
+    store.close()
+
+    again = HubState(COLOURS)  # the hub restarted, its disk fixed
+    store = HubStore(path)
+    store.restore(again)
+    again.keep, again.keep_problem = store.keep, store.keep_problem
+    assert again.rooms_by_name["alpha"].acked() == {"a0": 10}
+    feed(again, big + messages[12:20])  # the room's resend
+    assert again.rooms_by_name["alpha"].acked() == {"a0": 20}
+    restored = HubState(COLOURS)
+    store.restore(restored)
+    assert restored.rooms_by_name["alpha"].acked() == {"a0": 20}
+    store.close()
+
+
 # ------------------------------------------------------------------------------ end to end
 def publish(port, messages, retain=False, linger=1.0, **login):
     """Publish [(topic, payload)] at QoS 1 with a real paho client; waits for every PUBACK,

@@ -149,9 +149,9 @@ class DirectorHub:
                 continue
             with self.lock:
                 rooms, self._ack_dirty = self._ack_dirty, set()
-                messages = [(name, {"room": name, "acked": {
-                    run: seen.low for run, seen in self.state.rooms_by_name[name].runs.items()}})
-                    for name in sorted(rooms)]
+                messages = [(name, {"room": name,
+                                     "acked": self.state.rooms_by_name[name].acked()})
+                            for name in sorted(rooms)]
             for name, message in messages:
                 try:
                     self._client.publish(topics.topic(name, topics.ACK),

@@ -62,18 +62,25 @@ class HubStore:
         return value
 
     def keep(self, kind, topic, payload, now):
-        """One message that changed the state (HubState.keep); `now`: time.time()."""
-        if kind in ("view", "status"):
-            self.db.execute("insert or replace into latest values (?, ?, ?)",
-                            (topic, payload, now))
-        else:
-            self.db.execute("insert into messages (topic, payload, received) values (?, ?, ?)",
-                            (topic, payload, now))
+        """One message that changed the state (HubState.keep); `now`: time.time(). Raises
+        StoreError when SQLite cannot write it (a full disk: SQLITE_FULL, a read-only file)."""
+        try:
+            if kind in ("view", "status"):
+                self.db.execute("insert or replace into latest values (?, ?, ?)",
+                                (topic, payload, now))
+            else:
+                self.db.execute("insert into messages (topic, payload, received) "
+                                "values (?, ?, ?)", (topic, payload, now))
+        except sqlite3.Error as e:
+            raise StoreError("the hub's store %s: %s" % (self.path, e)) from None
 
     def keep_problem(self, problem):
-        """One message set aside (HubState.keep_problem)."""
-        self.db.execute("insert into problems (room, topic, why, at) values (?, ?, ?, ?)",
-                        (problem["room"], problem["topic"], problem["why"], problem["at"]))
+        """One message set aside (HubState.keep_problem). Raises StoreError as `keep` does."""
+        try:
+            self.db.execute("insert into problems (room, topic, why, at) values (?, ?, ?, ?)",
+                            (problem["room"], problem["topic"], problem["why"], problem["at"]))
+        except sqlite3.Error as e:
+            raise StoreError("the hub's store %s: %s" % (self.path, e)) from None
 
     def restore(self, state, problems=50):
         """Fold every kept message into `state` (a new HubState, its keep hooks unset) and give

@@ -93,6 +93,14 @@ class Room:
         self.pending = {}  # game id -> [record]: waiting for their events
         self.conflicts = {}  # game id -> why: its events disagree; out of the standings
         self.refused = {}  # game id -> why: a record of it was refused
+        self.unkept = {}  # run -> the lowest seq the hub's store failed to write
+
+    def acked(self):
+        """{run: seq}: every message of each run up to seq is in the hub's store, the promise
+        of the room's `ack` topic. A seq the store failed to write caps its run for the rest of
+        this hub's life: the room keeps sending it, and a restarted hub stores it."""
+        return {run: min(seen.low, self.unkept.get(run, seen.low + 1) - 1)
+                for run, seen in self.runs.items()}
 
     def missing(self):
         return sum(s.missing() for s in self.runs.values())
@@ -127,7 +135,10 @@ class HubState:
         self.problems = (self.problems + [problem])[-MAX_PROBLEMS:]
         self.problems_seen += 1
         if self.keep_problem is not None:
-            self.keep_problem(problem)
+            try:
+                self.keep_problem(problem)
+            except OSError:  # the store's StoreError: the list above still shows it
+                pass
 
     def _conflict(self, room, game, why, now):
         if game in room.conflicts:
@@ -158,7 +169,14 @@ class HubState:
             room = self.rooms_by_name[name] = Room(name)
         changed = self._fold(room, kind, msg, now)
         if changed and self.keep is not None:
-            self.keep(kind, topic_text, bytes(payload), now)
+            try:
+                self.keep(kind, topic_text, bytes(payload), now)
+            except OSError as e:  # the store's StoreError: never acknowledge what is not kept
+                if "seq" in msg:
+                    run, seq = msg["run"], msg["seq"]
+                    room.unkept[run] = min(seq, room.unkept.get(run, seq))
+                self._problem(name, kind, "not kept: %s; the room keeps it and sends it again "
+                              "until a hub with a working store has it" % e, now)
         return room if changed else None
 
     def _fold(self, room, kind, msg, now):
