@@ -5,6 +5,7 @@ the TUI draw) and the OSC messages (tablebuzz.rooms.osc) so far are compared wit
 `state` at the moment it sent that line (Referee._state_fields, read as the line is emitted)."""
 
 import json
+import re
 
 import pytest
 from helpers import example_header
@@ -21,7 +22,8 @@ COLOURS = [(255, 0, 0), (0, 96, 255), (0, 200, 0), (255, 160, 0), (200, 0, 255),
 
 def played_with_states(name):
     """[(line, the device's state fields when it emitted that line, or None)] for example
-    `name`: a state is read for every `buttons` event (None in the menu)."""
+    `name`: a state is read for every `buttons` event (None in the menu); an `armed` line's
+    state is {"doing": what the device said was happening as it opened the race}."""
     simulate._ensure_paths()
     from refbox import referee
     from tablebuzz.sim import runner
@@ -33,7 +35,9 @@ def played_with_states(name):
     def reading_emit(self, event, fields=(), sent=False):
         if event == "buttons":
             fresh = self.game is not None and self.menu is None
-            states.append(dict(self._state_fields()) if fresh else None)
+            states.append(dict(self._state_fields(), doing=self.doing()) if fresh else None)
+        elif event == "armed":
+            states.append({"doing": self.doing()})
         return emit(self, event, fields, sent)
 
     lines = []
@@ -44,10 +48,25 @@ def played_with_states(name):
         referee.Referee.emit = emit
     out = []
     for line in lines:
-        state = states.pop(0) if line.startswith('{"ev":"buttons"') else None
+        said = line.startswith(('{"ev":"buttons"', '{"ev":"armed"'))
+        state = states.pop(0) if said else None
         out.append((line, state))
     assert not states, "every buttons event the referee emitted was sent"
     return out
+
+
+def board_words(text, game):
+    """The view's `doing` as the board wrote it: without the names the view adds after player and
+    team numbers and with cards as the wire writes them ("6♠" -> "6S")."""
+    if text is None or game is None:
+        return text
+    for number, name in (game.get("names") or {}).items():
+        text = text.replace("P%s %s" % (number, name), "P" + number)
+    for team in (game["view"] or {}).get("teams") or []:
+        if team.get("name"):
+            text = text.replace(team["name"], "team %d" % team["team"])
+    suits = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
+    return re.sub("([♠♥♦♣])", lambda m: suits[m.group(1)], text)
 
 
 def game_fields(game, state):
@@ -100,11 +119,16 @@ def test_every_view_shows_the_device_s_state_after_every_line(name):
             continue  # the console's other output (a banner)
         table.apply(Item("event", line, ev))
         listener.take(ev)
-        if state is None or state["phase"] == "over":
+        if state is None:
+            continue
+        where = "%s, line %d: %s" % (name, n, line[:100])
+        view = table.view()  # the room's "what is happening", during a race too
+        doing = board_words(view["doing"], view["game"])
+        assert doing == (state["doing"] or None), where
+        if "phase" not in state or state["phase"] == "over":
             continue
         game = table.view()["game"]
         shown, said = game_fields(game, state)
-        where = "%s, line %d: %s" % (name, n, line[:100])
         assert shown == said, where
         assert listener.last.get("score") == state["scores"], where
         assert listener.last.get("phase", [None])[0] == state["phase"], where

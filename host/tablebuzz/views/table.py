@@ -349,6 +349,7 @@ class Table:
         return {
             "name": name,
             "title": game_name(name),
+            "wins": device_words.wins(name),  # the firmware's words, "" where scores say it
             "players": players,
             "names": {str(k): v for k, v in names.items()},
             "colours": self.colours[:players],
@@ -394,7 +395,8 @@ class Table:
                     "turn": None, "entering": None}
         if name == "quiz":
             return {"question": 0, "points": None, "teams": [], "sudden_death": None,
-                    "dead": None, "read": False, "overtime": False, "protest": None}
+                    "dead": None, "read": False, "overtime": False, "protest": None,
+                    "power": 0}
         if name == "evidence":
             return {"round": 0, "orientation": None, "markers": [None] * size["markers"],
                     "claimers": [],
@@ -501,6 +503,8 @@ class Table:
         if previous is not None:
             previous = {k: v for k, v in previous.items() if k not in ("previous", "presses")}
         g["race"] = {"open": True, "presses": [], "winner": None, "previous": previous}
+        doing = ev.get("doing")  # the race's words (the `buttons` event's are not sent in it)
+        self.doing = (doing, "racing") if isinstance(doing, str) and doing else None
 
     def _ev_press(self, g, ev):
         race = g["race"]
@@ -659,12 +663,17 @@ class Table:
 
     def _quiz_question(self, g, ev):
         v = g["view"]
-        v.update(question=ev["question"], points=ev.get("points"), dead=None, read=False)
+        v.update(question=ev["question"], points=ev.get("points"), dead=None, read=False,
+                 power=ev.get("power") or 0)  # the board's power value for this tossup
         if ev.get("sudden_death") and not v.get("sudden_death"):
             v["sudden_death"] = []
 
     def _quiz_read(self, g, ev):
         g["view"]["read"] = True
+        g["view"]["power"] = 0  # the board: a press at or after the reading's end earns none
+
+    def _quiz_power_mark(self, g, ev):
+        g["view"]["power"] = 0  # the board: a press at or after the power mark earns none
 
     def _quiz_timer_entry(self, g, kind, player, ms):
         if kind == "buzz":

@@ -73,12 +73,13 @@ document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click
   cmd({ cmd: b.dataset.cmd });
 }));
 // ARM, YES, NO as the board's prompts say they act now ("YES right +10", "NO wrong -5"): the
-// button sends that control; YES on a word marked before the power mark sends the power instead.
+// button sends that control; YES on a word tapped before the packet's power mark asks the board for
+// its power (`judge` with `power`: the board checks its stamps and gives its format's value).
 document.querySelectorAll("[data-control-prompt]").forEach((b) => b.addEventListener("click", () => {
   const control = b.dataset.controlPrompt;
   const meaning = b.dataset.meaning || "";
   const power = control === "YES" && D.game && D.game.phase === "answering" ? powerValue() : 0;
-  if (power) cmd({ cmd: "judge", correct: true, points: power }, "judge: correct, a power (+" + power + ")");
+  if (power) cmd({ cmd: "judge", correct: true, power: true }, "judge: correct, a power (+" + power + ")");
   else cmd({ cmd: "control", name: control.toLowerCase() }, control + " " + meaning);
 }));
 
@@ -114,12 +115,13 @@ function teamName(g, team) {
 
 // ------------------------------------------------------------------------------ the packet
 // The reader's tossup (tablebuzz show --packet): tap the word being read when a buzz comes; a
-// word at or before the power mark (*) makes Correct send the format's power value.
+// word at or before the power mark (*) offers the power the board says this tossup has (its
+// `question` event's `power`; none once it said the power mark or the reading's end passed).
 function powerValue() {
   const p = D.view && D.view.desk_only && D.view.desk_only.packet;
   const g = D.game;
-  if (!p || !p.mark || !p.mark.power || !g || !g.options) return 0;
-  return g.options.power;  // the board's power value (0: no powers)
+  if (!p || !p.mark || !p.mark.power || !g || !g.view || g.name !== "quiz") return 0;
+  return g.view.power;  // the board's (0: no power on offer)
 }
 
 function renderPacket(v) {
@@ -201,7 +203,7 @@ function moderatorBlock(g, points) {
     el("div", { class: "row" },
       phase === "ready" ? button("Arm computation +" + points(), () => cmd({ cmd: "arm", points: points(), compute: true },
         "computation tossup"), "", "qz-compute") : null,
-      phase === "racing" && g.options.power && !v.read ? button("Power mark passed", () => act("power_mark"), "", "qz-power-mark") : null),
+      phase === "racing" && v.power ? button("Power mark passed", () => act("power_mark"), "", "qz-power-mark") : null),
     el("div", { class: "row" },
       el("input", { id: "qz-protest-note", placeholder: "protest: the note (100)", maxlength: 100, size: 30 }),
       teams.length ? el("select", { id: "qz-protest-team" }, el("option", { value: "" }, "team?"),
@@ -545,9 +547,7 @@ function render(msg) {
   w.classList.toggle("hidden", !warn.length);
   w.replaceChildren(...warn.map((t) => el("div", {}, t)));
   TB.fill("subtitle", g ? g.title + " · " + g.players + " players" : v.menu ? "box in the set-up menu" : "");
-  TB.fill("phase", g ? TB.phaseText(g) : "");
-  TB.fill("doing", v.doing || (g ? TB.phaseText(g) : ""));
-  document.getElementById("phase").classList.toggle("hidden", !g || !!v.doing);  // said below
+  TB.fill("doing", v.doing || "");  // the board's words (`buttons.doing`, `armed.doing`)
   renderPrompts(v, g);
   renderDeskRace(g);
   const gameDesk = g && DESKS[g.name] && !g.over ? DESKS[g.name](g) : [];

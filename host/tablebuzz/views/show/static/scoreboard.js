@@ -32,12 +32,10 @@ function render(msg) {
   TB.fill("title", g ? g.title : "tablebuzz");
   TB.fill("subtitle", g ? g.players + " players" + (g.options_text ? " · " + g.options_text : "") +
     (g.joined ? " · joined mid-game" : "") : "");
-  TB.fill("phase", g ? TB.phaseText(g) : "");
-  // what is happening, in the board's words (`buttons.doing`); the open race says BUZZ! itself
+  // what is happening, in the board's words (`buttons.doing`, an open race's `armed.doing`)
   const doing = document.getElementById("doing");
   doing.classList.toggle("hidden", !g || !!g.over || !v.doing);
   doing.textContent = v.doing || "";
-  document.getElementById("phase").classList.toggle("hidden", !doing.classList.contains("hidden") || !g);
   renderStandings(v);
   renderTimeUp(STANDINGS_PAGE ? null : v.time_up);  // /standings shows the standings only
   renderPhoto(STANDINGS_PAGE ? null : v.photo);
@@ -322,7 +320,7 @@ const VIEWS = {
       rows.push(el("tr", {}, cells));
     }
     rows.push(el("tr", { class: "total" }, el("td", {}, "total"), g.scores.map((s) => el("td", {}, String(s)))));
-    return [el("h2", {}, "Diddly · round " + v.round + " · lowest total wins · ★ dealer"),
+    return [el("h2", {}, "Diddly · round " + v.round + (g.wins ? " · " + g.wins : "") + " · ★ dealer"),
       el("table", { class: "grid", id: "diddly-grid" }, rows)];
   },
   evidence(g) {
