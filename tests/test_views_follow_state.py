@@ -212,7 +212,7 @@ OVERLAY_DATA = """([views, rooms]) => [views.map(fromView), rooms.map(fromSummar
     winner: s.race ? s.race.winner : null }))"""
 
 
-def test_the_overlay_shows_the_device_s_state_after_every_line(browser, tmp_path):
+def test_the_overlay_shows_the_device_s_state_after_every_line(browser, tmp_path):  # noqa: F811
     page = browser.new_page()
     try:
         # the page's own script, its link to a server left out (no server here)
