@@ -4,7 +4,7 @@ judgement, the lockouts, and the photo finish of a close race (tablebuzz.views.p
 field comes from the board's events and stamps (docs/protocol.md); `FOLD` says which event sets
 what."""
 
-from tablebuzz.views.eventlog import duration
+from tablebuzz.views.words import duration
 
 TICKS_PERIOD_US = 1 << 30  # the device's µs ticks wrap here (docs/protocol.md)
 

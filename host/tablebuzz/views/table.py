@@ -28,9 +28,10 @@ import time
 
 from tablebuzz.views import describe as device_words
 from tablebuzz.views import race, scores
-from tablebuzz.views.eventlog import Narrator, RoomNarrator, card, game_name, option_text
+from tablebuzz.views.eventlog import Narrator, RoomNarrator
 from tablebuzz.views.games import GAMES
 from tablebuzz.views.race import behind_ns, stamp_ns  # noqa: F401 - the race's stamps
+from tablebuzz.views.words import card, game_name, option_text
 
 LOG_LINES = 10
 # Events kept out of the room's log: Evidence's number being entered would show the true count

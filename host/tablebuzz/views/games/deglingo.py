@@ -2,6 +2,8 @@
 the observers out of the round, the round timer as the board runs it, the last round's outcome.
 Every field comes from the board's events; `FOLD` says which event sets what."""
 
+from tablebuzz.views.words import DEGLINGO_HOW, count
+
 
 def blank(players, size):
     """Déglingo's view before its first event: {round, active, out, last_round}."""
@@ -90,4 +92,32 @@ FOLD = {
     "round_over": round_over,
     "lockout": lockout,
     "state": state,
+}
+
+
+# ---------------------------------------------------------------- its sentences
+def say_deglingo(n, ev):
+    return "Déglingo! %s called it (round %d): the observers race" % (
+        n.p(ev["active"]), ev["round"]
+    )
+
+
+def say_round_over(n, ev):
+    how = DEGLINGO_HOW.get(ev["how"], str(ev["how"]).replace("_", " "))
+    gains = [
+        "%s +%d" % (n.p(i + 1), n) for i, n in enumerate(ev.get("points") or []) if n
+    ]
+    text = "round %d over: %s; %s replaced, %d found; %s" % (
+        ev["round"], how, count(ev["replaced"], "cards"), ev["found"],
+        ", ".join(gains) if gains else "no points",
+    )
+    if ev.get("next"):
+        text += "; next active player %s" % n.p(ev["next"])
+    return text
+
+
+# event name -> its sentence: f(narrator, the event) (tablebuzz.views.eventlog.Narrator)
+WORDS = {
+    "deglingo": say_deglingo,
+    "round_over": say_round_over,
 }

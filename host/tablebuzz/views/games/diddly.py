@@ -2,6 +2,8 @@
 round scores), the round, the dealer, whose score is entered, the last board. Every field comes
 from the board's events; `FOLD` says which event sets what."""
 
+from tablebuzz.views.words import count
+
 
 def blank(players, size):
     """Diddly's view before its first event, its score sheet of the firmware's rounds."""
@@ -59,4 +61,32 @@ FOLD = {
     "board": board,
     "table": table,
     "state": state,
+}
+
+
+# ---------------------------------------------------------------- its sentences
+def say_enter(n, ev):
+    return "entering %s's round %d score: %d" % (
+        n.p(ev["player"]), ev["round"], ev["value"]
+    )
+
+
+def say_board(n, ev):
+    return "board of %s, round %d: %s -> columns %s = %s" % (
+        n.p(ev["player"]), ev["round"], " ".join(str(c) for c in ev["cards"]),
+        " + ".join(str(c) for c in ev["columns"]), count(ev["value"], "points"),
+    )
+
+
+def say_round_score(n, ev):
+    return "round %d: %s scores %s" % (
+        ev["round"], n.p(ev["player"]), count(ev["value"], "points")
+    )
+
+
+# event name -> its sentence: f(narrator, the event) (tablebuzz.views.eventlog.Narrator)
+WORDS = {
+    "enter": say_enter,
+    "board": say_board,
+    "round_score": say_round_score,
 }

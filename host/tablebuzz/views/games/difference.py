@@ -1,6 +1,8 @@
 """Difference's part of the room's view (docs/games/difference.md): the board's finishing
 places. The cards left are the scores (`score`); `FOLD` says which event sets what."""
 
+from tablebuzz.views.words import count, place
+
 
 def blank(players, size):
     """Difference's view before its first event: {places: {player: place}}."""
@@ -21,4 +23,24 @@ def finished(table, g, ev):
 FOLD = {
     "score": score,
     "finished": finished,
+}
+
+
+# ---------------------------------------------------------------- its sentences
+def say_finished(n, ev):
+    return "finished: %s emptied their pile, %s place" % (
+        n.p(ev["player"]), place(ev["place"])
+    )
+
+
+def say_skip(n, ev):
+    return "skip: %s puts the card under the pile (%s left)" % (
+        n.p(ev["player"]), count(ev["cards"], "cards")
+    )
+
+
+# event name -> its sentence: f(narrator, the event) (tablebuzz.views.eventlog.Narrator)
+WORDS = {
+    "finished": say_finished,
+    "skip": say_skip,
 }

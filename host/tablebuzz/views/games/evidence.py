@@ -3,6 +3,8 @@ orientation, the markers claimed, who sits out, the count and the tokens (never 
 entered: that is the desk's alone). Every field comes from the board's events; `FOLD` says which
 event sets what."""
 
+from tablebuzz.views.words import count, duration, joined
+
 
 def blank(players, size):
     """Evidence's view before its first event, the firmware's markers."""
@@ -71,7 +73,6 @@ def playoff(table, g, ev):
     g["view"]["playoff_players"] = list(ev["players"])
 
 
-
 def undo(table, g, ev):
     g["view"]["last_tokens"] = None  # the count they came from is taken back
 
@@ -87,4 +88,70 @@ FOLD = {
     "playoff": playoff,
     "state": state,
     "undo": undo,
+}
+
+
+# ---------------------------------------------------------------- its sentences
+def say_claim(n, ev):
+    return "claim: %s takes marker %d" % (n.p(ev["player"]), ev["marker"])
+
+
+def say_lost(n, ev):
+    if ev.get("tie"):
+        how = "a tie, drawn"
+    else:
+        how = "%s earlier" % duration(ev["margin_ns"])
+    return "lost: %s lost marker %d to %s (%s)" % (
+        n.p(ev["player"]), ev["marker"], n.p(ev["winner"]), how
+    )
+
+
+def say_countdown(n, ev):
+    return "countdown: %s is the last without a marker, %d ms to claim" % (
+        n.p(ev["player"]), ev["ms"]
+    )
+
+
+def say_sit_out(n, ev):
+    return "sit out: %s is out of round %d's scoring" % (n.p(ev["player"]), ev["round"])
+
+
+def say_claims(n, ev):
+    taken = [
+        "%d %s" % (m + 1, n.p(p)) for m, p in enumerate(ev["markers"]) if p is not None
+    ]
+    return "claims closed, round %d: %s" % (
+        ev["round"], ", ".join(taken) if taken else "no marker taken"
+    )
+
+
+def say_dial(n, ev):
+    return "count entered so far: %d" % ev["value"]
+
+
+def say_tokens(n, ev):
+    colours = []
+    for colour in ("green", "yellow", "red"):
+        colours.append("%s %s" % (colour, n.p(ev[colour]) if ev[colour] else "nobody"))
+    return "round %d: %s; %s" % (
+        ev["round"], count(ev["differences"], "differences"), ", ".join(colours)
+    )
+
+
+def say_playoff(n, ev):
+    return "play-off: %s still tied, round %d decides" % (
+        joined([n.p(p) for p in ev["players"]]), ev["round"]
+    )
+
+
+# event name -> its sentence: f(narrator, the event) (tablebuzz.views.eventlog.Narrator)
+WORDS = {
+    "claim": say_claim,
+    "lost": say_lost,
+    "countdown": say_countdown,
+    "sit_out": say_sit_out,
+    "claims": say_claims,
+    "dial": say_dial,
+    "tokens": say_tokens,
+    "playoff": say_playoff,
 }

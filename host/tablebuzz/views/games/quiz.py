@@ -3,7 +3,7 @@ values, the powers the board offers, teams and their totals and places, bonuses,
 questions, next in line, sudden death, overtime, protests. Every field comes from the board's
 events (docs/protocol.md); `FOLD` says which event sets what."""
 
-from tablebuzz.views.eventlog import duration
+from tablebuzz.views.words import DEAD_WHY, count, duration, joined, seconds
 
 
 def blank(players, size):
@@ -185,4 +185,128 @@ FOLD = {
     "team_ranking": team_ranking,
     "game": new_game,
     "state": state,
+}
+
+
+# ---------------------------------------------------------------- its sentences
+def say_question(n, ev):
+    return "question %d, worth %s%s: buzzers armed" % (
+        ev["question"], count(ev["points"], "points"),
+        ", sudden death" if ev.get("sudden_death") else "",
+    )
+
+
+def say_dead(n, ev):
+    return "question %d is dead, nobody scores: %s" % (
+        ev["question"], DEAD_WHY.get(ev["reason"], str(ev["reason"]).replace("_", " "))
+    )
+
+
+def say_next_in_line(n, ev):
+    waiting = ev["waiting"]
+    return "next in line: %s has the floor, %s after the first press%s; %s" % (
+        n.p(ev["player"]), duration(ev["behind_ns"]),
+        " (a tie, drawn)" if ev.get("tie") else "",
+        "%d more waiting" % waiting if waiting else "nobody else waiting",
+    )
+
+
+def say_read(n, ev):
+    return "question %d read to the end: a wrong answer now is no interrupt" % ev["question"]
+
+
+def say_protest(n, ev):
+    who = "team %d" % ev["team"] if ev.get("team") else "a team"
+    return "protest on question %d by %s: %s" % (ev["question"], who, ev.get("note") or "")
+
+
+def say_power_mark(n, ev):
+    return "question %d: the power mark passed, a buzz now earns no power" % ev["question"]
+
+
+def say_time_warning(n, ev):
+    return "time: %s left for %s" % (seconds(ev["ms"]), n.p(ev["player"]))
+
+
+def say_time_up(n, ev):
+    if ev.get("timer") == "bonus":
+        return "time up: the bonus part's time ran out"
+    return "time up: %s ran out of time to answer" % n.p(ev["player"])
+
+
+def say_adjust(n, ev):
+    return "by hand: %s %+d" % (n.p(ev["player"]), ev["points"])
+
+
+def say_name(n, ev):
+    if ev.get("team"):
+        names, number, who = n.team_names, ev["team"], "team %s" % ev["team"]
+    else:
+        names, number, who = n.names, ev["player"], "P%s" % ev["player"]
+        n.learnt.setdefault(number, n.names.get(number))
+    if ev.get("name"):
+        names[number] = ev["name"]
+        return "name: %s is %s" % (who, ev["name"])
+    names.pop(number, None)
+    return "name: %s has no name" % who
+
+
+def say_bonus(n, ev):
+    return "bonus: %s plays the bonus of tossup %d (%s of %s)" % (
+        n.team(ev["team"]), ev["question"], count(ev["parts"], "parts"),
+        count(ev["points"], "points"))
+
+
+def say_part(n, ev):
+    if ev.get("team") is None:
+        return "bonus part %d: missed" % ev["part"]
+    return "bonus part %d: %s %+d" % (ev["part"], n.team(ev["team"]), ev["points"])
+
+
+def say_bonus_scored(n, ev):
+    parts = []
+    for i, (team, points) in enumerate(zip(ev["parts"], ev["points"], strict=True)):
+        who = "missed" if team is None else "%s %+d" % (n.team(team), points)
+        if team is not None and team != ev["team"]:
+            who += " (bounced back)"
+        parts.append("part %d %s" % (i + 1, who))
+    return "bonus of tossup %d: %s" % (ev["question"], "; ".join(parts))
+
+
+def say_overtime(n, ev):
+    return "overtime: a tie after the tossups; %s more" % count(ev["questions"], "tossups")
+
+
+def say_sudden_death(n, ev):
+    return "sudden death: a tie at the top; only %s race" % joined(
+        [n.p(p) for p in ev["players"]]
+    )
+
+
+def say_team_ranking(n, ev):
+    unit = ev.get("unit", "points")
+    return "teams: " + ", ".join(
+        "%d. %s (%s)" % (r["place"], n.team(r["team"]), count(r["score"], unit))
+        for r in ev["ranking"]
+    )
+
+
+# event name -> its sentence: f(narrator, the event) (tablebuzz.views.eventlog.Narrator)
+WORDS = {
+    "question": say_question,
+    "dead": say_dead,
+    "next_in_line": say_next_in_line,
+    "read": say_read,
+    "protest": say_protest,
+    "power_mark": say_power_mark,
+    "time_warning": say_time_warning,
+    "time_up": say_time_up,
+    "adjust": say_adjust,
+    "name": say_name,
+    "bonus": say_bonus,
+    "part": say_part,
+    "bonus_scored": say_bonus_scored,
+    "overtime": say_overtime,
+    "sudden_death": say_sudden_death,
+    "team_ranking": say_team_ranking,
 }

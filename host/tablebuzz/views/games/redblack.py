@@ -2,6 +2,8 @@
 who is asked what, the penalty table, a giving under way, Part 2's two lines and the table at the
 end. Every field comes from the board's events; `FOLD` says which event sets what."""
 
+from tablebuzz.views.words import QUESTIONS, SUIT_NAMES, card, count, spread
+
 
 def blank(players, size):
     """Red or Black's view before its first event, its hands and columns of the firmware's
@@ -150,4 +152,78 @@ FOLD = {
     "column": column,
     "table": table,
     "state": state,
+}
+
+
+# ---------------------------------------------------------------- its sentences
+def say_ask(n, ev):
+    hand = " ".join(card(c) for c in ev.get("hand") or []) or "no card yet"
+    return "%s, round %d: %s (holds %s)" % (
+        n.p(ev["player"]), ev["round"], QUESTIONS.get(ev["question"], ev["question"]), hand
+    )
+
+
+def say_guess(n, ev):
+    answer = SUIT_NAMES.get(ev["answer"], ev["answer"])
+    return "%s said %s: %s, %s (%s)" % (
+        n.p(ev["player"]), answer, card(ev["card"]), "right" if ev["right"] else "wrong",
+        count(ev["penalties"], "penalties"),
+    )
+
+
+def say_take(n, ev):
+    return "%s takes %s" % (n.p(ev["player"]), count(ev["penalties"], "penalties"))
+
+
+def say_give(n, ev):
+    return "%s hands out %s" % (n.p(ev["player"]), count(ev["penalties"], "penalties"))
+
+
+def say_pick(n, ev):
+    return "%s gives a penalty to %s (%d left)" % (
+        n.p(ev["giver"]), n.p(ev["player"]), ev["left"]
+    )
+
+
+def say_unpick(n, ev):
+    return "%s takes back a penalty from %s (%d left)" % (
+        n.p(ev["giver"]), n.p(ev["player"]), ev["left"]
+    )
+
+
+def say_given(n, ev):
+    return "%s gave %s" % (n.p(ev["player"]), spread(ev["to"]) or "nothing")
+
+
+def say_suit(n, ev):
+    return "%s: suit shown %s" % (n.p(ev["player"]), SUIT_NAMES.get(ev["suit"], ev["suit"]))
+
+
+def say_lines(n, ev):
+    return "part 2: two lines of %d cards; the %s line gives" % (
+        ev["columns"], ev["give_line"]
+    )
+
+
+def say_column(n, ev):
+    text = "column %d: give %s, take %s" % (ev["column"], card(ev["give"]), card(ev["take"]))
+    if ev.get("givers"):
+        text += "; gives: " + spread(ev["givers"])
+    if ev.get("takers"):
+        text += "; takes: " + spread(ev["takers"])
+    return text
+
+
+# event name -> its sentence: f(narrator, the event) (tablebuzz.views.eventlog.Narrator)
+WORDS = {
+    "ask": say_ask,
+    "guess": say_guess,
+    "take": say_take,
+    "give": say_give,
+    "pick": say_pick,
+    "unpick": say_unpick,
+    "given": say_given,
+    "suit": say_suit,
+    "lines": say_lines,
+    "column": say_column,
 }
