@@ -3,6 +3,7 @@
 "use strict";
 
 const TB = {};
+TB.games = {};  // each game's part of the pages: static/games/<game>.js
 
 TB.el = function (tag, attrs, ...children) {
   const node = document.createElement(tag);
