@@ -43,7 +43,7 @@ RULES = [
     ("how a game is won written out", r"\b(?:lowest|highest|most|fewest) \w+ wins?\b", None),
     ("a phase's words written out (the board's `doing` says them)",
      r"(?:\bp|phase)\s*===\s*[\"'][a-z_]+[\"'][^)]*\)\s*return\s+[\"'`(\w]", None),
-    ("a phase's words made from its name", r"phase\w*\.replace\(|\bp\.replace\(/_/g", None),
+    ("a phase's words made from its name", r"phase\w*(?:[\"']\])?\.replace\(|\bp\.replace\(/_/g", None),
 ]
 
 
@@ -74,7 +74,8 @@ def test_the_guard_knows_the_options_and_finds_the_copies_it_is_for():
                  '"Diddly · round " + v.round + " · lowest total wins · ★ dealer"',
                  'if (p === "racing") return "armed: buzz!";',
                  'if (p === "answering" && game.answering) return who(game.answering) + " has"',
-                 'return p.replace(/_/g, " ");'):
+                 'return p.replace(/_/g, " ");',
+                 'g["phase"].replace("_", " ")'):
         assert findings(copy), copy
     for fine in ('teams = (ev.get("options") or {}).get("teams") or []',
                  "g.options.target !== undefined ? g.options.target : null",
