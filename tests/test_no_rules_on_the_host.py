@@ -43,7 +43,8 @@ RULES = [
     ("how a game is won written out", r"\b(?:lowest|highest|most|fewest) \w+ wins?\b", None),
     ("a phase's words written out (the board's `doing` says them)",
      r"(?:\bp|phase)\s*===\s*[\"'][a-z_]+[\"'][^)]*\)\s*return\s+[\"'`(\w]", None),
-    ("a phase's words made from its name", r"phase\w*(?:[\"']\])?\.replace\(|\bp\.replace\(/_/g", None),
+    ("a phase's words made from its name",
+     r"phase\w*(?:[\"']\])?\.replace\(|\bp\.replace\(/_/g", None),
 ]
 
 
