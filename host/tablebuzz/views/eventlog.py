@@ -248,6 +248,7 @@ class Narrator:
             notes.append("%s tied on %s%s" % (who, count(score, unit), "; " + why if why else ""))
         return notes
 
+    # ------------------------------------------- events of the same name in two games
     def _ev_timer(self, ev):
         if ev["timer"] == "round":  # Déglingo's round timer, as the board runs it
             if ev.get("running") is False:

@@ -400,50 +400,6 @@ class Table:
             text = text[len("time up: "):]
         self.time_up = {"text": text, "at": self.clock()}
 
-
-
-
-    # issue 37, the moderator's desk: overtime shown as overtime, the last protest
-
-
-
-
-
-
-    # ---------------------------------------------------------------- Déglingo
-
-
-
-
-
-    # ---------------------------------------------------------------- Red or Black
-
-
-
-
-
-
-
-
-
-
-
-
-    # ---------------------------------------------------------------- Diddly
-
-
-
-
-
-    # ---------------------------------------------------------------- Evidence
-
-
-
-
-
-
-
-
     # ---------------------------------------------------------------- the picture
     def _doing(self, game):
         """The board's sentence for what is happening now (`buttons.doing`), while the game is
