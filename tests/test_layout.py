@@ -273,3 +273,24 @@ def test_handlers_are_found_in_explicit_tables_never_by_a_built_name():
     found = ["%s:%d" % (path.relative_to(HOST), line) for path in sorted(PACKAGE.rglob("*.py"))
              for line in _built_names(path.read_text(encoding="utf-8"))]
     assert not found, found
+
+
+def test_one_host_module_and_one_page_script_a_game():
+    """Each game of the firmware's catalogue has its module under views/games (its view, FOLD
+    and WORDS) and its page script under views/show/static/games, loaded by both pages."""
+    from refbox.games import CATALOG
+    from tablebuzz.views.games import GAMES
+
+    static = PACKAGE / "views" / "show" / "static"
+    pages = [(static / page).read_text(encoding="utf-8") for page in ("scoreboard.html",
+                                                                       "desk.html")]
+    names = [row[0] for row in CATALOG]
+    assert sorted(GAMES) == sorted(names)
+    for name in names:
+        game = GAMES[name]
+        assert callable(game.blank) and game.FOLD and game.WORDS, name
+        assert all(callable(f) for f in list(game.FOLD.values()) + list(game.WORDS.values()))
+        script = static / "games" / ("%s.js" % name)
+        assert "TB.games.%s = " % name in script.read_text(encoding="utf-8"), name
+        for page in pages:
+            assert '<script src="/static/games/%s.js"></script>' % name in page, name
