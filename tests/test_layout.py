@@ -241,3 +241,56 @@ def test_a_simulation_loads_the_fakes():
     empty set there means none were loaded, not that the check cannot see them."""
     loaded = _loaded(_SIM_SIDE)
     assert {"machine", "rp2"} <= _fakes_in(loaded)
+
+
+def _built_names(text):
+    """Line numbers of `getattr` calls in `text` whose name is built from strings ("_ev_" +
+    kind, "_%s_%s" % (...), an f-string, .format()): a handler found by a made-up name."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                node.func.id in ("getattr", "hasattr") and len(node.args) >= 2:
+            name = node.args[1]
+            built = isinstance(name, (ast.BinOp, ast.JoinedStr)) or (
+                isinstance(name, ast.Call) and isinstance(name.func, ast.Attribute)
+                and name.func.attr == "format")
+            if built:
+                found.append(node.lineno)
+    return found
+
+
+def test_the_built_name_finder_finds_one():
+    assert _built_names('h = getattr(self, "_ev_" + str(kind), None)') == [1]
+    assert _built_names('h = getattr(self, "_%s_%s" % (g, kind), None)') == [1]
+    assert _built_names('h = getattr(self, f"_on_{kind}")') == [1]
+    assert _built_names('h = getattr(self, "photo", None)') == []
+
+
+def test_handlers_are_found_in_explicit_tables_never_by_a_built_name():
+    """Every event handler of the host is in a table from event name to function (issue 36:
+    views/race.py, views/scores.py, views/games/<game>.py `FOLD` and `WORDS`, eventlog's
+    `Narrator.WORDS`), never looked up by a name made from the event's."""
+    found = ["%s:%d" % (path.relative_to(HOST), line) for path in sorted(PACKAGE.rglob("*.py"))
+             for line in _built_names(path.read_text(encoding="utf-8"))]
+    assert not found, found
+
+
+def test_one_host_module_and_one_page_script_a_game():
+    """Each game of the firmware's catalogue has its module under views/games (its view, FOLD
+    and WORDS) and its page script under views/show/static/games, loaded by both pages."""
+    from refbox.games import CATALOG
+    from tablebuzz.views.games import GAMES
+
+    static = PACKAGE / "views" / "show" / "static"
+    pages = [(static / page).read_text(encoding="utf-8") for page in ("scoreboard.html",
+                                                                       "desk.html")]
+    names = [row[0] for row in CATALOG]
+    assert sorted(GAMES) == sorted(names)
+    for name in names:
+        game = GAMES[name]
+        assert callable(game.blank) and game.FOLD and game.WORDS, name
+        assert all(callable(f) for f in list(game.FOLD.values()) + list(game.WORDS.values()))
+        script = static / "games" / ("%s.js" % name)
+        assert "TB.games.%s = " % name in script.read_text(encoding="utf-8"), name
+        for page in pages:
+            assert '<script src="/static/games/%s.js"></script>' % name in page, name

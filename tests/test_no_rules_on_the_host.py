@@ -1,9 +1,11 @@
-"""No game rule and no option default on the host (issue 36): the device is the one source of
-both. A guard reads every Python module under host/ and every page's JavaScript, and fails on a
-second copy: an option's value defaulted on the host (`options.target || 5`, `.get("timer", 0)`),
-a rule's number written out ("first to 12", `[None] * 5` rounds, `right * points`, a penalty
-total worked out as given - received). The names come from the firmware's own option specs, so
-a new option is guarded without a change here."""
+"""No game rule and no option default on the host (issue 36): the device is the one source of both.
+A guard reads every Python module under host/ and every page's JavaScript, and fails on a second
+copy: an option's value defaulted on the host (`options.target || 5`, `.get("timer", 0)`), a
+rule's number written out ("first to 12", `[None] * 5` rounds, `right * points`, a penalty total
+worked out as given - received), a power's value or points decided on the host, how a game is
+won ("lowest total wins"), a phase's words (the board's `doing` says what is happening). The
+names come from the firmware's own option specs, so a new option is guarded without a change
+here."""
 
 import re
 
@@ -34,6 +36,15 @@ RULES = [
     ("a loop over a rule's count", r"<=\s*\d+\s*;", None),
     ("a bonus credit worked out", r"\*\s*\w+\.points\b", None),
     ("a penalty total worked out", r"given\[[^\]]+\]\s*-\s*\w+\.received", None),
+    ("a power's value taken from the options (the board's `question` says it)",
+     r"\boptions\.power\b", None),
+    ("a power's points sent by the host (the board gives them: `judge` with `power`)",
+     r"points:\s*power\b", None),
+    ("how a game is won written out", r"\b(?:lowest|highest|most|fewest) \w+ wins?\b", None),
+    ("a phase's words written out (the board's `doing` says them)",
+     r"(?:\bp|phase)\s*===\s*[\"'][a-z_]+[\"'][^)]*\)\s*return\s+[\"'`(\w]", None),
+    ("a phase's words made from its name",
+     r"phase\w*(?:[\"']\])?\.replace\(|\bp\.replace\(/_/g", None),
 ]
 
 
@@ -58,12 +69,22 @@ def test_the_guard_knows_the_options_and_finds_the_copies_it_is_for():
                  'v["lines"] = {"top": [None] * 8}',
                  '"team " + board.team + " +" + right * board.points',
                  "String(v.given[p - 1] - v.received[p - 1])",
-                 "for (let r = 1; r <= 5; r++) {"):
+                 "for (let r = 1; r <= 5; r++) {",
+                 "return g.options.power;  // the board's power value",
+                 'cmd({ cmd: "judge", correct: true, points: power }, "a power")',
+                 '"Diddly · round " + v.round + " · lowest total wins · ★ dealer"',
+                 'if (p === "racing") return "armed: buzz!";',
+                 'if (p === "answering" && game.answering) return who(game.answering) + " has"',
+                 'return p.replace(/_/g, " ");',
+                 'g["phase"].replace("_", " ")'):
         assert findings(copy), copy
     for fine in ('teams = (ev.get("options") or {}).get("teams") or []',
                  "g.options.target !== undefined ? g.options.target : null",
                  'ev.get("points")', 'teams = ev["options"].get("teams") or teams',
-                 'str(ev.get("commit", ""))'):
+                 'str(ev.get("commit", ""))',
+                 'cmd({ cmd: "judge", correct: true, power: true }, "a power")',
+                 "return g.view.power;  // the board's", '(g.wins ? " · " + g.wins : "")',
+                 'const racing = g.phase === "racing" || g.phase === "answering";'):
         assert not findings(fine), fine
 
 

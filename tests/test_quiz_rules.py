@@ -187,7 +187,7 @@ def test_points_per_question_and_negative_marking():
     table.control("yes")
     assert table.game.scores == [30, -5, 0]
     assert table.events("question")[0] == {"ev": "question", "question": 1, "points": 30,
-                                           "sudden_death": False}
+                                           "sudden_death": False, "power": 0}
     table.race((3, 0, 0))  # ARM from the button: the default value
     table.control("yes")
     assert table.game.scores == [30, -5, 10]

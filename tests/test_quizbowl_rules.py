@@ -168,6 +168,33 @@ def test_a_house_format_keeps_bounce_backs():
 
 
 # ------------------------------------------------------------------ powers
+def test_the_board_gives_its_power_value_and_refuses_it_past_the_mark():
+    """`judge` with `power` true (the reader's call from the packet: the buzz came before the
+    power mark): the board gives its format's power value, says that value in each tossup's
+    `question`, and refuses it past the power mark or where the format has no powers."""
+    table = Table(4, format="naqt", teams=[[1, 2], [3, 4]], bonus=0)
+    table.control("arm")
+    assert table.events("question")[-1]["power"] == 15
+    buzz(table, 1)
+    table.send("judge", correct=True, power=True)
+    assert (table.events("judge")[-1]["points"], table.events("judge")[-1]["power"]) == (15, True)
+    table.control("arm")
+    table.send("act", action="power_mark")
+    buzz(table, 3)
+    log = list(table.game.log)
+    table.send("judge", correct=True, power=True)
+    table.send("judge", correct=False, power=True)
+    table.send("judge", correct=True, power=True, points=15)
+    assert table.errors() == ["bad_value"] * 3 and table.game.log == log
+    plain = Table(2)
+    plain.control("arm")
+    assert plain.events("question")[-1]["power"] == 0
+    buzz(plain, 1)
+    plain.send("judge", correct=True, power=True)
+    assert plain.errors() == ["bad_value"] and plain.game.scores == [0, 0]
+    checked(table)
+
+
 def test_a_power_only_for_a_buzz_before_the_power_mark():
     """NAQT: 15 points for a correct answer at or before the power mark; the press stamp
     decides (a buzz before the mark judged after it is still a power)."""

@@ -303,7 +303,7 @@ def test_desk_quiz_panel_arms_with_points_cancels_adjusts_and_names(browser, sho
         wait_text(board, "#timers", ["time to buzz"])
         on(desk).click("#qz-cancel")
         wait_text(board, "#quiz-dead", ["question 1", "cancelled"])
-        wait_text(board, "#phase", ["get ready"])  # a cancelled question: the next ARM asks again
+        wait_text(board, "#doing", ["next: ARM opens the buzzers"])  # the next ARM asks again
         on(desk).select_option("#qz-player", "3")
         on(desk).click("#qz-plus")  # +20 by hand
         wait_text(board, "[data-player='3'] .score", ["20"])

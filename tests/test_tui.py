@@ -315,7 +315,8 @@ def test_the_header_says_which_key_does_what_in_every_phase():
             await advance(pilot, clock, 0.3)
             # no prompts while the race is open: the board sends none then (the race line
             # first), and the screen shows what the board said
-            assert "ARMED: buzz!" in screen_text(app) and "[y] right" not in screen_text(app)
+            assert "question 1: buzzers open" in screen_text(app)  # the `armed` line's words
+            assert "[y] right" not in screen_text(app)
             await pilot.press("4")
             await advance(pilot, clock, 0.3)
             assert "P4 answers  [y] right +1  [n] wrong" in screen_text(app)  # what each scores

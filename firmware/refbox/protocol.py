@@ -46,7 +46,10 @@ _SHAPES = {
         ["winner", "player", "margin_ns"],
         '{"ev":"margin","winner":%s,"player":%s,"margin_ns":%s}',
     ),
-    "armed": (["players", "t_us", "t_ns"], '{"ev":"armed","players":%s,"t_us":%s,"t_ns":%s}'),
+    "armed": (
+        ["players", "doing", "t_us", "t_ns"],
+        '{"ev":"armed","players":%s,"doing":%s,"t_us":%s,"t_ns":%s}',
+    ),
 }
 _STRS_MAX = const(64)  # short str values kept encoded at most
 _STR_KEPT_LEN = const(16)  # characters: longer texts (details, names typed in) are not kept
@@ -222,7 +225,7 @@ COMMANDS = {
     "state": (),
     "new_game": (("game", "str", True), ("players", "int", False), ("options", "obj", False)),
     "arm": (("points", "int", False), ("compute", "bool", False)),
-    "judge": (("correct", "bool", True), ("points", "int", False)),
+    "judge": (("correct", "bool", True), ("points", "int", False), ("power", "bool", False)),
     "bonus": (("parts", "list", True), ("values", "list", False)),
     "undo": (),
     "end": (),

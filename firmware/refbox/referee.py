@@ -741,7 +741,11 @@ class Referee:
                 arbiter.arm(cue, eligible, out)  # a new question ends "race" lockouts
                 self.arbiter_events(out)
                 self.tie_shown = False
-                self.emit("armed", (("players", [p + 1 for p in eligible]), ("t_us", cue.us),
+                self._buttons_sent = None  # the `armed` line said the race's: after the race
+                # the board says what the controls do again, even if as before it (a cancel)
+                self.emit("armed", (("players", [p + 1 for p in eligible]),
+                                    ("doing", game.doing()),  # the race's words (Game.doing)
+                                    ("t_us", cue.us),
                                     ("t_ns", cue.ns)))  # the cue: a press before it is early
                 self.tone(988, 80)
         elif arbiter.phase == DECIDED and arbiter.winner == game.answering:

@@ -170,6 +170,7 @@ class Game:
     OPTIONS = ()  # type: tuple  # option(...) tuples, in menu order
     UNITS = {"false_start": "ms"}  # type: dict  # option -> the unit of its numbers, for people
     ZERO = {}  # type: dict  # option -> what its value 0 means ("no target")
+    WINS = ""  # how the game is won, for people, where the scores do not say it ("lowest ...")
     LABELS = {}  # type: dict  # option -> its name for people when not its own ("time to buzz")
 
     @classmethod
@@ -332,8 +333,8 @@ class Game:
 
     def judge_command(self, args):
         """The `judge` command's entry; `args` may hold `points` (what the answer earns: a
-        power), which only the quiz takes. Raises GameError."""
-        if "points" in args:
+        power) or `power`, which only the quiz takes. Raises GameError."""
+        if "points" in args or "power" in args:
             raise GameError("bad_value", "%s has no point values" % self.name)
         return self.judge_entry(args["correct"])
 

@@ -60,6 +60,7 @@ class Diddly(Game):
     max_players = 6
     OPTIONS = (option("columns", 3, columns_rule, (3, 4)),)
     UNITS = {"columns": "columns"}
+    WINS = "lowest total wins"  # rulebook "End of the Game"
     unit = "points"
 
     def reset(self):

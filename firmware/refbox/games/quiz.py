@@ -686,9 +686,12 @@ class Quiz(RaceGame):
 
     def judge_command(self, args):
         """The `judge` command: `points` (optional) is what this answer earns instead of the
-        tossup's value: 0..1000 when correct (a power: 15), -1000..0 when wrong. The entry:
+        tossup's value: 0..1000 when correct (a power: 15), -1000..0 when wrong; `power` true
+        (instead of `points`) gives the format's power value (_power_points). The entry:
         ("judge", correct, next in line or -1, µs, ns, points or None)."""
         entry = self.judge_entry(args["correct"])
+        if args.get("power") is True:
+            return entry + (self._power_points(args),)
         if "points" not in args:
             return entry
         if args["correct"]:
@@ -704,6 +707,24 @@ class Quiz(RaceGame):
             if spent and points < self.options["wrong_points"]:
                 raise GameError("bad_value", "one neg per tossup: a team was already penalised")
         return entry + (points,)
+
+    def _power_points(self, args):
+        """The points of a `judge` with `power` true (the reader's call: the buzz came before the
+        tossup's power mark): the format's `power` value, when this answer may earn one.
+        Raises GameError("bad_value"): no powers in this format, a wrong answer, `points` beside
+        it, a buzz stamped at or after the power mark or the reading's end (NAQT: a power only
+        at or before the power mark)."""
+        power = self.options["power"]
+        if not args["correct"] or "points" in args:
+            raise GameError("bad_value", "power: a correct judgement, without points")
+        if not power:
+            raise GameError("bad_value", "no powers in this format")
+        if self._past_power():
+            raise GameError(
+                "bad_value", "no power: the buzz came after the power mark (right: %d)"
+                % self.value,
+            )
+        return power
 
     def bonus_command(self, args):
         """The `bonus` command while the bonus is played: `parts`, a list (1..6) of true (the
@@ -1197,6 +1218,7 @@ class Quiz(RaceGame):
             ("question", self.question),
             ("points", self.value),
             ("sudden_death", self.sudden is not None),
+            ("power", self.options["power"]),  # what a buzz before the power mark may earn
         )
 
     def _name_event(self, kind, index):

@@ -101,6 +101,12 @@ def option_words(game, name, value):
     return "%s: %s" % (option_label(game, name), option_value_text(game, name, value))
 
 
+def wins(game):
+    """How `game` is won, in the firmware's words (`Game.WINS`, Diddly's), "" for a game whose
+    scores say it."""
+    return _class(game).WINS
+
+
 def layout(game):
     """The sizes a page draws `game` with, from the firmware's own rules (never restated here):
     Red or Black's `hand` (cards a player turns, one a round) and `columns` (Part 2's two lines),

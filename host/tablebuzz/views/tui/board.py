@@ -86,8 +86,9 @@ class BoardApp(App):
         title.append(" %s " % ("board connected" if src["connected"] else src["status"]),
                      style="bold #5fd75f" if src["connected"] else "bold #ff5f5f")
         if g is not None:
-            title.append(" %s · %d players · %s " % (g["title"], g["players"],
-                                                     g["phase"].replace("_", " ")), style="bold")
+            title.append(" %s · %d players " % (g["title"], g["players"]), style="bold")
+            if view["doing"]:  # what is happening, in the board's words
+                title.append(" %s " % view["doing"], style="bold")
         elif view["menu"]:
             menu = view["menu"]
             title.append(" MENU %s " % menu_text(menu), style="bold #ffd75f")

@@ -156,6 +156,7 @@ class SimulatorApp(App):
         self.turn = None
         self.leaders = []
         self.buttons = []  # [(control, meaning)]: what each control does now (the firmware's)
+        self.doing = None  # what is happening, in the board's words (the view's `doing`)
         self.save_path = save  # where `w` (and quitting, if given) writes the session
         self.saved_to = None
         self.taps = []  # [(ns, record)]: every key that pressed a contact, for session_timeline
@@ -512,6 +513,7 @@ class SimulatorApp(App):
         display) is read from the simulated hardware."""
         view = self.table.view(desk=True)
         self.buttons = [tuple(pair) for pair in view["prompts"]]
+        self.doing = view["doing"]
         g = view["game"]
         if view["menu"] is not None or g is None:
             menu = view["menu"] or {}
@@ -584,9 +586,9 @@ class SimulatorApp(App):
             self._set_text("scores", text)
 
     def _hint(self):
-        """What the table is asked now and which control does what: the phase in a few words
-        (the quiz: its question and value, who is next in line), then the firmware's own button
-        map (Referee.buttons) with this keyboard's keys."""
+        """What the table is asked now and which control does what: the board's sentence for it
+        (the quiz: its question and value first, who pressed after the answerer), then the
+        firmware's own button map (Referee.buttons) with this keyboard's keys."""
         phase = self.phase or ""
         quiz = self.quiz
         head = ""
@@ -602,18 +604,9 @@ class SimulatorApp(App):
                 if timer is not None:
                     head += "%s %d s left · " % (timer["label"],
                                                  (timer["remaining_ms"] + 999) // 1000)
-            if phase == "racing":
-                hint = "ARMED: buzz!"
-            elif phase == "answering" and self.answering:
-                hint = "%s answers" % self.who(self.answering)
-                if quiz and quiz["then"]:
-                    hint += " · buzzed after: " + " ".join("P%d" % p for p in quiz["then"])
-            elif phase == "over":
-                hint = "game over"
-            else:
-                hint = phase.replace("_", " ")
-                if self.turn:
-                    hint += " · P%d's turn" % self.turn
+            hint = self.doing or ""  # the board's words (`buttons.doing`, `armed.doing`)
+            if phase == "answering" and self.answering and quiz and quiz["then"]:
+                hint += " · buzzed after: " + " ".join("P%d" % p for p in quiz["then"])
         for control, meaning in self.buttons:
             hint += "  [%s] %s" % (self._key_of(control), meaning)
         return head + hint

@@ -3,6 +3,7 @@
 "use strict";
 
 const TB = {};
+TB.games = {};  // each game's part of the pages: static/games/<game>.js
 
 TB.el = function (tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -130,16 +131,4 @@ TB.connect = function (role, onView, onReply) {
 TB.timerText = function (t, sentAt) {
   const left = t.running ? Math.max(0, t.remaining_ms - (performance.now() - sentAt)) : t.remaining_ms;
   return TB.seconds(left) + (t.running ? "" : " (paused)");
-};
-
-TB.phaseText = function (game) {
-  if (!game) return "";
-  const p = game.phase;
-  const who = (n) => TB.whoText(game, n);
-  if (p === "over") return "game over";
-  if (p === "racing") return "armed: buzz!";
-  if (p === "answering" && game.answering) return who(game.answering) + " has the floor";
-  if (p === "ready") return "get ready";
-  if (p === "eyes_closed") return "eyes closed: " + who(game.view.active || 1) + " changes the picture";
-  return p.replace(/_/g, " ");
 };

@@ -73,12 +73,13 @@ document.querySelectorAll("[data-cmd]").forEach((b) => b.addEventListener("click
   cmd({ cmd: b.dataset.cmd });
 }));
 // ARM, YES, NO as the board's prompts say they act now ("YES right +10", "NO wrong -5"): the
-// button sends that control; YES on a word marked before the power mark sends the power instead.
+// button sends that control; YES on a word tapped before the packet's power mark asks the board for
+// its power (`judge` with `power`: the board checks its stamps and gives its format's value).
 document.querySelectorAll("[data-control-prompt]").forEach((b) => b.addEventListener("click", () => {
   const control = b.dataset.controlPrompt;
   const meaning = b.dataset.meaning || "";
   const power = control === "YES" && D.game && D.game.phase === "answering" ? powerValue() : 0;
-  if (power) cmd({ cmd: "judge", correct: true, points: power }, "judge: correct, a power (+" + power + ")");
+  if (power) cmd({ cmd: "judge", correct: true, power: true }, "judge: correct, a power (+" + power + ")");
   else cmd({ cmd: "control", name: control.toLowerCase() }, control + " " + meaning);
 }));
 
@@ -114,12 +115,13 @@ function teamName(g, team) {
 
 // ------------------------------------------------------------------------------ the packet
 // The reader's tossup (tablebuzz show --packet): tap the word being read when a buzz comes; a
-// word at or before the power mark (*) makes Correct send the format's power value.
+// word at or before the power mark (*) offers the power the board says this tossup has (its
+// `question` event's `power`; none once it said the power mark or the reading's end passed).
 function powerValue() {
   const p = D.view && D.view.desk_only && D.view.desk_only.packet;
   const g = D.game;
-  if (!p || !p.mark || !p.mark.power || !g || !g.options) return 0;
-  return g.options.power;  // the board's power value (0: no powers)
+  if (!p || !p.mark || !p.mark.power || !g || !g.view || g.name !== "quiz") return 0;
+  return g.view.power;  // the board's (0: no power on offer)
 }
 
 function renderPacket(v) {
@@ -161,74 +163,10 @@ function renderPacket(v) {
   TB.fill("packet", ...kids);
 }
 
-// The whole bonus in one command ({"cmd":"bonus","parts":[...]}): a toggle per part, and a
-// button that says what it credits (the board's value per part, from its `bonus` event). Offered
-// only before a part is judged with YES / NO (the board takes one way or the other).
-function bonusPanel(board, teams) {
-  if (!D.bonusParts || D.bonusParts.length !== board.parts) D.bonusParts = new Array(board.parts).fill(false);
-  const parts = D.bonusParts;
-  if (teams && teams.length > 1) return bouncePanel(board, teams, parts);
-  const right = parts.filter(Boolean).length;
-  const toggles = parts.map((ok, i) => el("button", { type: "button", class: ok ? "go" : "no", id: "bonus-part-" + (i + 1),
-    onclick: () => { parts[i] = !parts[i]; rerender(); } },
-    "part " + (i + 1) + (ok ? " ✔" : " ✘")));
-  return el("div", { class: "row", id: "bonus-panel" }, toggles,
-    el("button", { type: "button", class: "go", id: "bonus-score",
-      onclick: () => { cmd({ cmd: "bonus", parts: parts.slice() }, "bonus: " + right + " of " + parts.length);
-        D.bonusParts = null; } },
-    "Score the bonus: " + teamName(D.game, board.team) + ", " + right + " of " + parts.length + " parts right (the board's " + board.points + " a part)"));
-}
-
 document.querySelectorAll("[data-control]").forEach((b) => b.addEventListener("click", () =>
   cmd({ cmd: "control", name: b.dataset.control }, b.dataset.control.toUpperCase())));
 
 // ------------------------------------------------------------------------------ new game form
-// ---------------------------------------------------------------- the moderator's block (issue 37)
-// Quizbowl by the book from the desk: overtime shown as overtime, a computation tossup, the power
-// mark, a protest with a note, bounce-back parts. Each is a command the board checks (it refuses
-// what its format does not allow, e.g. a bounce-back under naqt, and says why); the desk decides
-// nothing itself.
-function moderatorBlock(g, points) {
-  const v = g.view;
-  const phase = g.phase;
-  const teams = v.teams || [];
-  const banner = v.sudden_death ? "SUDDEN DEATH" : v.overtime ? "OVERTIME" : null;
-  const note = () => document.getElementById("qz-protest-note").value;
-  const team = () => Number(document.getElementById("qz-protest-team").value) || undefined;
-  return el("div", { id: "qz-moderator" },
-    banner ? el("div", { id: "qz-overtime", class: "banner", style: "font-size:1.6em;font-weight:800" },
-      banner + (v.overtime && !v.sudden_death ? " · tossups without bonuses" : "")) : null,
-    el("div", { class: "row" },
-      phase === "ready" ? button("Arm computation +" + points(), () => cmd({ cmd: "arm", points: points(), compute: true },
-        "computation tossup"), "", "qz-compute") : null,
-      phase === "racing" && g.options.power && !v.read ? button("Power mark passed", () => act("power_mark"), "", "qz-power-mark") : null),
-    el("div", { class: "row" },
-      el("input", { id: "qz-protest-note", placeholder: "protest: the note (100)", maxlength: 100, size: 30 }),
-      teams.length ? el("select", { id: "qz-protest-team" }, el("option", { value: "" }, "team?"),
-        teams.map((t) => el("option", { value: t.team }, t.name || "team " + t.team))) : null,
-      button("Protest on question " + v.question, () => act("protest", teams.length && team() ? { text: note(), team: team() } : { text: note() },
-        "protest"), "", "qz-protest")),
-    v.protest ? el("div", { id: "qz-protest-last", class: "muted" }, "protest on question " + v.protest.question +
-      (v.protest.team ? " by team " + v.protest.team : "") + ": " + v.protest.note) : null);
-}
-
-// The bonus with bounce-backs: each part cycles missed → got → taken by another team (a
-// bounce-back; the board refuses it under formats that read none).
-function bouncePanel(board, teams, parts) {
-  const others = teams.map((t) => t.team).filter((t) => t !== board.team);
-  const cycle = [false, true].concat(others);
-  const label = (p) => p === true ? "✔ team " + board.team : p === false ? "✘ missed" : "↪ team " + p + " (bounce-back)";
-  const toggles = parts.map((p, i) => el("button", { type: "button", class: p === false ? "no" : "go", id: "bonus-part-" + (i + 1),
-    onclick: () => { parts[i] = cycle[(cycle.indexOf(p) + 1) % cycle.length]; rerender(); } },
-  "part " + (i + 1) + ": " + label(p)));
-  const got = parts.filter((p) => p === true).length;
-  return el("div", { class: "row", id: "bonus-panel" }, toggles,
-    el("button", { type: "button", class: "go", id: "bonus-score",
-      onclick: () => { cmd({ cmd: "bonus", parts: parts.slice() }, "bonus: " + got + " of " + parts.length);
-        D.bonusParts = null; } },
-    "Score the bonus: " + teamName(D.game, board.team) + ", " + got + " of " + parts.length + " parts right (the board's " + board.points + " a part)"));
-}
-
 function spec(name) { return D.specs.find((s) => s.name === name); }
 
 function buildForm() {
@@ -422,6 +360,7 @@ document.getElementById("newform").addEventListener("submit", (e) => {
 document.getElementById("ng-rename").addEventListener("click", () => send({ type: "names", names: readNames() }, "names"));
 
 // ------------------------------------------------------------------------------ each game's inputs
+// (drawn by static/games/<game>.js with these helpers)
 function playerSelect(id, g, preferred) {
   const s = el("select", { id: id });
   for (let p = 1; p <= g.players; p++) {
@@ -436,93 +375,6 @@ function button(text, onclick, cls, id) {
   return el("button", { class: cls || "", id: id || null, type: "button", onclick: onclick }, text);
 }
 
-const DESKS = {
-  quiz(g) {
-    const v = g.view;
-    const teams = v.teams || [];
-    const teamSelect = el("select", { id: "qz-team" }, teams.map((t) =>
-      el("option", { value: t.team }, t.name ? "\u2068" + t.name + "\u2069" : "team " + t.team)));
-    const player = () => Number(document.getElementById("qz-player").value);
-    // the number pad's value, else the question's value as the board says it (its `points`
-    // option in the `game` event; a page that joined mid-game: the `state`'s `points`)
-    const points = () => D.pad > 0 ? D.pad : (g.options.points !== undefined ? g.options.points : v.points);
-    const phase = g.phase;  // the board's: each button only where the board takes it
-    const asking = ["racing", "answering", "bonus"].includes(phase);  // else the next is read
-    return [el("h2", {}, asking ? "quiz · question " + v.question : "quiz"),
-      el("div", { class: "row" },
-        phase === "ready" ? button("Arm +" + points(), () => cmd({ cmd: "arm", points: points() }, "arm for " + points()), "go", "qz-arm") : null,
-        g.options.interrupt && phase === "racing" && !v.read ? button("Question read", () => act("read"), "", "qz-read") : null,
-        phase === "racing" || phase === "answering" ? button("Cancel the question", () => act("cancel"), "no", "qz-cancel") : null),
-      el("div", { class: "row" }, playerSelect("qz-player", g, g.answering),
-        button("+" + points() + " by hand", () => act("adjust", { player: player(), value: points() }, "+" + points()), "", "qz-plus"),
-        button("−" + points() + " by hand", () => act("adjust", { player: player(), value: -points() }, "−" + points()), "", "qz-minus")),
-      el("div", { class: "row" }, el("input", { id: "qz-name", placeholder: "name on the box (16)", maxlength: 16, size: 18 }),
-        button("Name the player", () => act("name", { player: player(), text: document.getElementById("qz-name").value }, "name"), "", "qz-name-player"),
-        teams.length ? teamSelect : null,
-        teams.length ? button("Name the team", () => act("name", { team: Number(document.getElementById("qz-team").value),
-          text: document.getElementById("qz-name").value }, "team name"), "", "qz-name-team") : null),
-      phase === "bonus" && v.bonus && !v.bonus.judged ? bonusPanel(v.bonus, teams) : null,
-      moderatorBlock(g, points)];
-  },
-  evidence(g) {
-    const dial = D.view && D.view.desk_only && D.view.desk_only.dial;
-    return [el("h2", {}, "Evidence"),
-      dial ? el("div", { id: "ev-dial", style: "font-size:1.4em;font-weight:800" }, "count on the box: " + dial.value +
-        " (not shown to the room)") : null,
-      g.view.counting ? el("div", { class: "row" }, button("Enter the count: " + D.pad, () => act("count", { value: D.pad }, "count " + D.pad), "go", "ev-count"),
-        el("span", { class: "muted" }, "the room sees it only once it is entered")) : null,
-      g.phase === "counting" && g.view.counting ? el("div", { class: "muted" }, "claims closed: count the differences") : null,
-      g.phase === "claiming" ? el("div", { class: "row" }, playerSelect("ev-player", g), button("sits out", () =>
-        act("sit_out", { player: Number(document.getElementById("ev-player").value) }, "sit out"))) : null,
-      // a claim for the chosen player, one button a marker still free (the board's markers)
-      g.phase === "claiming" ? el("div", { class: "row", id: "ev-claims" }, el("span", {}, "claims marker: "),
-        g.view.markers.map((owner, i) => owner ? null : button(String(i + 1), () => act("claim",
-          { player: Number(document.getElementById("ev-player").value), value: i + 1 }, "claim " + (i + 1)),
-        "", "ev-claim-" + (i + 1)))) : null];
-  },
-  diddly(g) {
-    const v = g.view;
-    return [el("h2", {}, "Diddly · round " + v.round),
-      v.turn ? el("div", { class: "row" }, playerSelect("dd-player", g, v.turn),
-        button("Score = " + D.pad, () => act("score", { player: Number(document.getElementById("dd-player").value), value: D.pad },
-          "score " + D.pad), "go", "dd-score")) : null,
-      v.turn ? el("div", { class: "row" }, el("input", { id: "dd-board", placeholder: "board: 7 7 DH 9 PEEK RECYCLE", size: 30 }),
-        button("Score the board", () => act("board", { player: Number(document.getElementById("dd-player").value),
-          values: document.getElementById("dd-board").value.split(/[\s,]+/).filter(Boolean) }, "board"))) : null,
-      // every score is in (the board's `score` says nobody is to enter): YES ends the game
-      !v.turn ? el("div", { class: "row" }, button("Finish (every score is in)", () => act("finish"), "", "dd-finish")) : null];
-  },
-  redblack(g) {
-    const v = g.view;
-    const q = v.asking ? v.asking.question : null;
-    const answers = {
-      red_black: [["red", "Red"], ["black", "Black"]],
-      higher_lower: [["higher", "Higher"], ["lower", "Lower"]],
-      between_outside: [["between", "Between"], ["outside", "Outside"]],
-      suit: [["spades", "♠ Spades"], ["hearts", "♥ Hearts"], ["diamonds", "♦ Diamonds"], ["clubs", "♣ Clubs"]],
-    };
-    const parts = [el("h2", {}, "Red or Black")];
-    if (q && !v.handing_out && !v.lines) {
-      parts.push(el("div", { class: "row" }, el("span", {}, TB.whoText(g, v.asking.player) + " answers: "),
-        (answers[q] || []).map(([a, label]) => button(label, () => act(a, { player: v.asking.player }, a), "big", "rb-" + a))));
-    }
-    if (v.handing_out) {
-      parts.push(el("div", { class: "row" }, el("span", {}, TB.whoText(g, v.handing_out.player) + " gives (" + v.handing_out.left + " left) to "),
-        playerSelect("rb-to", g), button("Give number", () => act("give", { player: Number(document.getElementById("rb-to").value), value: Math.max(1, D.pad) }, "give"), "go", "rb-give"),
-        button("Take back", () => act("take_back")), button("Confirm", () => act("confirm"), "go", "rb-confirm")));
-    }
-    if (v.lines) parts.push(el("div", { class: "row" }, button("Turn the next column", () => act("column"), "big go", "rb-column")));
-    return parts;
-  },
-  deglingo(g) {
-    const closed = g.phase === "eyes_closed";  // the board's phase: the call, then the race
-    const racing = g.phase === "racing" || g.phase === "answering";
-    return [el("h2", {}, "Déglingo"),
-      g.players === 2 && closed ? el("div", { class: "row" }, button("Cards replaced = " + D.pad + " (1–3)", () => act("replaced", { value: D.pad }, "replaced"), "", "dg-replaced")) : null,
-      el("div", { class: "row" }, closed ? button("Déglingo! (the call)", () => act("deglingo"), "go", "dg-call") : null,
-        racing ? button(g.players === 2 ? "Stop" : "Give up", () => act(g.players === 2 ? "stop" : "give_up"), "no", "dg-stop") : null)];
-  },
-};
 
 // ------------------------------------------------------------------------------ drawing
 function render(msg) {
@@ -545,12 +397,11 @@ function render(msg) {
   w.classList.toggle("hidden", !warn.length);
   w.replaceChildren(...warn.map((t) => el("div", {}, t)));
   TB.fill("subtitle", g ? g.title + " · " + g.players + " players" : v.menu ? "box in the set-up menu" : "");
-  TB.fill("phase", g ? TB.phaseText(g) : "");
-  TB.fill("doing", v.doing || (g ? TB.phaseText(g) : ""));
-  document.getElementById("phase").classList.toggle("hidden", !g || !!v.doing);  // said below
+  TB.fill("doing", v.doing || "");  // the board's words (`buttons.doing`, `armed.doing`)
   renderPrompts(v, g);
   renderDeskRace(g);
-  const gameDesk = g && DESKS[g.name] && !g.over ? DESKS[g.name](g) : [];
+  const part = g ? TB.games[g.name] : null;  // static/games/<game>.js
+  const gameDesk = part && part.desk && !g.over ? part.desk(g) : [];
   const key = JSON.stringify([g && g.name, g && g.phase, g && g.players, g && g.view && g.view.asking, g && g.view && !!g.view.handing_out,
     g && g.view && g.view.handing_out && g.view.handing_out.left, g && g.view && !!g.view.lines, g && g.view && g.view.round, g && g.view && g.view.turn, g && g.names, !!(g && g.over),
     v.desk_only && v.desk_only.dial && v.desk_only.dial.value, g && g.view && g.view.question,

@@ -32,12 +32,10 @@ function render(msg) {
   TB.fill("title", g ? g.title : "tablebuzz");
   TB.fill("subtitle", g ? g.players + " players" + (g.options_text ? " · " + g.options_text : "") +
     (g.joined ? " · joined mid-game" : "") : "");
-  TB.fill("phase", g ? TB.phaseText(g) : "");
-  // what is happening, in the board's words (`buttons.doing`); the open race says BUZZ! itself
+  // what is happening, in the board's words (`buttons.doing`, an open race's `armed.doing`)
   const doing = document.getElementById("doing");
   doing.classList.toggle("hidden", !g || !!g.over || !v.doing);
   doing.textContent = v.doing || "";
-  document.getElementById("phase").classList.toggle("hidden", !doing.classList.contains("hidden") || !g);
   renderStandings(v);
   renderTimeUp(STANDINGS_PAGE ? null : v.time_up);  // /standings shows the standings only
   renderPhoto(STANDINGS_PAGE ? null : v.photo);
@@ -223,131 +221,12 @@ function renderRace(g) {
 // ------------------------------------------------------------------------------ each game's view
 function renderGameView(g) {
   const box = document.getElementById("gameview");
-  const parts = (VIEWS[g.name] || (() => null))(g);
+  const game = TB.games[g.name];  // static/games/<game>.js
+  const parts = game && game.board ? game.board(g) : null;
   box.classList.toggle("hidden", !parts);
   if (parts) TB.fill("gameview", parts);
 }
 
-const VIEWS = {
-  quiz(g) {
-    const v = g.view;
-    const o = g.options;
-    const rules = [];
-    if (o.target) rules.push("first team to " + o.target + " points");
-    if (o.questions) rules.push(o.questions + " questions");
-    const pk = SB.view && SB.view.packet;  // the packet's number and category, never its answer
-    const category = pk && pk.question === v.question && pk.category ? " · " + pk.category : "";
-    const parts = [el("h2", { id: "quiz-question" }, v.question ? "question " + v.question + category + (v.points ? " · worth " + v.points : "") : "quiz"),
-      rules.length ? el("div", {}, rules.join(" · ")) : null];
-    if (v.dead) parts.push(el("div", { class: "notice", style: "font-size:var(--mid)", id: "quiz-dead" }, v.dead));
-    if (v.sudden_death) parts.push(el("div", { style: "font-size:var(--mid)", id: "quiz-sudden" }, "sudden death: ",
-      v.sudden_death.map((p) => [TB.who(g, p), " "])));
-    if (v.teams && v.teams.length) {
-      parts.push(el("table", { class: "grid", id: "quiz-teams" }, v.teams.map((t) =>
-        el("tr", {}, el("td", { style: "text-align:left;font-weight:800;color:" + (g.colours[t.players[0] - 1] || "inherit") }, t.name ? TB.name(t.name) : "team " + t.team),
-          el("td", { style: "text-align:left" }, t.players.map((p) => [TB.who(g, p), " "])),
-          el("td", { style: "font-size:var(--mid);font-weight:900" }, String(t.score))))));
-    }
-    return parts.length > 1 || v.question ? parts : null;
-  },
-  difference(g) {
-    const places = Object.entries(g.view.places).sort((a, b) => a[1] - b[1]);
-    return [el("h2", {}, "cards left"),
-      el("div", { style: "font-size:var(--mid)" }, g.scores.map((n, i) =>
-        el("span", { style: "margin-right:1em" }, TB.who(g, i + 1), " " + n))),
-      places.length ? el("div", {}, "places: ", places.map(([p, n]) =>
-        el("span", { style: "margin-right:1em" }, ordinal(n) + " ", TB.who(g, Number(p))))) : null];
-  },
-  deglingo(g) {
-    const v = g.view;
-    const observers = [];
-    for (let p = 1; p <= g.players; p++) if (p !== v.active) observers.push(p);
-    const inGame = observers.filter((p) => !v.out.includes(p));
-    return [el("h2", {}, "round " + v.round),
-      el("div", { style: "font-size:var(--mid)" }, "active: ", TB.who(g, v.active)),
-      el("div", {}, "observers: ", inGame.map((p) => [TB.who(g, p), " "]),
-        v.out.length ? el("span", { class: "muted" }, " · out: ", v.out.map((p) => [TB.who(g, p), " "])) : ""),
-      // the target the board plays (its `game` event: 2 players play to 12, rules fixed there)
-      g.options.target !== undefined ? el("div", { class: "muted" }, "first to " + g.options.target + " points") : null,
-      v.last_round ? el("div", { class: "muted" }, v.last_round.text) : null];
-  },
-  redblack(g) {
-    const v = g.view;
-    const rows = [];
-    for (let p = 1; p <= g.players; p++) {
-      rows.push(el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, p)),
-        el("td", {}, el("span", { class: "cards" }, v.hands[p - 1].map((c) => TB.card(c)))),
-        el("td", {}, String(v.given[p - 1])), el("td", {}, String(v.received[p - 1])),
-        el("td", {}, el("b", {}, String(g.scores[p - 1])))));  // the board's score: given − taken
-    }
-    const parts = [el("h2", {}, "Red or Black")];
-    const ask = v.asking;
-    if (v.handing_out) {
-      const h = v.handing_out;
-      parts.push(el("div", { style: "font-size:var(--mid)" }, TB.who(g, h.player), " hands out " + h.penalties +
-        " (" + h.left + " left)"));
-    } else if (ask && !v.lines) {
-      const q = { red_black: "red or black?", higher_lower: "higher or lower?", between_outside: "between or outside?", suit: "which suit?" }[ask.question] || ask.question;
-      parts.push(el("div", { style: "font-size:var(--mid)" }, TB.who(g, ask.player), " · round " + ask.round + ": " + q +
-        (v.suit ? "  [" + { S: "♠", H: "♥", D: "♦", C: "♣" }[v.suit] + "]" : "")));
-    }
-    parts.push(el("table", { class: "grid", id: "rb-table" },
-      el("tr", {}, el("th", {}, "player"), el("th", {}, "cards"), el("th", {}, "given"), el("th", {}, "taken"), el("th", {}, "±")),
-      rows));
-    if (v.lines) {
-      const give = v.give_line;  // the board's (its `lines` event)
-      for (const which of ["top", "bottom"]) {
-        parts.push(el("div", { class: "row", style: "margin-top:0.3em" },
-          el("span", { class: "line-label" }, which === give ? "give" : "take"),
-          el("span", { class: "cards" }, v.lines[which].map((c) => TB.card(c)))));
-      }
-    }
-    return parts;
-  },
-  diddly(g) {
-    const v = g.view;
-    const head = [el("th", {}, "round")];
-    for (let p = 1; p <= g.players; p++) {
-      head.push(el("th", {}, TB.who(g, p), v.dealer === p ? " ★" : ""));
-    }
-    const rows = [el("tr", {}, head)];
-    const rounds = v.rounds.length ? v.rounds[0].length : 0;  // the firmware's (describe.layout)
-    for (let r = 1; r <= rounds; r++) {
-      const cells = [el("td", {}, String(r))];
-      for (let p = 1; p <= g.players; p++) {
-        const value = v.rounds[p - 1][r - 1];
-        const now = v.turn === p && v.round === r;
-        cells.push(el("td", { class: now ? "now" : "" }, value === null ? (now ? "…" : "") : String(value)));
-      }
-      rows.push(el("tr", {}, cells));
-    }
-    rows.push(el("tr", { class: "total" }, el("td", {}, "total"), g.scores.map((s) => el("td", {}, String(s)))));
-    return [el("h2", {}, "Diddly · round " + v.round + " · lowest total wins · ★ dealer"),
-      el("table", { class: "grid", id: "diddly-grid" }, rows)];
-  },
-  evidence(g) {
-    const v = g.view;
-    const arrows = { up: "↑", right: "→", down: "↓", left: "←" };
-    const words = { up: "top edge away from you", right: "top edge towards marker 10", down: "top edge towards you", left: "top edge towards marker 1" };
-    const markers = v.markers.map((p, i) => el("div", {
-      class: "marker" + (p ? " taken" : ""), style: p ? "background:" + g.colours[p - 1] : "",
-      title: p ? TB.whoText(g, p) : "free"}, String(i + 1)));
-    const parts = [el("h2", {}, (v.round ? "round " + v.round : "Evidence") + (v.playoff ? " · play-off" : "")),
-      el("div", { class: "markers", id: "ev-markers" }, markers)];
-    if (v.orientation) {
-      parts.push(el("div", { class: "row" }, el("span", { class: "arrow" }, arrows[v.orientation] || "?"),
-        el("span", { style: "margin-left:0.5em" }, "photos: " + (words[v.orientation] || v.orientation))));
-    }
-    if (v.counting) parts.push(el("div", { style: "font-size:var(--mid)" }, "counting the differences…"));
-    const t = v.last_tokens;
-    if (t && !v.counting) {
-      const tok = (c) => t[c] ? TB.whoText(g, t[c]) : "nobody";
-      parts.push(el("div", {}, "round " + t.round + ": " + TB.count(t.differences, "differences") + " · green " + tok("green") +
-        " · yellow " + tok("yellow") + " · red " + tok("red")));
-    }
-    return parts;
-  },
-};
 
 // ------------------------------------------------------------------------------ timers
 function renderTimers() {
