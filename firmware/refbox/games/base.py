@@ -524,7 +524,7 @@ class Game:
         if (scoring and self.decided - pending[1] >= UNDO_KEEP) or n >= LOG_CAP:
             at, decided, state = pending
             del self.log[:at]
-            self.unchanged = 0
+            self.unchanged = self.unchanged - at if self.unchanged > at else 0  # (as shifted)
             self.base = state
             self.base_len += at
             self.decided -= decided
