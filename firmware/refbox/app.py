@@ -123,6 +123,7 @@ class App:
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
         self.emit("hello", self._hello_fields())
+        board.flush()  # out now, before a resumed game's refold (~0.2 s on the chip)
         note = getattr(board, "display_note", None)
         if note:
             self._error("display", note)
