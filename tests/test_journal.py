@@ -40,23 +40,6 @@ def played(name):
     return _PLAYED[name]
 
 
-_DELTAS = {}
-
-
-def deltas_file(name):
-    """The journal of game `name` played with no compaction between decisions (a snapshot and
-    a delta a save: the record-level tests need many records)."""
-    if name not in _DELTAS:
-        saved = journal_module.Journal.compact_deltas
-        journal_module.Journal.compact_deltas = 1 << 30
-        try:
-            game = Played(name)
-        finally:
-            journal_module.Journal.compact_deltas = saved
-        _DELTAS[name] = game.fs.files["journal.tbj"]
-    return _DELTAS[name]
-
-
 def run(text, players=4, game="quiz", fs=None, **head):
     """[(ns, event dict)] and the flash, for a timeline on a board with a journal."""
     fs = fs if fs is not None else FlashFS()
@@ -109,7 +92,7 @@ def test_every_prefix_reads_as_its_last_whole_record():
 
 
 def test_an_edited_record_ends_the_journal_before_it():
-    data = deltas_file("difference")
+    data = played("difference").fs.files["journal.tbj"]
     ends = _record_ends(data)
     start = ends[9]  # the 11th record
     for offset in (0, 3, 20):  # its length, its checksum, its payload
@@ -300,7 +283,7 @@ def test_a_journal_from_another_version_is_set_aside_with_a_message():
 
 
 def test_a_truncated_journal_resumes_from_its_last_whole_record_and_says_so():
-    data = deltas_file("diddly")
+    data = played("diddly").fs.files["journal.tbj"]
     ends = _record_ends(data)
     sim, evs = _boot_on(data[: ends[20] + 5])
     assert [e["ev"] for e in evs[:3]] == ["hello", "error", "resume"]

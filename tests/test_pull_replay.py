@@ -126,7 +126,7 @@ def test_tablebuzz_replay_takes_a_journal_too(tmp_path):
     game = played("difference")
     data = game.fs.files["journal.tbj"]
     (tmp_path / "journal.tbj").write_bytes(data)
-    (tmp_path / "torn.tbj").write_bytes(data[:-20])  # (its last record cut short)
+    (tmp_path / "torn.tbj").write_bytes(data[:1500])
 
     def replay(name, *more):
         cmd = [sys.executable, "-m", "tablebuzz.cli", "replay", str(tmp_path / name)]

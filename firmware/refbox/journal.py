@@ -11,16 +11,14 @@ settings. Format (text, one record a line, all ASCII):
 
 A payload with "game" is a snapshot (the whole state); one without is a delta on the state before
 it: {"keep": entries kept (fewer after an undo), "add": [entries], "seed", "ties", "locked",
-"over", "setup", "t", "rebase", "pend"} (only what changed, "keep" and "t" always). Each save is
-ONE record, appended
+"over", "setup", "t"} (only what changed, "keep" and "t" always). Each save is ONE record, appended
 in one open-write-close burst: littlefs commits a file's new data only at close (or sync), so a cut
 keeps the file as it was; a lesser filesystem may keep any prefix of the append, and a torn or
 edited record fails its length or checksum. Reading stops at the first record that is not whole:
-the last whole record wins. A snapshot is written to a new file, then renamed over the old one
-(which littlefs and POSIX do atomically): within the save when a game starts and after any
-failed or torn write, and between decisions (refbox.compaction) once `compact_deltas` bytes of
-deltas follow the last snapshot or a checkpoint moved. It is read a record at a time: RAM holds
-one record, never the file.
+the last whole record wins. The file is compacted (one snapshot written to a new file, then renamed
+over the old one, which littlefs and POSIX do atomically) when a game starts, when it has grown
+past `compact_bytes` and past twice its last snapshot, and after any failed or torn write. It is
+read a record at a time: RAM holds one record, never the file.
 
 Pure: the filesystem comes in as an object with open(name, mode), rename(a, b), remove(name) and
 size(name) (OsFiles below on the board and the unix port; tablebuzz.sim.flashfs in the simulator).
@@ -369,11 +367,10 @@ class Journal:
     `notes` collects (code, detail) messages for the board to send as `error` events.
     """
 
-    # bytes of deltas after the last snapshot that start a compaction (between decisions): each
-    # delta record costs ~6 ms of the fold at power-up on the emulated RP2040 (a 1,000-question
-    # quiz's journal of one snapshot and 134 deltas: power-on -> resume 1,187 ms; one snapshot
-    # alone: 365 ms), so power-up folds a snapshot and a few deltas, whatever the night
-    compact_deltas = 512
+    # past this size, and past twice its last snapshot, the next save rewrites the file as one
+    # snapshot: a game whose snapshot alone is over compact_bytes (a long quiz night's log) is
+    # not then rewritten whole at every save
+    compact_bytes = 16384
 
     def __init__(self, fs, path=PATH):
         self.fs = fs
@@ -599,11 +596,12 @@ class Journal:
 
     def _due(self, game):
         """True when the file should start again from a snapshot: the checkpoint moved since
-        its snapshot (power-up then folds from it), or `compact_deltas` bytes of deltas came
-        after it."""
+        its snapshot (power-up then folds from it), or it grew past `compact_bytes` and past
+        twice that snapshot."""
+        size = self._size
         if game.base is not self._snapped:
             return True
-        return self._size - self._base_bytes > self.compact_deltas
+        return size > self.compact_bytes and size > 2 * self._base_bytes
 
     # ------------------------------------------------------------------ compaction
     def compacting(self):
