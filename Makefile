@@ -121,6 +121,7 @@ endif
 # pins; the pico-sdk's build fetches picotool). Needs git, cmake, a C compiler and Debian's
 # gcc-arm-none-eabi + libnewlib-arm-none-eabi (installed with apt-get in a root shell). A few
 # minutes on 2 cores. CI has no network for it: its lane skips (tests/test_frozen_build.py).
+# firmware/patches/*.patch are applied to that tree first (each says why).
 MP_TAG ?= v1.28.0
 MP_REPO ?= https://github.com/micropython/micropython.git
 MP_DIR := build/firmware/micropython
@@ -133,6 +134,8 @@ firmware:
 	fi
 	@[ -d $(MP_DIR)/.git ] || git clone --depth 1 --branch $(MP_TAG) $(MP_REPO) $(MP_DIR)
 	$(MAKE) -C $(MP_DIR)/ports/rp2 BOARD=RPI_PICO submodules
+	@cd $(MP_DIR) && for p in $(abspath $(wildcard firmware/patches/*.patch)); do \
+	  git apply --reverse --check "$$p" 2>/dev/null || git apply "$$p" || exit 1; done
 	$(MAKE) -C $(MP_DIR)/mpy-cross
 	$(MAKE) -C $(MP_DIR)/ports/rp2 BOARD=RPI_PICO FROZEN_MANIFEST=$(abspath firmware/manifest.py)
 	cp $(MP_DIR)/ports/rp2/build-RPI_PICO/firmware.uf2 $(FIRMWARE_UF2)

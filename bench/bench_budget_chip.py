@@ -3,10 +3,11 @@ v1.28.0 with the firmware deployed as `make flash` does (mpremote's copy of refb
 the tablebuzz image (`make firmware`: refbox frozen in, main.py alone on the filesystem).
 
 Per build: one deploy (`--save-flash`), then one run from that image (t0 = power-on) that starts
-a 6-player quiz RUNS times (`new_game` -> `game`), plays RUNS questions (`arm` -> `armed`,
-`judge` -> `score`, the save included), then cuts the power and restores it RUNS times (power-on
--> `hello`, -> `resume`), and at the end reads the heap free with the quiz resumed (`--heap`: a
-collection at the REPL after Ctrl-C). Prints min / median / max (ms) per path and build, beside
+every game for 6 players RUNS times (`new_game` -> `game`, the quiz last), plays RUNS questions
+(`arm` -> `armed`, `judge` -> `score`, the save included), then cuts the power and restores it
+RUNS times (power-on -> `hello`, -> `resume`), and at the end reads the heap free with the quiz
+resumed (`--heap`: a collection at the REPL after Ctrl-C). A long game's resume:
+bench_long_journal_chip.py. Prints min / median / max (ms) per path and build, beside
 the issue's targets. Times are from a command's arrival on the wire (or the power-on) to the line
 reaching the host: they include the loop's reading of the command and the journal's save.
 
@@ -38,14 +39,20 @@ TARGETS = {"hello": 250, "resume": 400, "game": 50, "score": 20, "armed": 20}
 RUNS = int(os.environ.get("RUNS") or 5)
 
 
+# new_game -> game for every game, the quiz last (the questions after are a quiz's)
+GAMES = ("difference", "deglingo", "redblack", "diddly", "evidence", "quiz")
+
+
 def timeline(runs):
-    """(lines, marks): the timeline and [(path, at_us of its cause)] to measure."""
+    """(lines, marks): the timeline and [(path, at_us of its cause)] to measure; a path is
+    "game:NAME" for a new_game of game NAME."""
     lines, marks = [], []
     t = 2_500_000
     for _ in range(runs):
-        lines.append({"at_us": t, "send": {"cmd": "new_game", "game": "quiz", "players": 6}})
-        marks.append(("game", t))
-        t += 700_000
+        for game in GAMES:
+            lines.append({"at_us": t, "send": {"cmd": "new_game", "game": game, "players": 6}})
+            marks.append(("game:" + game, t))
+            t += 500_000
     for i in range(runs):
         lines.append({"at_us": t, "send": {"cmd": "arm"}})
         marks.append(("armed", t))
@@ -87,11 +94,11 @@ def measure(emu, uf2, frozen, runs):
         if proc.returncode:
             return "run failed: " + proc.stderr[-1500:]
     out = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-    found = {path: [] for path in TARGETS}
+    found = {path: [] for path, _ in marks}
     for path, at in marks:
         for o in out:
             ev = o.get("json")
-            if o["at_us"] >= at and isinstance(ev, dict) and ev.get("ev") == path:
+            if o["at_us"] >= at and isinstance(ev, dict) and ev.get("ev") == path.split(":")[0]:
                 found[path].append((o["at_us"] - at) / 1000)
                 break
     heap = [o["heap"]["free"] for o in out if "heap" in o]
@@ -115,21 +122,23 @@ def main():
             builds.append(("frozen (make firmware)", Path(frozen), True))
     else:
         print("(no FROZEN_UF2: the stock build only)")
-    print("%-24s %-9s %24s %8s" % ("build", "path", "ms min / median / max", "target"))
+    print("%-24s %-16s %24s %8s" % ("build", "path", "ms min / median / max", "target"))
     for name, image, is_frozen in builds:
         result = measure(emu, image, is_frozen, RUNS)
         if isinstance(result, str):
             print("%-24s %s" % (name, result))
             continue
         found, heap, errors = result
-        for path in ("hello", "resume", "game", "armed", "score"):
+        paths = ["hello", "resume"] + ["game:" + g for g in GAMES] + ["armed", "score"]
+        for path in paths:
             ms = found[path]
             spread = ("%7.1f %7.1f %7.1f" % (min(ms), statistics.median(ms), max(ms))
                       if ms else "-")
-            label = {"game": "new_game", "armed": "arm", "score": "judge"}.get(path, "power")
-            print("%-24s %-9s %24s %8s  (%d runs; %s -> %s)" % (
-                name, path, spread, "<= %d" % TARGETS[path], len(ms), label, path))
-        print("%-24s %-9s %24s %8s" % (name, "heap free", "%.1f KB" % (heap / 1024) if heap
+            kind = path.split(":")[0]
+            label = {"game": "new_game", "armed": "arm", "score": "judge"}.get(kind, "power")
+            print("%-24s %-16s %24s %8s  (%d runs; %s -> %s)" % (
+                name, path, spread, "<= %d" % TARGETS[kind], len(ms), label, kind))
+        print("%-24s %-16s %24s %8s" % (name, "heap free", "%.1f KB" % (heap / 1024) if heap
                                        else "-", ">= 100 KB"))
         for e in errors:
             print("%-24s error: %s" % (name, json.dumps(e)))

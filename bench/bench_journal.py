@@ -111,6 +111,53 @@ def boot_to_resumed():
             label, us / 1000, what, us * 50 / 1000, us * 120 / 1000))
 
 
+def long_quiz(questions=300):
+    """(c) A long quiz's saves against its compactions (refbox.compaction), in the flash model."""
+    from helpers import CONTROLS
+    from journal_games import LONG_QUIZ_PLAYERS
+    from journal_games import long_quiz as quiz_timeline
+    from tablebuzz.sim import runner
+    from tablebuzz.sim.flashfs import FlashFS
+    from tablebuzz.sim.timeline import parse
+
+    print()
+    print("(c) a %d-question quiz (6 players, a race and a judgement a question): what each save"
+          % questions)
+    print("    and each compaction pass writes and how long the flash model masks for it (ms)")
+    fs = FlashFS()
+    head = {"seed": "ab12", "game": "quiz", "players": LONG_QUIZ_PLAYERS, "flash": {},
+            "options": {"questions": 0, "target": 0}}
+    sim = runner.Simulation(head, lambda t, line: None, fs=fs)
+    j = sim.app.journal
+    rows = {"save": [], "compaction pass": []}
+
+    def watched(real, kind):
+        def call(*args):
+            masks, written = len(fs.masks), fs._written  # (bytes committed, the model's)
+            out = real(*args)
+            ms = sum((end - start) / 1e6 for start, end in fs.masks[masks:])
+            if fs._written > written or ms:
+                rows[kind].append((fs._written - written, ms))
+            return out
+        return call
+
+    j.sync = watched(j.sync, "save")
+    j.work = watched(j.work, "compaction pass")
+    sim.run(parse(quiz_timeline(questions), LONG_QUIZ_PLAYERS, CONTROLS))
+    renames = sum(1 for _, kind, _ in fs.trace if kind == "rename")
+    print("  %-16s %6s %9s %9s %9s %9s" % ("", "count", "max B", "mean ms", "max ms",
+                                         "total ms"))
+    for kind, got in rows.items():
+        if not got:
+            continue
+        ms = [m for _, m in got]
+        print("  %-16s %6d %9d %9.2f %9.1f %9.1f" % (
+            kind, len(got), max(b for b, _ in got), sum(ms) / len(ms), max(ms), sum(ms)))
+    print("  renames (game start + compactions): %d; journal %d bytes at the end" % (
+        renames, len(fs.files["journal.tbj"])))
+
+
 if __name__ == "__main__":
     games()
     boot_to_resumed()
+    long_quiz()

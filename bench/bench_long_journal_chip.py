@@ -10,6 +10,9 @@ resumed scores are the simulator's, the `race` and `score` of the question after
 `error` line or traceback (a `journal_bad`, a `not_saved`).
 
   QUESTIONS=LIST  lengths, each 1 or more (default 200,500,1000)
+  FALSE_STARTS=1  the quiz of tests/journal_games.py `false_start_quiz` instead (a false start,
+                  a lockout entry, every question), and the question played after it on the
+                  board opens with a false start too
   RP2EMU=DIR, UF2=FILE, PACK=1, FROZEN=1 (UF2 the tablebuzz image) as bench_chip_latency.py
 
 Without the emulator it says so and exits 0. About 30 wall seconds per length.
@@ -56,13 +59,17 @@ def main():
     simulate._ensure_paths()  # the simulator's own loader: the firmware and its fakes
     from journal_games import play_long_quiz
 
-    text = "".join(json.dumps(d) + "\n" for d in PLAY)
+    false_starts = bool(os.environ.get("FALSE_STARTS"))
+    play = PLAY
+    if false_starts:  # a press before ARM: a lockout entry, saved, before the race
+        play = [{"at_us": 2_700_000, "press": 5}, {"at_us": 2_730_000, "release": 5}] + PLAY
+    text = "".join(json.dumps(d) + "\n" for d in play)
     args = ["--ms", "3900", "--pins", "2,3,4,5,6,7,8,9", "--quiet", "--allow-silent"]
     print("%9s %7s %7s %7s %9s %9s %7s %s" % ("questions", "entries", "bytes", "records",
                                                "->hello", "->resume", "scores", "after"))
     status = 0
     for n in questions:
-        fs, score = play_long_quiz(n)
+        fs, score = play_long_quiz(n, false_starts=false_starts)
         data = fs.files["journal.tbj"]
         from refbox.journal import read
 
@@ -87,7 +94,7 @@ def main():
                 notes.append("%s: %s" % (ev.get("code"), ev.get("detail", "")[:70]))
             elif "Traceback" in line or "Error" in line and not ev:
                 notes.append(line[:90])
-            if kind in ("race", "score") and row["at_us"] > PLAY[0]["at_us"]:
+            if kind in ("lockout", "race", "score") and row["at_us"] > play[0]["at_us"]:
                 after.append(kind)
         same = "same" if seen.get("score") == score["scores"] else "DIFFER"
         if same != "same" or "resume" not in seen:

@@ -63,14 +63,16 @@ def long_quiz(questions):
     return "\n".join(json.dumps(line) for line in lines)
 
 
-def play_long_quiz(questions, fs=None):
-    """The flash after a long quiz, and the board's last `score` line."""
+def play_long_quiz(questions, fs=None, false_starts=False):
+    """The flash after a long quiz (`false_start_quiz` when `false_starts`), and the board's
+    last `score` line."""
     fs = fs if fs is not None else FlashFS()
     head = {"seed": "ab12", "game": "quiz", "players": LONG_QUIZ_PLAYERS, "flash": {},
             "options": {"questions": 0, "target": 0}}
     out = []
+    text = false_start_quiz(questions) if false_starts else long_quiz(questions)
     runner.Simulation(head, lambda t, line: out.append(line), fs=fs).run(
-        parse(long_quiz(questions), LONG_QUIZ_PLAYERS, CONTROLS)
+        parse(text, LONG_QUIZ_PLAYERS, CONTROLS)
     )
     scores = [line for line in out if line.startswith('{"ev":"score"')]
     return fs, json.loads(scores[-1])

@@ -57,6 +57,7 @@ def _lines(emu, uf2, frozen):
         if isinstance(value, dict) and "ev" in value:
             value.pop("t_us", None)  # (the stamps of a press differ with the boot's length)
             value.pop("t_ns", None)
+            value.pop("commit", None)  # (a game's seed is the ROSC's: new at every game)
             events.append(value)
     return events
 

@@ -389,6 +389,32 @@ def test_an_append_torn_at_any_byte_resumes_before_or_after_that_save(name):
             assert fingerprint(sim.app.referee) in game.allowed(op - 1), (op, n)
 
 
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_a_cut_inside_a_compaction_resumes_the_last_save(name, monkeypatch):
+    """The journal compacted in idle passes (refbox.compaction: pieces of the snapshot to
+    journal.tbj.new, the records saved meanwhile copied after it, one rename), made to happen
+    all through the game: a cut after any of its operations resumes the last save, and one
+    torn in any of its commits too."""
+    # (due once 128 bytes came after the snapshot: compacted again and again)
+    monkeypatch.setattr(journal_module.Journal, "_due", lambda j, g: j._size > j._base_bytes + 128)
+    game = Played(name)  # (not the session's)
+    renamed = [op for op, kind, file in game.fs.trace if kind == "rename"]
+    pieces = [op for op, kind, file in game.fs.trace if kind == "write" and file.endswith(".new")]
+    assert len(renamed) >= 3 and len(pieces) > 2 * len(renamed)  # compacted, in pieces
+    inside = [op for op in pieces if not any(first <= op <= last for first, last, _ in game.saves)]
+    assert inside  # written between saves, not inside one
+    for k in range(game.fs.ops + 1):
+        sim, _ = boot(game.fs.history[k])
+        assert fingerprint(sim.app.referee) in game.allowed(k), "cut after op %d" % k
+    rng = random.Random(name)
+    for op, file, old, new in game.fs.commits:
+        n = rng.randrange(len(new) + 1)
+        files = dict(game.fs.history[op - 1])
+        files[file] = old + new[:n]
+        sim, _ = boot(files)
+        assert fingerprint(sim.app.referee) in game.allowed(op - 1), (op, n)
+
+
 def test_soak_a_thousand_random_cuts_across_the_six_games():
     rng = random.Random(1000)
     names = sorted(GAMES)

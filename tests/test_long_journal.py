@@ -8,10 +8,13 @@ game lost. These tests hold the three rules that fixed it on the simulator's fla
 
 import json
 
-from journal_games import boot, play_long_quiz
+from helpers import CONTROLS
+from journal_games import LONG_QUIZ_PLAYERS, boot, long_quiz, play_long_quiz
 from refbox import journal as journal_module
 from refbox.journal import PATH
+from tablebuzz.sim import runner
 from tablebuzz.sim.flashfs import FlashFS, _File
+from tablebuzz.sim.timeline import parse
 
 
 def test_a_long_game_is_read_a_record_at_a_time_and_resumes_exactly(monkeypatch):
@@ -110,3 +113,35 @@ def test_a_snapshot_is_read_into_its_own_buffer_and_one_cut_short_loses_nothing_
     sim, out = boot(torn)
     assert not any("Traceback" in line for line in out)
     assert json.loads(out[0])["ev"] == "hello"
+
+
+def test_a_long_game_is_compacted_in_idle_passes_never_inside_a_save():
+    """Issue 38: no decision waits for a long game's snapshot (~15 KB after 300 questions: ~0.5 s
+    of flash in the model, inside one judge -> score). Every save appends one small record; the
+    snapshot is written ~256 bytes a pass between decisions and renamed over the journal in one
+    step (Journal.work), and the journal stays small."""
+    fs = FlashFS()
+    fs.history = []  # (the commits are kept: what each save wrote)
+    head = {"seed": "ab12", "game": "quiz", "players": LONG_QUIZ_PLAYERS, "flash": {},
+            "options": {"questions": 0, "target": 0}}  # fmt: skip
+    out = []
+    sim = runner.Simulation(head, lambda t, line: out.append(line), fs=fs)
+    journal = sim.app.journal
+    sync = journal.sync
+    sizes = []  # bytes each save wrote
+
+    def watched(referee, now):
+        before = len(fs.commits)
+        wrote = sync(referee, now)
+        sizes.append(sum(len(c[3]) for c in fs.commits[before:]))
+        return wrote
+
+    journal.sync = watched
+    sim.run(parse(long_quiz(300), LONG_QUIZ_PLAYERS, CONTROLS))
+    assert len([op for op in fs.trace if op[1] == "rename"]) >= 3  # compacted again and again
+    assert max(sizes) <= 2048, max(sizes)  # a delta (with a checkpoint's state), no snapshot
+    assert len(fs.files[PATH]) < 24 * 1024
+    score = [json.loads(line) for line in out if line.startswith('{"ev":"score"')][-1]
+    booted, lines = boot(fs.files)
+    evs = [json.loads(line) for line in lines if line.startswith("{")]
+    assert [e for e in evs if e["ev"] == "score"][0]["scores"] == score["scores"]

@@ -123,6 +123,7 @@ class App:
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
         self.emit("hello", self._hello_fields())
+        board.flush()  # out now, before a resumed game's refold (~0.2 s on the chip)
         note = getattr(board, "display_note", None)
         if note:
             self._error("display", note)
@@ -401,6 +402,7 @@ class App:
         # pass that wrote nothing (the decision's lines are out, or the host is not taking any)
         if wrote:
             return
+        maintained = False
         if self._save_due or self._gc_due or capture.count < capture.rearm_below:
             if self.can_block():
                 if self.journal is not None and self._save_due:
@@ -409,6 +411,10 @@ class App:
                 if self._unsaved:
                     self._release_saved()  # the journal holds the decision: the room may see it
                 self._maintain()
+                maintained = True
+        journal = self.journal
+        if not maintained and journal is not None and journal.compacting() and self.can_block():
+            self._compact_journal()  # one piece of a long game's snapshot (refbox.journal)
         if self.display is not None and self._display_due() and self.can_block():
             self._update_display()
 
@@ -599,9 +605,26 @@ class App:
             self.controls.unmasked(ended)
             self.board.note_mask(began, ended)  # and pin-IRQ snapshots may be late (MaskLog)
 
+    def _compact_journal(self):
+        """One piece of the journal's compaction (Journal.work: ~256 bytes written, one flash
+        commit), as a save is made: the controls and the pin-IRQ capture told of the mask."""
+        clock = self.clock
+        began = clock.ticks_us()
+        self.controls.masked_since(began)
+        try:
+            self.journal.work()  # type: ignore[union-attr]  # (not None: step checked)
+        finally:
+            ended = clock.ticks_us()
+            self.controls.unmasked(ended)
+            self.board.note_mask(began, ended)
+
     def maintenance_due(self):
-        """True when the next pass will save, collect or re-arm (the simulator steps it)."""
+        """True when the next pass will save, collect, re-arm or compact the journal (the
+        simulator steps it)."""
         due = self._save_due or self._gc_due or self._capture.count < self._capture.rearm_below
+        journal = self.journal
+        if journal is not None and journal.compacting():
+            due = True
         return due and self.can_block()
 
     def _timed(self):

@@ -88,11 +88,11 @@ def encode_snapshot(fields):
 
 
 # the fields of a snapshot whose value comes an item at a time (the log, the checkpoints)
-_LONG = ("log", "base", "next_base")
+_LONG = ("log", "base", "next_base", "add", "pend")
 PIECE = 96  # characters: a snapshot is made and written in pieces of about this many (Journal)
 
 
-def snapshot_pieces(fields):
+def snapshot_pieces(fields, log_len=None):
     """The payload of a snapshot's record (encode_value(fields): its JSON text, all ASCII), a
     str piece at a time (a generator), none much longer than PIECE characters but a single log
     entry or state attribute: the snapshot is never one block of the heap, nor all in RAM.
@@ -100,7 +100,9 @@ def snapshot_pieces(fields):
     questions the heap, ~40 KB free, had no such block left in one piece (MemoryError: issue
     38). A game's options come twice in it, as the game's own and in the menu's remembered
     set-up (game, players, options), most often the same values; their JSON text is then made
-    once (encoding the options took ~11 ms of a quiz snapshot's ~35 on the emulated RP2040)."""
+    once (encoding the options took ~11 ms of a quiz snapshot's ~35 on the emulated RP2040).
+    `log_len`: the log's first entries only (a compaction's snapshot of a log that has grown
+    since: Journal.work), all of them when None."""
     options = fields.get("options")
     setup = fields.get("setup")
     text = None
@@ -118,18 +120,20 @@ def snapshot_pieces(fields):
         elif key == "setup" and text is not None:
             yield "[%s,%s,%s]" % (encode_value(setup[0]), encode_value(setup[1]), text)
         elif key in _LONG and isinstance(value, (list, tuple)):
-            yield from _pieces(value, key == "next_base")
+            count = log_len if key == "log" else None
+            yield from _pieces(value, key == "next_base" or key == "pend", count)
         else:
             yield encode_value(value)
     yield "}"
 
 
-def _pieces(items, nested):
-    """The JSON of list `items` in pieces, a few items at a time (the last item, when `nested`,
-    a list again: a pending checkpoint's state)."""
+def _pieces(items, nested, count=None):
+    """The JSON of list `items` (its first `count` when not None) in pieces, a few items at a
+    time (the last item, when `nested`, a list again: a pending checkpoint's state)."""
     line = "["
-    last = len(items) - 1
-    for i in range(len(items)):
+    count = len(items) if count is None else count
+    last = count - 1
+    for i in range(count):
         if i:
             line += ","
         item = items[i]
@@ -243,17 +247,40 @@ class Saved:
             self.over = over
         else:
             keep = int(rec["keep"])
-            if self.game is None or not 0 <= keep <= len(self.log):
+            if self.game is None:
                 raise ValueError("a delta with no game to apply it to")
-            if self.next_base is not None and keep < self.next_base[0]:
-                raise ValueError("a delta under the pending checkpoint")  # (a snapshot drops it)
+            # the checkpoint moved (Game._checkpoint): the pending one is the base now, the
+            # log before it dropped; then "keep" and "add" are on the log that remains
+            rebase = int(rec["rebase"]) if "rebase" in rec else None
+            pending = self.next_base
+            base = self.base
+            shift = 0
+            if rebase is not None:
+                if pending is None or pending[0] != rebase:
+                    raise ValueError("a checkpoint moved to where none was pending")
+                shift = rebase
+                base = pending[2]
+                pending = None
+            if "pend" in rec:
+                pending = None  # replaced, or taken back by an undo: set below
+            if not 0 <= keep <= len(self.log) - shift:
+                raise ValueError("a delta keeps more than the log holds")
+            if pending is not None and keep < pending[0]:
+                raise ValueError("a delta under the pending checkpoint")
             add = [_tuples(e) for e in rec.get("add", ())]
+            if "pend" in rec and rec["pend"] is not None:
+                pending = _pending(rec["pend"], keep + len(add))
             seed = unhexlify(rec["seed"]) if "seed" in rec else self.seed
             ties = rec["ties"] if "ties" in rec else self.ties
             locked = list(rec["locked"]) if "locked" in rec else self.locked
             over = bool(rec["over"]) if "over" in rec else self.over
+            if rebase is not None:
+                del self.log[:rebase]
+                self.base = base
+                self.base_len += rebase
             del self.log[keep:]
             self.log.extend(add)
+            self.next_base = pending
             self.seed = seed
             self.ties = ties
             self.locked = locked
@@ -364,7 +391,10 @@ class Journal:
         self._over = True
         self._setup = None
         self._base = None  # the game's checkpoints last saved (Game.base, Game.next_base)
+        self._base_len = 0
         self._pending = None
+        self._compactor = None  # a snapshot being written in idle passes (`work`), or None
+        self._snapped = None  # Game.base as of the file's snapshot (compacted again on a move)
         self.writes = 0  # write bursts made (bench/bench_journal.py)
         self.bytes_written = 0
 
@@ -451,6 +481,7 @@ class Journal:
         self._over = game is None or game.phase == "over"
         self._setup = getattr(referee, "last_setup", None)
         self._base = game.base if game is not None else None
+        self._base_len = game.base_len if game is not None else 0
         self._pending = game.next_base if game is not None else None
 
     def forget(self):
@@ -490,42 +521,46 @@ class Journal:
             return self._failed(e, referee)
 
     def _save(self, referee, now):
+        """One save: a whole snapshot for a new game or after a torn or failed write (a game's
+        start: a few hundred bytes), else one delta appended. A checkpoint that moved is a delta
+        too ("rebase", "pend": Saved.apply), and a journal grown long is compacted later, in
+        idle passes (`work`): no decision waits for a long game's snapshot."""
         game = referee.game
         setup = getattr(referee, "last_setup", None)
         fields = {"t": now}
-        if game is None:
-            over = True
-        else:
-            over = game.phase == "over"
-        size = self._size
-        rewrite = self._rewrite or (size > self.compact_bytes and size > 2 * self._base_bytes)
-        if game is not None and game.base is not self._base:
-            rewrite = True  # a checkpoint moved: the file starts again from it (bounded)
-        if game is not None and game.next_base is not self._pending:
-            rewrite = True  # (the next one too: a resume continues as the game did)
-        if game is None or rewrite or game is not self._game:
+        over = game is None or game.phase == "over"
+        snapshot = game is None or self._rewrite or game is not self._game
+        rebase = None
+        if not snapshot and game.base is not self._base:
+            pending = self._pending
+            at = game.base_len - self._base_len
+            if pending is not None and game.base is pending[2] and at == pending[0]:
+                rebase = at  # (the pending one became the base)
+            else:
+                snapshot = True  # (never in play: the file starts again from the game)
+        c = self._compactor
+        if c is not None and (snapshot or rebase is not None or game.unchanged < c.log_len):
+            self._compactor = None  # its game's log changed under it (an undo, a checkpoint)
+        if snapshot:
             fields["game"] = None if game is None else game.name
             if game is not None:
-                fields["players"] = game.players
-                fields["options"] = game.options
-                fields["seed"] = _hex(referee.seed)
-                fields["log"] = game.log
-                fields["ties"] = referee.arbiter.prng.state()
-                fields["locked"] = referee.arbiter.lockouts()
-                if game.base is not None:
-                    fields["base"] = game.base
-                    fields["base_len"] = game.base_len
-                if game.next_base is not None:
-                    fields["next_base"] = game.next_base
+                fields.update(game_fields(referee, game, game.log))
             fields["over"] = over
             fields["setup"] = setup
             ok = self._write_snapshot(fields, referee)
+            if ok:
+                self._snapped = None if game is None else game.base
         else:
-            log = game.log  # type: ignore[union-attr]  # (not None here)
-            keep = min(self._log_len, game.unchanged)  # type: ignore[union-attr]  # (not None)
+            log = game.log
+            saved = self._log_len - (rebase or 0)  # the saved log's length, once rebased
+            keep = min(saved, game.unchanged)
             fields["keep"] = keep
+            if rebase is not None:
+                fields["rebase"] = rebase
             if len(log) > keep:
                 fields["add"] = log[keep:]
+            if game.next_base is not (None if rebase is not None else self._pending):
+                fields["pend"] = game.next_base
             if referee.seed is not self._seed:
                 fields["seed"] = _hex(referee.seed)
             ties = referee.arbiter.prng.state()
@@ -538,10 +573,48 @@ class Journal:
                 fields["over"] = over
             if setup is not self._setup:
                 fields["setup"] = setup
-            ok = self._append(encode_record(fields), referee)
+            if "pend" in fields:  # a checkpoint's state: made and written in pieces too
+                from refbox.compaction import append_pieces
+
+                ok = append_pieces(self, fields, referee)
+            else:
+                ok = self._append(encode_record(fields), referee)
         if ok:
             self.adopt(referee)
+            if not snapshot and self._compactor is None and not over and self._due(game):
+                try:
+                    from refbox.compaction import Compactor
+
+                    fields = {"t": now, "game": game.name}
+                    fields.update(game_fields(referee, game, game.log))
+                    fields["over"] = over
+                    fields["setup"] = setup
+                    self._compactor = Compactor(fields, self._size, game)
+                except MemoryError:  # (saved: the compaction begins after a later save)
+                    self._compactor = None
         return ok
+
+    def _due(self, game):
+        """True when the file should start again from a snapshot: the checkpoint moved since
+        its snapshot (power-up then folds from it), or it grew past `compact_bytes` and past
+        twice that snapshot."""
+        size = self._size
+        if game.base is not self._snapped:
+            return True
+        return size > self.compact_bytes and size > 2 * self._base_bytes
+
+    # ------------------------------------------------------------------ compaction
+    def compacting(self):
+        """True while a snapshot is being written in idle passes (`work`). Allocates nothing."""
+        return self._compactor is not None
+
+    def work(self):
+        """One piece of the compaction, at a safe moment (refbox.app): refbox.compaction.work.
+        Never raises."""
+        if self._compactor is not None:
+            from refbox.compaction import work
+
+            work(self)
 
     def _append(self, record, referee):
         try:
@@ -594,6 +667,7 @@ class Journal:
 
     def _failed(self, e, referee):
         self.saving = False
+        self._compactor = None
         self._failed_game = referee.game
         self._rewrite = True
         if isinstance(e, OSError) and e.args and e.args[0] == _ENOSPC:
@@ -602,6 +676,24 @@ class Journal:
             why = "a write failed (%s: %s)" % (type(e).__name__, e)
         referee.error("not_saved", why + ": the game goes on but is no longer saved")
         return False
+
+
+def game_fields(referee, game, log):
+    """A snapshot's fields of `game` (refbox.games.base.Game) with `log`."""
+    fields = {
+        "players": game.players,
+        "options": game.options,
+        "seed": _hex(referee.seed),
+        "log": log,
+        "ties": list(referee.arbiter.prng.state()),
+        "locked": referee.arbiter.lockouts(),
+    }
+    if game.base is not None:
+        fields["base"] = game.base
+        fields["base_len"] = game.base_len
+    if game.next_base is not None:
+        fields["next_base"] = game.next_base
+    return fields
 
 
 class _Chunks:

@@ -228,7 +228,10 @@ class Game:
         # grows in play (MicroPython doubles a full list's items: 2 KB in one piece after 128
         # entries, which a fragmented heap did not have: issue 38), nor shrinks (a slice
         # deletion keeps its room; the log is only ever cut in place)
-        self.log = [None] * LOG_CAP  # type: list
+        try:
+            self.log = [None] * LOG_CAP  # type: list
+        except MemoryError:  # no 1.6 KB in one piece (stock MicroPython after a few games, on
+            self.log = []  # the emulated RP2040): the game starts, its list grows as it goes
         del self.log[:]
         self.unchanged = 0  # entries at the log's start unchanged since the journal looked
         self.revision = 0  # counts changes of the log (record, undo): the journal saves on change
@@ -525,7 +528,7 @@ class Game:
         if (scoring and self.decided - pending[1] >= UNDO_KEEP) or n >= LOG_CAP:
             at, decided, state = pending
             del self.log[:at]
-            self.unchanged = 0
+            self.unchanged = self.unchanged - at if self.unchanged > at else 0  # (as shifted)
             self.base = state
             self.base_len += at
             self.decided -= decided

@@ -49,6 +49,11 @@ class _File:
             cpu.fs_read(len(chunk))  # what the journal's load does with them (checks, JSON)
         return chunk
 
+    def seek(self, pos):
+        """Move to byte `pos` from the start (a littlefs file's seek(pos), whence 0)."""
+        self.pos = pos
+        return pos
+
     def readinto(self, buf):
         """Read up to len(buf) bytes into the writable buffer `buf`; returns how many (0 at the
         end), as a littlefs file's readinto does."""
