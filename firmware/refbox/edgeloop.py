@@ -82,6 +82,38 @@ def fits(counter_mask, ns_num, ns_den):
     return wrap_ns < (1 << 30) and (counter_mask >> 12) * ns_num < (1 << 30)
 
 
+THUMB_TABLE_WORDS = const(96)  # refbox.edgeloop_thumb's table: 32 words of figures, then
+_THUMB_LOWEST = const(128)  # the lowest-bit table from this byte (64 words: 8 pins)
+
+
+def thumb_table(limits, lowest, t):
+    """Fill array('i') `t` (THUMB_TABLE_WORDS items), refbox.edgeloop_thumb's kernel's table, for
+    `limits` (`limits_for`) and `lowest` (bytearray, one byte a set of pins): the limits and the
+    constants the kernel loads (its _T_ offsets, byte offsets into `t`), then the lowest-bit
+    table packed 4 bytes a word. Here, not in that module, so that CPython builds the very table
+    the kernel runs on (tests/test_thumb_kernel.py). Raises ValueError past 8 pins."""
+    t[0] = limits[0]  # shift: the level pins below the counter
+    t[1] = limits[1]
+    t[2] = limits[2]
+    t[3] = limits[10]  # per_count (0: refbox.edgeloop_thumb.run leaves the words to viper)
+    t[4] = limits[5]
+    t[5] = limits[6]
+    t[6] = limits[7]
+    t[7] = limits[8]
+    t[8] = limits[9]
+    t[9] = _HALF  # refbox.ticks: half the tick's range, its mask
+    t[10] = _MAX
+    t[11] = _FAR_US
+    t[12] = 1000
+    t[13] = 16000  # a carry up to this is subtracted (the viper loop divides beyond)
+    room = THUMB_TABLE_WORDS * 4 - _THUMB_LOWEST
+    if len(lowest) > room:
+        raise ValueError("more pins than the table holds")
+    packed = array("i", bytes(lowest) + bytes(room - len(lowest)))  # 4 bytes a word, in order
+    for k in range(len(packed)):
+        t[_THUMB_LOWEST // 4 + k] = packed[k]
+
+
 def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
     """Decode and feed `n` words (see the module's docstring). Returns None."""
     shift = limits[0]
