@@ -51,11 +51,9 @@ _V_DUE_US = const(8)
 
 
 class App:
-    # how long after an edge it is surely in the capture (`capture_lag_us`, per path): the
-    # DMA moves a PIO word a few cycles after its push (datasheet §2.5), so 50 µs is ample
-    # there; a pin-IRQ snapshot is stamped when its handler runs (<= ~100 µs after the edge)
+    # how long after an edge it is surely in the capture (`capture_lag_us`): the DMA moves a
+    # PIO word a few cycles after its push (datasheet §2.5), so 50 µs is ample
     pio_lag_us = 50
-    irq_lag_us = 500
     loop_ms = 1
     # µs the loop sleeps between passes while a race is open: the pass that first sees a press
     # comes at most this plus an idle pass (~0.3 ms on the chip) after it, not a whole period
@@ -72,10 +70,8 @@ class App:
         self.pinmap = pinmap
         self.stations = pinmap.PLAYER_COUNT
         self.debouncers = bank_of(self.stations)
-        pio = board.capture_mode == "pio"
-        self.capture_lag_us = self.pio_lag_us if pio else self.irq_lag_us
-        self._reader = open_reader(board, self.clock, pinmap.PLAYER_BASE_GPIO, self.stations,
-                                   self.capture_lag_us, self.debouncers)
+        self.capture_lag_us = self.pio_lag_us
+        self._reader = open_reader(board, self.clock, self.stations, self.debouncers)
         started = Stamp(board.capture_start_tick).after_ns(board.capture_start_ns)
         for deb in self.debouncers:
             deb.settle_from(started)  # a contact bouncing at power-up is no press
@@ -298,9 +294,7 @@ class App:
     def _sample_ns(self):
         """One capture sample in ns, rounded up: equal stamps are a tie, so two presses less
         than this apart may be one (the photo finish's tie bound). PIO: 7 cycles a sample
-        (refbox.capture.EdgeDecoder, 7000 / MHz ns); the fallback: the µs tick."""
-        if self.board.capture_mode != "pio":
-            return 1000
+        (refbox.capture.EdgeDecoder, 7000 / MHz ns)."""
         mhz = self.board.pio_mhz
         return (7000 + mhz - 1) // mhz
 
@@ -586,9 +580,8 @@ class App:
 
     def _sync_journal(self, now):
         """Save the journal (refbox.journal.Journal.sync): the flash write masks every interrupt,
-        so the controls are told that presses latched meanwhile are real (refbox.controls), and
-        the window is noted for the pin-IRQ capture (refbox.board.MaskLog). Returns what sync
-        returns."""
+        so the controls are told that presses latched meanwhile are real (refbox.controls).
+        Returns what sync returns."""
         clock = self.clock
         began = clock.ticks_us()
         self.controls.masked_since(began)
@@ -597,7 +590,6 @@ class App:
         finally:  # latched edges' handlers ran as the write let interrupts back: before this
             ended = clock.ticks_us()
             self.controls.unmasked(ended)
-            self.board.note_mask(began, ended)  # and pin-IRQ snapshots may be late (MaskLog)
 
     def maintenance_due(self):
         """True when the next pass will save, collect or re-arm (the simulator steps it)."""

@@ -580,10 +580,6 @@ class Board:
             self.input_tick = self._ticks_us()
         return data
 
-    def note_mask(self, began, ended):
-        """The loop masked interrupts from µs `began` to `ended` (refbox.board's MaskLog, for its
-        pin-IRQ fallback): this board's capture is PIO + background_read only, nothing to note."""
-
     def write_line(self, line):
         self.outbox.put_line(line)
 
