@@ -30,11 +30,11 @@ def played_with_states(name):
     states = []
     emit = referee.Referee.emit
 
-    def reading_emit(self, event, fields=(), sent=False):
+    def reading_emit(self, event, fields=()):
         if event == "buttons":
             fresh = self.game is not None and self.menu is None
             states.append(dict(self._state_fields()) if fresh else None)
-        return emit(self, event, fields, sent)
+        return emit(self, event, fields)
 
     lines = []
     referee.Referee.emit = reading_emit

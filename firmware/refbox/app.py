@@ -118,6 +118,7 @@ class App:
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
+        self.referee.announce = self.announce  # the race line's writer (Referee._say_race)
         self.emit("hello", self._hello_fields())
         note = getattr(board, "display_note", None)
         if note:
@@ -136,7 +137,6 @@ class App:
                     self.referee.open_menu()
         self.referee.save = self._before_race
         self.referee.decided = self._race_decided
-        self.referee.announce = self.announce
         if journal is not None:
             self._hold = True
         self.referee.prompts()  # what the controls do at power-up (a `buttons` event)
@@ -168,18 +168,17 @@ class App:
         return True
 
     # ------------------------------------------------------------------ output
-    def emit(self, name, fields=(), sent=False):
+    def emit(self, name, fields=()):
         """Send one event, or hold it while a race is being decided: the winner's light first,
         the `race` line next, then the held lines in their order (`press` lines of the race,
         `margin`, the game's bookkeeping), so what the players wait for costs no encoding of
-        anything else (docs/protocol.md "Order of lines"). `sent`: a `race` whose light and
-        line went out when the referee announced it (`announce`)."""
+        anything else (docs/protocol.md "Order of lines"). A `race` event's light and line are
+        out already: the referee's one writer of the race line (Referee._say_race) gave them
+        to `announce` before it."""
         self._dirty = True  # every change of state comes with an event: redraw, then save it
         self._save_due = True
         self._stale = True  # and may change the display
         if name == "race":
-            if not sent:
-                self.announce(fields)
             if self.keyboard is not None:
                 for key, value in fields:
                     if key == "winner":
