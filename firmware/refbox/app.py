@@ -137,6 +137,7 @@ class App:
                     self.referee.open_menu()
         self.referee.save = self._before_race
         self.referee.decided = self._race_decided
+        self.referee.cue = self.show_cue
         if journal is not None:
             self._hold = True
         self.referee.prompts()  # what the controls do at power-up (a `buttons` event)
@@ -626,6 +627,27 @@ class App:
             self._floor_lit = False
             return
         self._show(self.now)
+
+    def show_cue(self):
+        """A race is opening at its cue, the instant of the input that opened it (the `arm`
+        line, ARM, a judgement, a time-out: refbox.referee): light its eligible stations in full
+        colour now (`Board.show_stations`: the station pixels only, as the winner's light is
+        written), before the pre-race save and collection (`_before_race`: the flash write and
+        ~25 ms of gc on the chip), so the players see the cue within the pass's own work of its
+        instant. A station locked out stays dark until the armed frame. A press stamped from the
+        cue on counts, whenever the loop reads it (docs/architecture.md "One ordered stream");
+        the `armed` line and the whole frame (the marker bar) follow the arming."""
+        referee = self.referee
+        game = referee.game
+        if game is None:
+            return
+        colours = game.station_colours(self.pinmap.PLAYER_COLOURS)
+        eligible = game.eligible()
+        arbiter = referee.arbiter
+        dark = (0, 0, 0)
+        lit = [colours[p] if p in eligible and not arbiter.is_locked(p) else dark
+               for p in range(min(referee.players, len(colours)))]
+        self.board.show_stations(lit)
 
     def _before_race(self):
         """A decision opens a race: the last safe moment before it. Save the journal (if any),

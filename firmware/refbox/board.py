@@ -389,6 +389,20 @@ class PioPixels:
         self._put(floor)
         return True
 
+    def show_stations(self, colours):
+        """Light the station pixels in `colours` ((r, g, b) each, in station order, (0, 0, 0)
+        dark; stations past its end dark), the marker bar as it was: show_floor's shorter frame,
+        for the cue (refbox.app.App.show_cue); False if the previous frame is still going out."""
+        if ticks_diff(self._ready, self._ticks_us()) > 0:
+            return False
+        floor = self._floor
+        for i in range(len(floor)):
+            colour = colours[i] if i < len(colours) else (0, 0, 0)
+            word = self._words.get(colour)
+            floor[i] = self._word(colour) if word is None else word
+        self._put(floor)
+        return True
+
     def _word(self, colour):
         """The GRB word of `colour` at _BRIGHTNESS, kept for the next frames."""
         r, g, b = colour
@@ -425,6 +439,10 @@ class CpuPixels:
     def show_floor(self, station, colour):
         """Not here (Board.show_floor): this write masks the capture's interrupts, and the
         race's other presses may be coming; the pass's own frame shows the floor."""
+        return False
+
+    def show_stations(self, colours):
+        """Not here (Board.show_stations): the pass's own frame shows the cue."""
         return False
 
 
@@ -675,6 +693,12 @@ class Board:
         now (the previous frame is going out) or here at all: a CPU write masks the capture
         interrupts while the race's other presses may come; the pass's own frame follows."""
         return self.pixels.show_floor(station, colour)
+
+    def show_stations(self, colours):
+        """The station pixels in `colours` ((r, g, b) each, station order), the marker bar as
+        it was: the race's cue at once (refbox.app.App.show_cue). False when it cannot be done
+        now (the previous frame is going out) or here at all (the CPU driver)."""
+        return self.pixels.show_stations(colours)
 
     def tone(self, freq):
         """Sound the piezo at `freq` Hz, or silence it with 0."""

@@ -93,6 +93,7 @@ class Referee:
         self.holding = []  # 0-based players holding their buzzer now, earliest first
         self.save = None  # called just before a race opens: the App saves the journal then
         self.decided = None  # called once a race's win is recorded: the App lights the LEDs then
+        self.cue = None  # called as a race opens, before its save: the App lights the cue then
         # called with a race's fields the moment its outcome is fixed, before the game's hooks
         # for its deciding press run (_press): the App lights the winner and sends the line
         self.announce = None
@@ -744,6 +745,8 @@ class Referee:
                 cue = self.instant  # the input that opened the race: the cue is its instant
                 if cue.us != self.now:
                     cue = Stamp(self.now)  # (set from outside the stream: the boot's resume)
+                if self.cue is not None:
+                    self.cue()  # the LEDs show the cue now, at its instant, not after the save
                 if self.save is not None:
                     self.save()  # the decision is kept before the race opens: no write during it
                     self._at(cue)  # whatever the save took (presses meanwhile keep their stamps)

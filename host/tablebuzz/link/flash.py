@@ -64,7 +64,6 @@ NATIVE = (
     "refbox/app.py",
     "refbox/arbiter.py",
     "refbox/capture.py",
-    "refbox/closure.py",
     "refbox/debounce.py",
     "refbox/edgeloop.py",
     "refbox/edgeloop_thumb.py",

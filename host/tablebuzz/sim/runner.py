@@ -428,6 +428,14 @@ class Simulation:
         board.show = charged_show
         board.send_line = charged_send_line
         board.show_floor = charged_show_floor
+        show_stations = board.show_stations
+
+        def charged_show_stations(colours):
+            cpu.floor()  # (the same short write: the station pixels' words)
+            world.catch_up()
+            return show_stations(colours)
+
+        board.show_stations = charged_show_stations
         capture = board.capture
         taken = capture.taken
 
