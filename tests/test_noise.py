@@ -1,6 +1,6 @@
-"""Noise immunity through the whole simulated capture path, on both capture paths (PIO and the
-pin-IRQ fallback) and both interpreters: a closure that does not stay closed the way a finger press
-does is never a press, never a false start, never wins; real bounce keeps its first edge.
+"""Noise immunity through the whole simulated capture path (PIO) on both interpreters: a closure
+that does not stay closed the way a finger press does is never a press, never a false start,
+never wins; real bounce keeps its first edge.
 Thresholds: refbox.debounce, docs/architecture.md "Debounce and noise"."""
 
 import pytest

@@ -584,10 +584,9 @@ class Board:
         ]
         self.control_pins = [pin(gpio, pin.IN, pin.PULL_UP) for _, gpio in pinmap.CONTROLS]
         self.control_edges = ControlEdges(self.control_pins, clock.ticks_us).ring
-        self.ring = CaptureRing()
         self.pio_mhz = machine.freq() // 1000000
         # the one capture path: the PIO edge timestamper (a pin-IRQ path was removed: it could not
-        # be as fair under masked interrupts, docs/architecture.md "Capture")
+        # be as fair under masked interrupts, docs/architecture.md "One capture path")
         self.capture = PioEdgeCapture(
             0, self.player_pins[0], pinmap.PLAYER_COUNT, self.pio_mhz, clock.ticks_us
         )
