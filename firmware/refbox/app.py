@@ -446,48 +446,52 @@ class App:
         timers; then the flags the idle passes read. Each part runs only if it has something to
         do: on the chip every call costs ~10 µs."""
         happenings = self._happenings
-        if n or self._capture.count == 0:
-            self._read_capture(n, happenings)  # edges go to the debouncers
-            self._waiting = _still_waiting(self.debouncers)
-        settled = Stamp(ticks_add(now, -self.capture_lag_us))
-        if len(self._waiting) == 1:
-            self._waiting[0].poll(settled, happenings)
-        elif self._waiting:
-            self._poll(settled, happenings)
-        referee = self.referee
-        referee.now = now
-        edges = self._control_edges
-        found = None  # the horizons, when found before the switches are handed over
-        if happenings:
-            self._dirty = True  # (anything else that changes the frame emits an event)
-            if (len(happenings) == 1 and happenings[0][0] == "press" and not data
-                    and self._controls_idle and edges.head == edges.tail and not edges.lost):
-                # a press alone in its pass: the race it decides, if it does, is announced now
-                # (Referee.announce_alone), and the pass's work after it changes nothing
-                found = self.horizons(settled)
-                referee.announce_alone(happenings[0][1], happenings[0][2], found[1])
-            self._handle_switches(happenings)
-        elif n and not data and self._controls_idle and edges.head == edges.tail:
-            if not edges.lost and not referee.may_decide():
-                self._judging(now)  # capture words that are no press yet: the rest waits
-                return
-        horizon, press_horizon = self.horizons(settled) if found is None else found
-        referee.horizons(horizon, press_horizon)  # a control or a command hands over no further
-        if not self._controls_idle or edges.head != edges.tail or edges.lost:
-            self._take_controls(edges, now)
-        if data:
-            self._dirty = True
-            arrived = self.board.input_tick  # commands run at their line's arrival, in order
-            for item in self.assembler.feed(data):
-                if isinstance(item, ProtocolError):
-                    self._error(item.code, item.detail)
-                else:
-                    referee.line_at(item, arrived)
-        referee.tick(now, horizon, press_horizon)
-        happenings.clear()
+        try:
+            if n or self._capture.count == 0:
+                self._read_capture(n, happenings)  # edges go to the debouncers
+                self._waiting = _still_waiting(self.debouncers)
+            settled = Stamp(ticks_add(now, -self.capture_lag_us))
+            if len(self._waiting) == 1:
+                self._waiting[0].poll(settled, happenings)
+            elif self._waiting:
+                self._poll(settled, happenings)
+            referee = self.referee
+            referee.now = now
+            edges = self._control_edges
+            found = None  # the horizons, when found before the switches are handed over
+            if happenings:
+                self._dirty = True  # (anything else that changes the frame emits an event)
+                if (len(happenings) == 1 and happenings[0][0] == "press" and not data
+                        and self._controls_idle and edges.head == edges.tail and not edges.lost):
+                    # a press alone in its pass: the race it decides, if it does, is announced now
+                    # (Referee.announce_alone), and the pass's work after it changes nothing
+                    found = self.horizons(settled)
+                    referee.announce_alone(happenings[0][1], happenings[0][2], found[1])
+                self._handle_switches(happenings)
+            elif n and not data and self._controls_idle and edges.head == edges.tail:
+                if not edges.lost and not referee.may_decide():
+                    self._judging(now)  # capture words that are no press yet: the rest waits
+                    return
+            horizon, press_horizon = self.horizons(settled) if found is None else found
+            referee.horizons(horizon, press_horizon)  # a control or a command hands over no more
+            if not self._controls_idle or edges.head != edges.tail or edges.lost:
+                self._take_controls(edges, now)
+            if data:
+                self._dirty = True
+                arrived = self.board.input_tick  # commands run at their line's arrival, in order
+                for item in self.assembler.feed(data):
+                    if isinstance(item, ProtocolError):
+                        self._error(item.code, item.detail)
+                    else:
+                        referee.line_at(item, arrived)
+            referee.tick(now, horizon, press_horizon)
+        finally:
+            # handed over once: a pass that raised (a MemoryError on a full heap) must not
+            # hand the same presses over again in every pass after it
+            happenings.clear()
         if self._waiting:
             self._waiting = _still_waiting(self._waiting)
-        self._busy = bool(self._waiting) or not self._controls_idle or referee.is_busy()
+        self._busy = bool(self._waiting) or not self._controls_idle or self.referee.is_busy()
         self._kept = now
         self._reader.keepalive(now)
 
