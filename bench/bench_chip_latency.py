@@ -16,6 +16,9 @@ WS2812 frames):
 - first press -> LED: the end of the first frame with the winner's station lit and every other
   station dark;
 and checks the winner against the first driven press. It prints min / median / max per kind.
+Per `arm` it reads the cue (the `armed` line's t_us: the tick the board read the line) and:
+- cue -> LEDs: the end of the first frame with every station in full colour (the race's cue);
+- cue -> `armed` line: when its "\n" reached the host.
 
 Environment:
   RP2EMU=DIR   rp2emu with `npm install` done (default: ../shared/rp2emu next to the repository)
@@ -183,6 +186,28 @@ def measure(rows, races):
     return out
 
 
+def cue_figures(rows):
+    """Per `armed` line: (ms from its cue to the end of the first frame that shows the cue, every
+    station lit in full colour, or None; ms from its cue to the line)."""
+    events = [(r["at_us"], r["json"]) for r in rows if isinstance(r.get("json"), dict)]
+    edges = [(r["at_ns"], r["state"]) for r in rows if r.get("pin") == PIXEL_GPIO]
+    shown = frames(edges)
+    out = []
+    for at, e in events:
+        if e.get("ev") != "armed":
+            continue
+        cue_us = e["t_us"] + e.get("t_ns", 0) / 1000
+        led = None
+        for end, pixels in shown:
+            if end / 1000 < cue_us or len(pixels) < STATIONS:
+                continue
+            if all(max(pixels[i]) >= 20 for i in range(STATIONS)):  # full colour, not a tenth
+                led = (end / 1000 - cue_us) / 1000
+                break
+        out.append((led, (at - cue_us) / 1000))
+    return out
+
+
 def save(folder, name, lines, races, rows):
     """Keep a run as bench/bench_cpu_model.py reads it (see SAVE in the module docstring)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -295,6 +320,11 @@ def main():
                 "ok" if not wrong else "%d wrong or missing" % wrong,
             )
         )
+    cues = cue_figures(rows)
+    print("  %-14s %5d  %-22s %-22s" % ("arm: cue ->", len(cues), _spread([c[0] for c in cues]),
+                                         _spread([c[1] for c in cues])))
+    print("  (arm: from the cue, the `armed` line's t_us, to the LEDs in full colour / to the"
+          " `armed` line)")
     if os.environ.get("VERBOSE"):
         for i, (kind, led, line, ok) in enumerate(results):
             print("  race %2d  %-14s LED %s  race line %s  %s" % (i, kind, led, line, ok))

@@ -3,11 +3,11 @@
 A race is decided once the press horizon (docs/architecture.md "Deadlines") has passed the first
 press: no earlier or equal press can still come. The budget, from the firmware's own constants:
   debounce confirmation of the first press (Debouncer.press_us of closure, openings not counted)
-  + capture lag (App.pio_lag_us / irq_lag_us: an edge is in the ring by then)
+  + capture lag (App.pio_lag_us: an edge is in the ring by then)
   + one loop period (App.loop_ms: the pass that notices)
 A closure on another station that began before the first press (noise, a runner-up closing 2 ms
 later does not) holds the decision until it is judged.
-This bench plays races through the whole simulated capture path (PIO or pin IRQs, bounce, noise on
+This bench plays races through the whole simulated capture path (PIO, bounce, noise on
 other stations) on the 1 ms loop grid and prints the distribution of first press -> race line.
 The loop's own cost on the chip is not in it (issue 16 makes the pass itself fast).
 Run: .venv/bin/python bench/bench_decision.py   (figures: bench/README.md)
@@ -84,19 +84,18 @@ def measure(scenario, rng):
 
 def main():
     press_ms = Debouncer.press_us / 1000
-    for path, lag_us in (("pio", App.pio_lag_us), ("irq", App.irq_lag_us)):
-        lag_ms = lag_us / 1000
-        total = lag_ms + press_ms + App.loop_ms
-        print(
-            "budget (%s): confirmation %.1f (+ its bounce openings) + capture lag %.2f + loop"
-            " period %d ms = %.2f ms + openings" % (path, press_ms, lag_ms, App.loop_ms, total)
-        )
+    lag_ms = App.pio_lag_us / 1000
+    total = lag_ms + press_ms + App.loop_ms
+    print(
+        "budget: confirmation %.1f (+ its bounce openings) + capture lag %.2f + loop"
+        " period %d ms = %.2f ms + openings" % (press_ms, lag_ms, App.loop_ms, total)
+    )
     print("first press -> race line, ms (virtual time, %d races each):" % RACES)
     head = ("bounce", "cap", "race", "min", "median", "p95", "max")
     print("%-8s %-4s %-6s %6s %6s %6s %6s" % head)
     rng = random.Random(10)
     worst = 0.0
-    for capture in ("pio", "irq"):
+    for capture in ("pio",):
         for bounce in ("none", "typical", "worn"):
             for kind in ("alone", "close", "noise"):
                 lags = measure((bounce, capture, kind), rng)

@@ -4,7 +4,6 @@ Builds the capture path through the simulator (tablebuzz.sim.runner.Simulation),
 directly in a loop under .venv/bin/micropython:
 - the PIO capture's idle check, what every loop pass does: PioEdgeCapture.pending() (the DMA
   channel's live count) and stalled() (FDEBUG.RXSTALL); the PIO capture has no interrupt handler;
-- the pin-IRQ fallback's hard handler PinIrqCapture.edge(pin) (header "capture": "irq");
 - `def handler(sm): pass` (and an empty bound method) for reference.
 Each figure is the best of REPEATS batches of CALLS calls timed with time.ticks_us, minus the cost
 of the loop itself (emptying the ring with ring.tail = ring.head so it never fills).
@@ -35,6 +34,7 @@ import gc, micropython, time
 from tablebuzz.sim import runner
 from tablebuzz.sim import world as world_module
 import refbox.board
+import refbox.ring
 
 CALLS = @CALLS@
 REPEATS = @REPEATS@
@@ -44,8 +44,8 @@ ticks_diff = time.ticks_diff
 def sink(t, line):
     pass
 
-def build(capture):
-    header = {"seed": "1", "game": "quiz", "players": 6, "capture": capture}
+def build():
+    header = {"seed": "1", "game": "quiz", "players": 6}
     sim = runner.Simulation(header, sink)
     sim.world.run_until(sim.world.now + 5000000)  # boot: first loop passes, PIO start sample
     return sim
@@ -126,11 +126,12 @@ def idle_check(cap):
     if cap.pending() or cap.stalled():
         raise RuntimeError("the bench expects no new capture word")
 
-sim = build("pio")
+sim = build()
 cap = sim.board.capture
 cap.taken(cap.pending())
 fifo = Fifo()
-ring = sim.board.ring
+ring = refbox.ring.CaptureRing()  # (the loop's own cost: a ring to empty)
+pin = sim.board.player_pins[0]
 report("loop", None, cap, fifo, ring, 0)
 report("empty_function", handler, cap, fifo, ring, 0)
 report("empty_method", Empty().handler, cap, fifo, ring, 0)
@@ -145,22 +146,6 @@ cap.dma = stub
 report("native_idle_check", idle_check, cap, fifo, ring, 0)
 allocation_free("native_idle_check", idle_check, cap, fifo, ring, 0)
 cap.dma = dma
-refbox.board.machine = fake_machine
-
-# ---------------------------------------------------------------- pin-IRQ capture
-sim = build("irq")
-cap = sim.board.capture
-ring = sim.board.ring
-pin = sim.board.player_pins[0]
-fifo = Fifo()
-edge = cap.edge
-report("irq_loop", None, pin, fifo, ring, 0)
-report("irq_edge", edge, pin, fifo, ring, 0)
-allocation_free("irq_edge", edge, pin, fifo, ring, 0)
-refbox.board.machine = StubMachine
-cap._ticks_us = ticks_us
-report("native_irq_edge", edge, pin, fifo, ring, 0)
-allocation_free("native_irq_edge", edge, pin, fifo, ring, 0)
 refbox.board.machine = fake_machine
 
 # ---------------------------------------------------------------- the check can fail
@@ -202,16 +187,13 @@ def main():
     row("empty bound method", per_call("empty_method", "loop"))
     print("  through the fakes (as the simulator runs it):")
     row("  PIO capture idle check (pending, stalled)", per_call("idle_check", "loop"))
-    row("  PinIrqCapture.edge (hard IRQ handler)", per_call("irq_edge", "irq_loop"))
     print("  native stand-ins (firmware code only):")
     row("  PIO capture idle check (pending, stalled)", per_call("native_idle_check", "loop"))
-    row("  PinIrqCapture.edge (hard IRQ handler)", per_call("native_irq_edge", "irq_loop"))
 
     print("\nunder micropython.heap_lock() (one call each):")
     ok = True
     checks = [("PIO idle check", "lock_idle_check", 0)]
     checks += [("PIO idle check, native stand-ins", "lock_native_idle_check", 0)]
-    checks += [("edge", "lock_irq_edge", 1), ("edge, native stand-ins", "lock_native_irq_edge", 1)]
     for label, key, expected in checks:
         free, stored, lost = f[key]
         right = stored == expected and lost == 0

@@ -18,7 +18,7 @@ def _names(result, keep):
 EVIDENCE_DEADLINE_US = 250 * MS + 1000 * MS + 3000 * MS
 
 
-def _evidence_last_press(offset_us, bounce="typical", capture="pio", interpreter="cpython"):
+def _evidence_last_press(offset_us, bounce="typical", interpreter="cpython"):
     press = EVIDENCE_DEADLINE_US + offset_us
     text = timeline(
         {"at_us": 10 * MS, "control": "arm"},
@@ -34,7 +34,6 @@ def _evidence_last_press(offset_us, bounce="typical", capture="pio", interpreter
         players=2,
         game="evidence",
         bounce=bounce,
-        capture=capture,
         interpreter=interpreter,
     )
 
@@ -179,16 +178,15 @@ def test_idle_skipping_changes_no_decision(game, players, options, text):
 
 
 @pytest.mark.micropython
-@pytest.mark.parametrize("capture", ["pio", "irq"])
-def test_deadline_decisions_are_the_same_bytes_on_micropython(capture):
+def test_deadline_decisions_are_the_same_bytes_on_micropython():
     from helpers import run_raw
 
     text = _mixed_deglingo()
-    head = {"players": 3, "game": "deglingo", "options": {"timer": 10}, "capture": capture}
+    head = {"players": 3, "game": "deglingo", "options": {"timer": 10}}
     cpython = run_raw(text, **head)
     assert run_raw(text, interpreter="micropython", **head) == cpython
     text = _mixed_evidence()
-    head = {"players": 3, "game": "evidence", "capture": capture}
+    head = {"players": 3, "game": "evidence"}
     cpython = run_raw(text, **head)
     assert run_raw(text, interpreter="micropython", **head) == cpython
 

@@ -1,8 +1,9 @@
 """The capture's per-edge loop (refbox.edgeloop, its viper form refbox.edgeloop_viper): the same
 reports and state as Debouncer.edge_at fed every edge, on CPython and on the MicroPython unix port,
 where the viper machine code runs; and a noise burst costs no Python call per edge. The RP2040's
-asm_thumb form (refbox.edgeloop_thumb) runs only there: bench/check_edgeloop_chip.py checks it on
-the emulated chip; here, that its offsets are the fields'."""
+asm_thumb form (refbox.edgeloop_thumb): its machine code runs in tests/test_thumb_kernel.py
+(unicorn) and bench/check_edgeloop_chip.py (the emulated chip); here, that its offsets are the
+fields'."""
 
 import ast
 import copy
@@ -63,6 +64,9 @@ def test_the_thumb_loop_numbers_the_chain_and_the_table_as_it_fills_them():
                ("_T_LOWEST", "_T_WORDS_LONG")]
     assert len(set(offsets)) == len(offsets) and max(offsets) < thumb["_T_LOWEST"] <= 124 + 4
     assert thumb["_T_LOWEST"] + (1 << 8) <= 4 * thumb["_T_WORDS_LONG"]  # 8 pins' lowest bits
+    # refbox.edgeloop.thumb_table fills the table the kernel reads
+    assert thumb["_T_WORDS_LONG"] == edgeloop.THUMB_TABLE_WORDS
+    assert thumb["_T_LOWEST"] == edgeloop._THUMB_LOWEST
 
 
 @functools.cache

@@ -136,3 +136,45 @@ def test_a_claim_while_counting_says_counting():
     )
     (error,) = events(run_sim(text, players=2, game="evidence"), "error")
     assert error["code"] == "not_now" and "counting" in error["detail"]
+
+
+def test_a_pass_that_raised_hands_its_presses_over_once():
+    """A pass that raised (a MemoryError on a full heap: the emulated chip showed one in a
+    new_game) is reported and the loop goes on (App.run); the presses that pass had taken from
+    the debouncers are not handed over again in every pass after it (they were: the same `press`
+    line every few ms, forever)."""
+    from refbox.referee import Referee
+    from tablebuzz.sim import runner
+    from tablebuzz.sim.timeline import parse
+
+    sim = runner.Simulation({"seed": "1", "game": "quiz", "players": 4, "cpu": "off"},
+                            lambda t, line: None)
+    app = sim.app
+    calls = []
+    press = Referee.press
+
+    def failing_press(self, station, stamp):
+        calls.append(stamp)
+        if len(calls) == 1:
+            raise MemoryError("memory allocation failed")
+        return press(self, station, stamp)
+
+    step = app.step
+
+    def step_as_run():  # App.run's catch: a fault is reported, the loop goes on
+        try:
+            step()
+        except MemoryError:
+            pass
+
+    app.referee.press = failing_press.__get__(app.referee)
+    app.step = step_as_run
+    text = "".join(json.dumps(r) + "\n" for r in (
+        {"at_us": 100_000, "send": {"cmd": "arm"}},
+        {"at_us": 500_000, "press": 2},
+        {"at_us": 800_000, "release": 2},
+        {"at_us": 900_000, "press": 3},
+        {"at_us": 1_100_000, "release": 3},
+    ))
+    sim.run(parse(text, 4, ["arm", "yes", "no", "undo"]))
+    assert [(s.us // 1000) for s in calls] == [500, 900], calls

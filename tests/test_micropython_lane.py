@@ -20,9 +20,9 @@ TOURNAMENT = (REPO / "examples" / "quiz_tournament.jsonl").read_text()
 SCRIPTS = {
     "demo": ((REPO / "examples" / "quiz_demo.jsonl").read_text(), {}),
     "quiz_tournament": (TOURNAMENT, {"options": read_setup(TOURNAMENT)["options"]}),
-    "irq_capture_cpu_pixels": (
+    "cpu_pixels": (
         (REPO / "examples" / "quiz_demo.jsonl").read_text(),
-        {"capture": "irq", "pixels": "cpu"},
+        {"pixels": "cpu"},
     ),
     "ticks_wrap_and_worn_switches": (
         timeline(
@@ -130,7 +130,7 @@ def native_build(tmp_path_factory):
     return out
 
 
-NATIVE_SCRIPTS = ["quiz_tournament", "ticks_wrap_and_worn_switches", "irq_capture_cpu_pixels",
+NATIVE_SCRIPTS = ["quiz_tournament", "ticks_wrap_and_worn_switches", "cpu_pixels",
                   "power_cuts_resume_undo_and_safe_boot"]
 
 
@@ -148,45 +148,34 @@ def test_native_modules_give_the_same_events(name, native_build):
 HEAP_LOCK_PROBE = """
 import micropython, json
 from tablebuzz.sim import runner
-for capture in ("pio", "irq"):
-    sim = runner.Simulation({"seed": "1", "game": "quiz", "players": 6, "capture": capture},
-                            lambda t, line: None)
-    board = sim.board
-    app = sim.app
-    w = sim.world
-    w.set_level(3, 0)  # station 2 pressed
-    happenings = []
-    if capture == "pio":
-        cap = board.capture
-        app._read_capture(cap.pending(), happenings)  # the first sample's word
-        for word in (0x3FFFFF80, 0x3FFFFE3D, 0x3FFFFD3F):
-            cap.sm._push(word)
-        w.run_until(w.now + 1000)  # the DMA moves them into the ring
-        micropython.heap_lock()
-        try:
-            n = cap.pending()
-            stalled = cap.stalled()
-            cap.taken(n)
-            app._read_capture(cap.pending(), happenings)  # nothing new: no allocation
-        finally:
-            micropython.heap_unlock()
-        print(capture, n, stalled, cap.sm.rx_fifo())
-    else:
-        before = board.ring.head
-        micropython.heap_lock()
-        try:
-            board.capture.handlers[1](board.player_pins[1])
-        finally:
-            micropython.heap_unlock()
-        print(capture, board.ring.head - before, w.fdebug & 1, len(happenings))
-    edges = board.control_edges
-    before = edges.head
-    micropython.heap_lock()
-    try:
-        w.pin_irqs[board.control_pins[2].id][0](board.control_pins[2])  # NO's edge handler
-    finally:
-        micropython.heap_unlock()
-    print("controls", edges.head - before, edges.values[before] >> 1)
+sim = runner.Simulation({"seed": "1", "game": "quiz", "players": 6}, lambda t, line: None)
+board = sim.board
+app = sim.app
+w = sim.world
+w.set_level(3, 0)  # station 2 pressed
+happenings = []
+cap = board.capture
+app._read_capture(cap.pending(), happenings)  # the first sample's word
+for word in (0x3FFFFF80, 0x3FFFFE3D, 0x3FFFFD3F):
+    cap.sm._push(word)
+w.run_until(w.now + 1000)  # the DMA moves them into the ring
+micropython.heap_lock()
+try:
+    n = cap.pending()
+    stalled = cap.stalled()
+    cap.taken(n)
+    app._read_capture(cap.pending(), happenings)  # nothing new: no allocation
+finally:
+    micropython.heap_unlock()
+print("pio", n, stalled, cap.sm.rx_fifo())
+edges = board.control_edges
+before = edges.head
+micropython.heap_lock()
+try:
+    w.pin_irqs[board.control_pins[2].id][0](board.control_pins[2])  # NO's edge handler
+finally:
+    micropython.heap_unlock()
+print("controls", edges.head - before, edges.values[before] >> 1)
 """
 
 
@@ -196,12 +185,9 @@ def test_capture_reads_allocate_nothing():
     lines = proc.stdout.split()
     # pio: the DMA moved 4 words (the press, then 3 pushed), no RXSTALL, the FIFO is empty;
     # the loop's reads of the DMA count and FDEBUG and its idle capture pass allocate nothing;
-    # irq: the handler stores one snapshot; a control pin's edge handler stores one record (for
-    # control 2, NO), after each capture's run. Any allocation would have raised MemoryError
-    # under heap_lock().
-    assert lines == ["pio", "4", "False", "0", "controls", "1", "2"] + [
-        "irq", "1", "0", "0", "controls", "1", "2"
-    ], proc.stdout
+    # a control pin's edge handler stores one record (for control 2, NO). Any allocation would
+    # have raised MemoryError under heap_lock().
+    assert lines == ["pio", "4", "False", "0", "controls", "1", "2"], proc.stdout
 
 
 LENIENT = timeline(

@@ -1,6 +1,6 @@
-"""Noise immunity through the whole simulated capture path, on both capture paths (PIO and the
-pin-IRQ fallback) and both interpreters: a closure that does not stay closed the way a finger press
-does is never a press, never a false start, never wins; real bounce keeps its first edge.
+"""Noise immunity through the whole simulated capture path (PIO) on both interpreters: a closure
+that does not stay closed the way a finger press does is never a press, never a false start,
+never wins; real bounce keeps its first edge.
 Thresholds: refbox.debounce, docs/architecture.md "Debounce and noise"."""
 
 import pytest
@@ -21,9 +21,8 @@ def _noise(station, start_us, widths_us):
     return recs, t
 
 
-@pytest.mark.parametrize("capture", ["pio", "irq"])
 @pytest.mark.parametrize("widths", [[50], [900], [50] * 60, [0.05, 3, 200, 700, 10, 900]])
-def test_noise_never_wins_never_false_starts(capture, widths):
+def test_noise_never_wins_never_false_starts(widths):
     early, _ = _noise(3, 5 * MS, widths)  # before ARM: would be a false start
     during, end = _noise(3, 100 * MS, widths)  # racing: would win
     recs = early + during + [
@@ -31,15 +30,14 @@ def test_noise_never_wins_never_false_starts(capture, widths):
         {"at_us": end + 2 * MS, "press": 1},
         {"at_us": end + 100 * MS, "release": 1},
     ]
-    result = run_sim(timeline(*recs), capture=capture)
+    result = run_sim(timeline(*recs))
     assert [ev["player"] for ev in events(result, "press")] == [1]
     assert events(result, "lockout") == []
     (race,) = events(result, "race")
     assert race["winner"] == 1
 
 
-@pytest.mark.parametrize("capture", ["pio", "irq"])
-def test_a_worn_switch_drop_out_keeps_the_first_edge(capture):
+def test_a_worn_switch_drop_out_keeps_the_first_edge():
     """Closed 0.8 ms, dropped out 3 ms, then closed for good: one press, at its first edge."""
     recs = [
         {"at_us": 10 * MS, "control": "arm"},
@@ -49,7 +47,7 @@ def test_a_worn_switch_drop_out_keeps_the_first_edge(capture):
         {"at_us": 300 * MS, "release": 2},
         {"at_us": 300 * MS, "release": 4},
     ]
-    result = run_sim(timeline(*recs), capture=capture, bounce="none")
+    result = run_sim(timeline(*recs), bounce="none")
     presses = events(result, "press")
     assert [p["player"] for p in presses] == [2, 4]
     assert abs(presses[0]["t_us"] - 200 * MS) < 30
@@ -74,7 +72,6 @@ def noisy_races(draw):
         recs += noise
     header = {
         "bounce": draw(st.sampled_from(["typical", "worn"])),
-        "capture": draw(st.sampled_from(["pio", "irq"])),
         "seed": "%x" % draw(st.integers(1, 2**32)),
     }
     return sorted(recs, key=lambda r: r["at_us"]), presses, header
@@ -86,9 +83,7 @@ def _check(result, presses, header):
     (race,) = events(result, "race")
     first = min(range(len(presses)), key=lambda i: presses[i]) + 1
     lead = sorted(presses)[1] - min(presses)
-    # pin-IRQ stamps are the handler's GPIO_IN reads: a bouncing contact read open there is
-    # stamped later (docs/architecture.md "Capturing presses"), so order is checked on PIO only
-    if header["capture"] == "pio" and lead >= 1:
+    if lead >= 1:
         assert race["winner"] == first and not race["tie"]
 
 

@@ -240,21 +240,31 @@ def test_simulator_contacts(pinmap):
     }
 
 
-@pytest.mark.parametrize("capture, pixels", [("pio", "pio"), ("irq", "cpu")])
-def test_board_pins(pinmap, capture, pixels):
-    board = simulation(capture=capture, pixels=pixels).board
+@pytest.mark.parametrize("pixels", ["pio", "cpu"])
+def test_board_pins(pinmap, pixels):
+    board = simulation(pixels=pixels).board
     base, count = pinmap["player_base_gpio"], pinmap["player_count"]
     assert [p.id for p in board.player_pins] == [base + i for i in range(count)]
     assert [p.id for p in board.control_pins] == [c["gpio"] for c in pinmap["controls"]]
     assert board.piezo.pin.id == pinmap["piezo_gpio"]
-    if capture == "pio":
-        assert board.capture.sm.in_base.id == base
+    assert board.capture.sm.in_base.id == base
     if pixels == "pio":
         assert board.pixels.sm.sideset_base.id == pinmap["neopixel_gpio"]
         assert len(board.pixels._grb) == pinmap["station_pixels"] + pinmap["marker_pixels"]
     else:
         assert board.pixels.np.pin.id == pinmap["neopixel_gpio"]
         assert board.pixels.np.n == pinmap["station_pixels"] + pinmap["marker_pixels"]
+
+
+def test_the_board_captures_presses_with_pio_only():
+    """The pin-IRQ capture path the board never built is gone (docs/architecture.md "One capture
+    path"): the firmware has no such class, and a simulation asking for it is refused."""
+    import refbox.board
+
+    assert not hasattr(refbox.board, "PinIrqCapture")
+    with pytest.raises(ValueError, match="PIO only"):
+        simulation(capture="irq")
+    assert simulation(capture="pio").board.capture.mode == "pio"
 
 
 def test_simulated_press_reaches_the_right_board_bit(pinmap):

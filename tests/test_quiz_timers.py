@@ -319,3 +319,30 @@ def test_a_timer_check_the_referee_skips_would_have_found_nothing(name, monkeypa
     asking = simulate.run(dict(head), records, "cpython")
     assert skipped  # (the check ran)
     assert skipping == asking  # the same lines at the same times
+
+
+@pytest.mark.cpu_model
+@pytest.mark.parametrize("arm", ["line", "ARM"])
+def test_the_leds_show_the_cue_before_the_pre_race_save_and_collection(arm):
+    """The cue is the arming input's instant, and the LEDs show it then, within the pass's own
+    work (App.show_cue): every station in full colour before the journal's pre-race write and
+    the collection (`_before_race`), which come before the `armed` line (docs/architecture.md
+    "Instants the rules name")."""
+    from refbox import pinmap
+    from tablebuzz.sim.flashfs import FlashFS
+
+    fs = FlashFS()
+    fs.page_us = 10 * MS  # a slow flash: the write is long and cannot hide the order
+    record = ({"at_us": 100 * MS, "send": {"cmd": "arm"}} if arm == "line"
+              else {"at_us": 100 * MS, "control": "arm"})
+    head = {"seed": "1", "game": "quiz", "players": 3, "flash": {}}
+    lines = []
+    sim = runner.Simulation(head, lambda t, line: lines.append((t, line)), fs=fs)
+    sim.run(parse(timeline(record, {"at_us": 1 * S, "send": {"cmd": "state"}}), 3, CONTROLS))
+    ((armed_ns, armed),) = [(t, json.loads(line)) for t, line in lines if '"armed"' in line]
+    cue_ns = armed["t_us"] * 1000 + armed["t_ns"]
+    full = [tuple(c * 64 // 255 for c in pinmap.PLAYER_COLOURS[p]) for p in range(3)]
+    shown = [t for t, _, frame in sim.world.pixel_frames
+             if t >= cue_ns and [tuple(px) for px in frame[:3]] == full]
+    write = [start for start, _ in fs.masks if start >= cue_ns][0]
+    assert shown and shown[0] < write < armed_ns, (shown[:1], write, armed_ns)

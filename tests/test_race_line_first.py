@@ -19,10 +19,10 @@ from tablebuzz.sim.timeline import parse, read_setup
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def _at_once(self, name, fields=(), sent=False):
-    """App.emit as it was before lines were held: encoded and queued at once (`sent`: a race
-    the referee announced before its decision, App.announce, whose line is out already)."""
-    if sent:
+def _at_once(self, name, fields=()):
+    """App.emit as it was before lines were held: encoded and queued at once (a `race`: its line
+    is out already, App.announce, given it by the referee's one writer, Referee._say_race)."""
+    if name == "race":
         return
     self._dirty = True
     self._save_due = True

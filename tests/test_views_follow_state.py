@@ -37,13 +37,13 @@ def played_with_states(name):
     states = []
     emit = referee.Referee.emit
 
-    def reading_emit(self, event, fields=(), sent=False):
+    def reading_emit(self, event, fields=()):
         if event == "buttons":
             fresh = self.game is not None and self.menu is None
             states.append(dict(self._state_fields(), doing=self.doing()) if fresh else None)
         elif event == "armed":
             states.append({"doing": self.doing()})
-        return emit(self, event, fields, sent)
+        return emit(self, event, fields)
 
     lines = []
     referee.Referee.emit = reading_emit

@@ -51,11 +51,9 @@ _V_DUE_US = const(8)
 
 
 class App:
-    # how long after an edge it is surely in the capture (`capture_lag_us`, per path): the
-    # DMA moves a PIO word a few cycles after its push (datasheet §2.5), so 50 µs is ample
-    # there; a pin-IRQ snapshot is stamped when its handler runs (<= ~100 µs after the edge)
+    # how long after an edge it is surely in the capture (`capture_lag_us`): the DMA moves a
+    # PIO word a few cycles after its push (datasheet §2.5), so 50 µs is ample
     pio_lag_us = 50
-    irq_lag_us = 500
     loop_ms = 1
     # µs the loop sleeps between passes while a race is open: the pass that first sees a press
     # comes at most this plus an idle pass (~0.3 ms on the chip) after it, not a whole period
@@ -72,10 +70,8 @@ class App:
         self.pinmap = pinmap
         self.stations = pinmap.PLAYER_COUNT
         self.debouncers = bank_of(self.stations)
-        pio = board.capture_mode == "pio"
-        self.capture_lag_us = self.pio_lag_us if pio else self.irq_lag_us
-        self._reader = open_reader(board, self.clock, pinmap.PLAYER_BASE_GPIO, self.stations,
-                                   self.capture_lag_us, self.debouncers)
+        self.capture_lag_us = self.pio_lag_us
+        self._reader = open_reader(board, self.clock, self.stations, self.debouncers)
         started = Stamp(board.capture_start_tick).after_ns(board.capture_start_ns)
         for deb in self.debouncers:
             deb.settle_from(started)  # a contact bouncing at power-up is no press
@@ -122,6 +118,7 @@ class App:
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
+        self.referee.announce = self.announce  # the race line's writer (Referee._say_race)
         self.emit("hello", self._hello_fields())
         board.flush()  # out now, before a resumed game's refold (~0.2 s on the chip)
         note = getattr(board, "display_note", None)
@@ -141,7 +138,7 @@ class App:
                     self.referee.open_menu()
         self.referee.save = self._before_race
         self.referee.decided = self._race_decided
-        self.referee.announce = self.announce
+        self.referee.cue = self.show_cue
         if journal is not None:
             self._hold = True
         self.referee.prompts()  # what the controls do at power-up (a `buttons` event)
@@ -173,18 +170,17 @@ class App:
         return True
 
     # ------------------------------------------------------------------ output
-    def emit(self, name, fields=(), sent=False):
+    def emit(self, name, fields=()):
         """Send one event, or hold it while a race is being decided: the winner's light first,
         the `race` line next, then the held lines in their order (`press` lines of the race,
         `margin`, the game's bookkeeping), so what the players wait for costs no encoding of
-        anything else (docs/protocol.md "Order of lines"). `sent`: a `race` whose light and
-        line went out when the referee announced it (`announce`)."""
+        anything else (docs/protocol.md "Order of lines"). A `race` event's light and line are
+        out already: the referee's one writer of the race line (Referee._say_race) gave them
+        to `announce` before it."""
         self._dirty = True  # every change of state comes with an event: redraw, then save it
         self._save_due = True
         self._stale = True  # and may change the display
         if name == "race":
-            if not sent:
-                self.announce(fields)
             if self.keyboard is not None:
                 for key, value in fields:
                     if key == "winner":
@@ -299,9 +295,7 @@ class App:
     def _sample_ns(self):
         """One capture sample in ns, rounded up: equal stamps are a tie, so two presses less
         than this apart may be one (the photo finish's tie bound). PIO: 7 cycles a sample
-        (refbox.capture.EdgeDecoder, 7000 / MHz ns); the fallback: the µs tick."""
-        if self.board.capture_mode != "pio":
-            return 1000
+        (refbox.capture.EdgeDecoder, 7000 / MHz ns)."""
         mhz = self.board.pio_mhz
         return (7000 + mhz - 1) // mhz
 
@@ -458,48 +452,52 @@ class App:
         timers; then the flags the idle passes read. Each part runs only if it has something to
         do: on the chip every call costs ~10 µs."""
         happenings = self._happenings
-        if n or self._capture.count == 0:
-            self._read_capture(n, happenings)  # edges go to the debouncers
-            self._waiting = _still_waiting(self.debouncers)
-        settled = Stamp(ticks_add(now, -self.capture_lag_us))
-        if len(self._waiting) == 1:
-            self._waiting[0].poll(settled, happenings)
-        elif self._waiting:
-            self._poll(settled, happenings)
-        referee = self.referee
-        referee.now = now
-        edges = self._control_edges
-        found = None  # the horizons, when found before the switches are handed over
-        if happenings:
-            self._dirty = True  # (anything else that changes the frame emits an event)
-            if (len(happenings) == 1 and happenings[0][0] == "press" and not data
-                    and self._controls_idle and edges.head == edges.tail and not edges.lost):
-                # a press alone in its pass: the race it decides, if it does, is announced now
-                # (Referee.announce_alone), and the pass's work after it changes nothing
-                found = self.horizons(settled)
-                referee.announce_alone(happenings[0][1], happenings[0][2], found[1])
-            self._handle_switches(happenings)
-        elif n and not data and self._controls_idle and edges.head == edges.tail:
-            if not edges.lost and not referee.may_decide():
-                self._judging(now)  # capture words that are no press yet: the rest waits
-                return
-        horizon, press_horizon = self.horizons(settled) if found is None else found
-        referee.horizons(horizon, press_horizon)  # a control or a command hands over no further
-        if not self._controls_idle or edges.head != edges.tail or edges.lost:
-            self._take_controls(edges, now)
-        if data:
-            self._dirty = True
-            arrived = self.board.input_tick  # commands run at their line's arrival, in order
-            for item in self.assembler.feed(data):
-                if isinstance(item, ProtocolError):
-                    self._error(item.code, item.detail)
-                else:
-                    referee.line_at(item, arrived)
-        referee.tick(now, horizon, press_horizon)
-        happenings.clear()
+        try:
+            if n or self._capture.count == 0:
+                self._read_capture(n, happenings)  # edges go to the debouncers
+                self._waiting = _still_waiting(self.debouncers)
+            settled = Stamp(ticks_add(now, -self.capture_lag_us))
+            if len(self._waiting) == 1:
+                self._waiting[0].poll(settled, happenings)
+            elif self._waiting:
+                self._poll(settled, happenings)
+            referee = self.referee
+            referee.now = now
+            edges = self._control_edges
+            found = None  # the horizons, when found before the switches are handed over
+            if happenings:
+                self._dirty = True  # (anything else that changes the frame emits an event)
+                if (len(happenings) == 1 and happenings[0][0] == "press" and not data
+                        and self._controls_idle and edges.head == edges.tail and not edges.lost):
+                    # a press alone in its pass: the race it decides, if it does, is announced now
+                    # (Referee.announce_alone), and the pass's work after it changes nothing
+                    found = self.horizons(settled)
+                    referee.announce_alone(happenings[0][1], happenings[0][2], found[1])
+                self._handle_switches(happenings)
+            elif n and not data and self._controls_idle and edges.head == edges.tail:
+                if not edges.lost and not referee.may_decide():
+                    self._judging(now)  # capture words that are no press yet: the rest waits
+                    return
+            horizon, press_horizon = self.horizons(settled) if found is None else found
+            referee.horizons(horizon, press_horizon)  # a control or a command hands over no more
+            if not self._controls_idle or edges.head != edges.tail or edges.lost:
+                self._take_controls(edges, now)
+            if data:
+                self._dirty = True
+                arrived = self.board.input_tick  # commands run at their line's arrival, in order
+                for item in self.assembler.feed(data):
+                    if isinstance(item, ProtocolError):
+                        self._error(item.code, item.detail)
+                    else:
+                        referee.line_at(item, arrived)
+            referee.tick(now, horizon, press_horizon)
+        finally:
+            # handed over once: a pass that raised (a MemoryError on a full heap) must not
+            # hand the same presses over again in every pass after it
+            happenings.clear()
         if self._waiting:
             self._waiting = _still_waiting(self._waiting)
-        self._busy = bool(self._waiting) or not self._controls_idle or referee.is_busy()
+        self._busy = bool(self._waiting) or not self._controls_idle or self.referee.is_busy()
         self._kept = now
         self._reader.keepalive(now)
 
@@ -592,9 +590,8 @@ class App:
 
     def _sync_journal(self, now):
         """Save the journal (refbox.journal.Journal.sync): the flash write masks every interrupt,
-        so the controls are told that presses latched meanwhile are real (refbox.controls), and
-        the window is noted for the pin-IRQ capture (refbox.board.MaskLog). Returns what sync
-        returns."""
+        so the controls are told that presses latched meanwhile are real (refbox.controls).
+        Returns what sync returns."""
         clock = self.clock
         began = clock.ticks_us()
         self.controls.masked_since(began)
@@ -603,7 +600,6 @@ class App:
         finally:  # latched edges' handlers ran as the write let interrupts back: before this
             ended = clock.ticks_us()
             self.controls.unmasked(ended)
-            self.board.note_mask(began, ended)  # and pin-IRQ snapshots may be late (MaskLog)
 
     def _compact_journal(self):
         """One piece of the journal's compaction (Journal.work: ~256 bytes written, one flash
@@ -658,6 +654,27 @@ class App:
             self._floor_lit = False
             return
         self._show(self.now)
+
+    def show_cue(self):
+        """A race is opening at its cue, the instant of the input that opened it (the `arm`
+        line, ARM, a judgement, a time-out: refbox.referee): light its eligible stations in full
+        colour now (`Board.show_stations`: the station pixels only, as the winner's light is
+        written), before the pre-race save and collection (`_before_race`: the flash write and
+        ~25 ms of gc on the chip), so the players see the cue within the pass's own work of its
+        instant. A station locked out stays dark until the armed frame. A press stamped from the
+        cue on counts, whenever the loop reads it (docs/architecture.md "One ordered stream");
+        the `armed` line and the whole frame (the marker bar) follow the arming."""
+        referee = self.referee
+        game = referee.game
+        if game is None:
+            return
+        colours = game.station_colours(self.pinmap.PLAYER_COLOURS)
+        eligible = game.eligible()
+        arbiter = referee.arbiter
+        dark = (0, 0, 0)
+        lit = [colours[p] if p in eligible and not arbiter.is_locked(p) else dark
+               for p in range(min(referee.players, len(colours)))]
+        self.board.show_stations(lit)
 
     def _before_race(self):
         """A decision opens a race: the last safe moment before it. Save the journal (if any),

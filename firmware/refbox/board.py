@@ -10,9 +10,6 @@ Capture (design notes "Interrupts record, the loop decides"):
   with 8 pins): the loop unwraps it from a µs tick by which each word was in the ring (its own
   read, or after a long wait the note a 50 ms hard timer took of the DMA's progress:
   refbox.capture, PioEdgeCapture.arrivals).
-- Pin-IRQ fallback: a hard handler per player pin stores (ticks_us, one GPIO_IN read). Resolution
-  is the handler's (about 45 µs apart, lowest GPIO first when edges are pending together); presses
-  in one snapshot are ties.
 Pixels are driven by a PIO WS2812 program (PIO0 SM1), so LED writes never mask the capture
 interrupt; the built-in `neopixel` (which masks interrupts ~30 µs per pixel) is the fallback.
 Registers: RP2040 datasheet §2.3.1.7 (SIO GPIO_IN 0xd0000004), §3.7 (PIO0 CTRL 0x50200000, its
@@ -50,39 +47,6 @@ _WORDS_KEPT = const(64)  # colours whose GRB word PioPixels keeps (a game uses a
 OLED_ADDRESS = const(0x3C)  # the SSD1306 module's 7-bit I2C address (hardware/bom.md)
 _I2C_HZ = const(400000)  # I2C fast mode, the SSD1306's most (datasheet 13, tcycle 2.5 µs)
 _I2C_PROBE_US = const(5000)  # the boot probe's timeout: a stuck bus must not hold the boot
-
-
-class MaskLog:
-    """When the firmware's own calls masked interrupts: the last `size` windows as (start, end)
-    µs ticks. Only the firmware masks interrupts for long on the board (a CPU NeoPixel write: ~30
-    µs a pixel; a flash write: a page program or a sector erase, ms; MicroPython's own critical
-    sections are µs), so the loop can tell which pin-IRQ snapshots may have been taken late: a
-    handler whose edge came during a window ran only at its end (docs/architecture.md "Capture
-    on the IRQ path"). Preallocated; `note` allocates nothing."""
-
-    def __init__(self, size=4):
-        self.starts = array.array("I", [0] * size)
-        self.ends = array.array("I", [0] * size)
-        self.size = size
-        self.count = 0  # windows noted so far (the newest `size` are kept)
-
-    def note(self, start, end):
-        i = self.count % self.size
-        self.starts[i] = start
-        self.ends[i] = end
-        self.count += 1
-
-    def covering(self, tick, settle_us):
-        """The start tick of the earliest kept window with start <= tick <= end + settle_us (the
-        pending handlers run one after the other at its end), else None."""
-        found = None
-        n = self.count if self.count < self.size else self.size
-        for i in range(n):
-            start = self.starts[i]
-            if ticks_diff(tick, start) >= 0 and ticks_diff(tick, self.ends[i]) <= settle_us:
-                if found is None or ticks_diff(start, found) < 0:
-                    found = start
-        return found
 
 
 _EDGE_PROGRAMS = {}  # n_pins -> assembled program: one copy in PIO memory however often built
@@ -341,47 +305,6 @@ def _start_anchored(sm_id, mhz):
     return stamp[0] & _TICKS_MAX, ns
 
 
-class _PinEdge:
-    """One player pin's hard IRQ handler (a bound method made once: calling it allocates
-    nothing)."""
-
-    def __init__(self, ring, ticks_us, gpio):
-        self.ring = ring
-        self._ticks_us = ticks_us
-        self.info = gpio << 4
-
-    def edge(self, pin):
-        """Hard IRQ handler: one GPIO_IN read, the tick, and the edges this call serves
-        (`pin.irq().flags()`: ports/rp2/machine_pin.c `gpio_irq` stores the pin's latched INTR
-        edge bits, as acknowledged, before calling the handler). Allocates nothing."""
-        self.ring.put(machine.mem32[_GPIO_IN], self._ticks_us(), self.info | pin.irq().flags())
-
-
-class PinIrqCapture:
-    """Fallback: a hard IRQ on both edges of every player pin stores (one GPIO_IN read,
-    ticks_us, the pin and its served edges)."""
-
-    mode = "irq"
-    count = 1  # (the PIO capture's DMA count: never 0 here, nothing to re-arm)
-    rearm_below = 0
-
-    def __init__(self, pins, ring, ticks_us, base=0):
-        self.ring = ring
-        self._ticks_us = ticks_us
-        self.start_tick = ticks_us()
-        self.start_ns = 0
-        self.handlers = []
-        for i in range(len(pins)):
-            handler = _PinEdge(ring, ticks_us, base + i).edge
-            self.handlers.append(handler)
-            pins[i].irq(handler, machine.Pin.IRQ_FALLING | machine.Pin.IRQ_RISING, hard=True)
-
-    def pending(self):
-        """Snapshots waiting, or lost (1), else 0."""
-        ring = self.ring
-        return 1 if ring.head != ring.tail or ring.lost else 0
-
-
 class ControlEdges:
     """The control buttons by their edges: a hard IRQ on both edges of each control pin stores
     (control index << 1 | level read in the handler, ticks_us) in a CaptureRing. Hard IRQs run
@@ -466,6 +389,20 @@ class PioPixels:
         self._put(floor)
         return True
 
+    def show_stations(self, colours):
+        """Light the station pixels in `colours` ((r, g, b) each, in station order, (0, 0, 0)
+        dark; stations past its end dark), the marker bar as it was: show_floor's shorter frame,
+        for the cue (refbox.app.App.show_cue); False if the previous frame is still going out."""
+        if ticks_diff(self._ready, self._ticks_us()) > 0:
+            return False
+        floor = self._floor
+        for i in range(len(floor)):
+            colour = colours[i] if i < len(colours) else (0, 0, 0)
+            word = self._words.get(colour)
+            floor[i] = self._word(colour) if word is None else word
+        self._put(floor)
+        return True
+
     def _word(self, colour):
         """The GRB word of `colour` at _BRIGHTNESS, kept for the next frames."""
         r, g, b = colour
@@ -502,6 +439,10 @@ class CpuPixels:
     def show_floor(self, station, colour):
         """Not here (Board.show_floor): this write masks the capture's interrupts, and the
         race's other presses may be coming; the pass's own frame shows the floor."""
+        return False
+
+    def show_stations(self, colours):
+        """Not here (Board.show_stations): the pass's own frame shows the cue."""
         return False
 
 
@@ -643,22 +584,18 @@ class Board:
         ]
         self.control_pins = [pin(gpio, pin.IN, pin.PULL_UP) for _, gpio in pinmap.CONTROLS]
         self.control_edges = ControlEdges(self.control_pins, clock.ticks_us).ring
-        self.ring = CaptureRing()
-        self.masks = MaskLog()  # when the firmware's own calls masked interrupts
         self.pio_mhz = machine.freq() // 1000000
-        self.capture = None  # type: PioEdgeCapture | PinIrqCapture | None
-        if capture == "pio":
-            self.capture = PioEdgeCapture(
-                0, self.player_pins[0], pinmap.PLAYER_COUNT, self.pio_mhz, clock.ticks_us
-            )
-        else:
-            self.capture = PinIrqCapture(self.player_pins, self.ring, clock.ticks_us, self.base)
-        self.capture_mode = self.capture.mode  # type: ignore[union-attr]
+        # the one capture path: the PIO edge timestamper (a pin-IRQ path was removed: it could not
+        # be as fair under masked interrupts, docs/architecture.md "One capture path")
+        self.capture = PioEdgeCapture(
+            0, self.player_pins[0], pinmap.PLAYER_COUNT, self.pio_mhz, clock.ticks_us
+        )
+        self.capture_mode = self.capture.mode
         # the DMA anchor is the chip's own timer (TIMERAWL); a resumed game's clock runs shifted
         # from it (refbox.boot.ShiftedClock), and so must the stamps
-        shift = getattr(clock, "offset", 0) if capture == "pio" else 0
-        self.capture_start_tick = ticks_add(self.capture.start_tick, shift)  # type: ignore[union-attr]
-        self.capture_start_ns = self.capture.start_ns  # type: ignore[union-attr]
+        shift = getattr(clock, "offset", 0)
+        self.capture_start_tick = ticks_add(self.capture.start_tick, shift)
+        self.capture_start_ns = self.capture.start_ns
         pixel_pin = pin(pinmap.NEOPIXEL_GPIO, pin.OUT)
         count = pinmap.STATION_PIXELS + pinmap.MARKER_PIXELS
         self.pixels = (
@@ -746,14 +683,8 @@ class Board:
         return levels
 
     def show(self, frame):
-        """Show `frame` on the pixels; False if it must be offered again later. A CPU write masks
-        interrupts: its window is noted (`masks`)."""
-        if not self.pixels_mask_irqs:
-            return self.pixels.show(frame)
-        began = self._ticks_us()
-        shown = self.pixels.show(frame)
-        self.masks.note(began, self._ticks_us())
-        return shown
+        """Show `frame` on the pixels; False if it must be offered again later."""
+        return self.pixels.show(frame)
 
     def show_floor(self, station, colour):
         """The race's winner lit at once (refbox.app.App.emit): the station pixels dark but
@@ -762,9 +693,11 @@ class Board:
         interrupts while the race's other presses may come; the pass's own frame follows."""
         return self.pixels.show_floor(station, colour)
 
-    def note_mask(self, began, ended):
-        """Interrupts may have been masked from µs tick `began` to `ended` (a flash write)."""
-        self.masks.note(began, ended)
+    def show_stations(self, colours):
+        """The station pixels in `colours` ((r, g, b) each, station order), the marker bar as
+        it was: the race's cue at once (refbox.app.App.show_cue). False when it cannot be done
+        now (the previous frame is going out) or here at all (the CPU driver)."""
+        return self.pixels.show_stations(colours)
 
     def tone(self, freq):
         """Sound the piezo at `freq` Hz, or silence it with 0."""

@@ -323,6 +323,19 @@ class NeoPixels:
         self._ready = ticks_add(self._ticks_us(), _PIXEL_GAP_US)
         return True
 
+    def show_stations(self, colours, stations):
+        """refbox.board.Board.show_stations's: the first `stations` pixels in `colours` ((r, g,
+        b) each; past its end dark); the rest of the strip as it was."""
+        if ticks_diff(self._ready, self._ticks_us()) > 0:
+            return False
+        np = self.np
+        for i in range(stations):
+            r, g, b = colours[i] if i < len(colours) else (0, 0, 0)
+            np[i] = (r * _BRIGHTNESS // 255, g * _BRIGHTNESS // 255, b * _BRIGHTNESS // 255)
+        np.show()
+        self._ready = ticks_add(self._ticks_us(), _PIXEL_GAP_US)
+        return True
+
     def show_floor(self, station, colour, stations):
         """refbox.board.Board.show_floor's: the first `stations` pixels dark but `station`, lit
         in `colour`; the rest of the strip as it was (the driver's buffer keeps it)."""
@@ -567,6 +580,10 @@ class Board:
         """refbox.board.Board.show_floor's."""
         return self.pixels.show_floor(station, colour, self._stations)
 
+    def show_stations(self, colours):
+        """refbox.board.Board.show_stations's."""
+        return self.pixels.show_stations(colours, self._stations)
+
     def tone(self, freq):
         if freq:
             self.piezo.frequency = freq
@@ -579,10 +596,6 @@ class Board:
         if data:
             self.input_tick = self._ticks_us()
         return data
-
-    def note_mask(self, began, ended):
-        """The loop masked interrupts from µs `began` to `ended` (refbox.board's MaskLog, for its
-        pin-IRQ fallback): this board's capture is PIO + background_read only, nothing to note."""
 
     def write_line(self, line):
         self.outbox.put_line(line)

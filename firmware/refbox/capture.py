@@ -1,7 +1,7 @@
 """Decode what the capture stored into per-station edges with nanosecond stamps; the loop reads
-either path through one reader (`open_reader`: `read`, `resync`, `keepalive`).
+it through one reader (`open_reader`: `read`, `resync`, `keepalive`).
 
-Two capture paths feed the same ring (see refbox.board):
+The capture is refbox.board's PIO edge timestamper:
 - PIO words: `(counter << n_pins) | levels`, pushed by the edge timestamper whenever a player pin
   changes. The counter is a down-counter decremented once per sampling period (7 PIO cycles: 56 ns
   at 125 MHz) and `30 - n_pins` bits wide (24 bits, 0.94 s per wrap, with 6 player pins), so the
@@ -10,8 +10,8 @@ Two capture paths feed the same ring (see refbox.board):
   how many wraps: the latest time not after it that the counter allows. The chain starts at
   the anchor stamped by DMA at the state machine's start (refbox.board._start_anchored), plus the
   5 cycles to the first sample (counter all ones).
-- Snapshots: a `GPIO_IN` read with the µs tick at which the handler ran (the pin-IRQ fallback, and
-  the resynchronisation after lost words). Their resolution is the handler's, not the edge's.
+- Snapshots: a `GPIO_IN` read with the µs tick of the read (the resynchronisation after lost
+  words). Their resolution is the read's, not the edge's.
 Levels are raw pin levels: buttons are active low, so a 0 bit is a closed contact.
 """
 
@@ -19,7 +19,7 @@ from array import array
 
 from refbox import edgeloop
 from refbox.compat import const
-from refbox.ticks import Stamp, ticks_add, ticks_diff
+from refbox.ticks import Stamp, ticks_diff
 
 
 def _no_table(limits, lowest):
@@ -285,26 +285,20 @@ class EdgeDecoder:
             station += 1
 
 
-def open_reader(board, clock, base, stations, lag_us, debouncers):
-    """The loop's reader of `board.capture`, whichever path it is (`mode` "pio" or "irq"), with
-    its decoder anchored at the capture's start. One interface for both:
+def open_reader(board, clock, stations, debouncers):
+    """The loop's reader of `board.capture` (refbox.board.PioEdgeCapture), with its decoder
+    anchored at the capture's start and bound to `debouncers` (each station's, bank_of's):
     - `read(n, since, happenings)`: what came (`n`: the capture's `pending()`; `since`: the
-      tick of the loop's pass before) as edges to the debouncers (the PIO path feeds them as it
-      decodes), returning a list of edges still to feed, or None when nothing came (nothing is
-      allocated then); `lost` then holds how
-      many words or records were lost (0: none), for the loop to say so and re-read the levels;
+      tick of the loop's pass before) as edges to the debouncers (fed as they are decoded),
+      returning a list of edges still to feed, or None when nothing came (nothing is allocated
+      then); `lost` then holds how many words were lost (0: none), for the loop to say so and
+      re-read the levels;
     - `resync(levels, tick, edges)`: the levels re-read at µs `tick` as edges (after a loss);
-    - `keepalive(tick)`: keeps the PIO chain's wrap count when no word came for a while.
-    `base`: the first player GPIO; `lag_us`: how long after an edge it is surely in the ring;
-    `debouncers`: each station's debouncer (its `since`, the latest edge stamp: the pin-IRQ
-    path bounds what a masked window hides by it)."""
+    - `keepalive(tick)`: keeps the PIO chain's wrap count when no word came for a while."""
     decoder = EdgeDecoder(stations, 7000, board.pio_mhz)
     decoder.start(board.capture_start_tick, board.capture_start_ns)
-    capture = board.capture
-    if capture.mode == "pio":
-        decoder.bind(debouncers)
-        return PioWords(capture, decoder, clock.ticks_us, debouncers)
-    return IrqSnapshots(capture.ring, decoder, board.masks, base, stations, lag_us, debouncers)
+    decoder.bind(debouncers)
+    return PioWords(board.capture, decoder, clock.ticks_us, debouncers)
 
 
 class _Reader:
@@ -380,89 +374,6 @@ class PioWords(_Reader):
         if lost or stalled:
             self.lost = lost or 1
         return []
-
-
-class IrqSnapshots(_Reader):
-    """The pin-IRQ path: the snapshots the handlers stored in the capture ring (a GPIO_IN read,
-    the µs tick, the pin and its served edges: refbox.board.PinIrqCapture), with the windows in
-    which the firmware's own calls masked interrupts (`masks`: refbox.board.MaskLog)."""
-
-    def __init__(self, ring, decoder, masks, base, stations, lag_us, debouncers):
-        _Reader.__init__(self, decoder)
-        self.ring = ring
-        self.masks = masks
-        self.base = base
-        self.stations = stations
-        self.lag_us = lag_us
-        self.debouncers = debouncers
-
-    def read(self, n, since=None, happenings=None):
-        """Decode every snapshot waiting, as edges for the loop to feed (`since`, `happenings`:
-        the PIO path's, see open_reader); `lost`: records the ring dropped (0: none)."""
-        ring = self.ring
-        self.lost = 0
-        edges = []  # type: list
-        base = self.base
-        lasts = [deb.since() for deb in self.debouncers]  # each station's latest edge stamp
-        while ring.pending():
-            value, tick = ring.pop()
-            start = len(edges)
-            self.decoder.snapshot(value >> base, tick, edges)
-            self._unproven(ring.info, tick, start, edges, lasts, base)
-        if ring.lost:
-            self.lost = ring.lost
-            ring.lost = 0
-        return edges
-
-    def _unproven(self, info, tick, start, edges, lasts, base):
-        """Pin-IRQ snapshots prove less than their tick says when the firmware's own calls
-        masked interrupts (docs/architecture.md "Capture on the IRQ path"): a handler whose edge
-        came inside such a window (`board.masks`) ran only at its end. For a snapshot taken
-        then, an opening is stamped at the earliest it can have happened (the window's start
-        less the capture lag, or the station's previous edge), so that no closure is judged
-        longer than it is proven, and a closure keeps the handler's tick, the latest it can
-        have begun. A pin whose handler served both edges at once (`info`: both edge flags)
-        and reads closed as before went open and closed again inside the window: that hidden
-        opening is put in, as long as it can have been. A closure the flags hide (open before
-        and after) is no press. Outside a window the tick stands (the handler's latency, tens of
-        µs: a pair of edges one call serves there is bounce). Rewrites `edges[start:]` and
-        appends to it; `lasts`: each station's latest edge stamp, kept up to date."""
-        began = None
-        masks = self.masks
-        if masks.count:
-            began = masks.covering(tick, self.lag_us)
-        if began is None:  # served in time: the tick is the edge's, to the handler's latency
-            for i in range(start, len(edges)):
-                lasts[edges[i][0]] = edges[i][2]
-            return
-        floor = Stamp(ticks_add(began, -self.lag_us))
-        station = (info >> 4) - base
-        seen = False
-        for i in range(start, len(edges)):
-            st, closed, stamp = edges[i]
-            if st == station:
-                seen = True
-            if not closed:
-                stamp = self._earliest(floor, lasts[st], stamp)
-                edges[i] = (st, closed, stamp)
-            lasts[st] = stamp
-        if info & 12 == 12 and not seen and 0 <= station < self.stations:
-            if not (self.decoder.levels >> station) & 1:  # closed, and closed before: it opened
-                opened = self._earliest(floor, lasts[station], Stamp(tick))
-                edges.append((station, False, opened))
-                edges.append((station, True, Stamp(tick)))
-                lasts[station] = Stamp(tick)
-
-    @staticmethod
-    def _earliest(floor, last, latest):
-        """The earliest of `latest`'s possible times: not before `floor` (None: no bound), nor
-        before the station's `last` edge (None: none yet)."""
-        stamp = floor if floor is not None else (last if last is not None else latest)
-        if last is not None and stamp.diff_ns(last) < 0:
-            stamp = last
-        if latest.diff_ns(stamp) < 0:
-            stamp = latest
-        return stamp
 
 
 def _lowest_bit(bits):

@@ -1,18 +1,15 @@
 """Debounce one station's contact from its edge stream: presses stamped at their first edge, noise
 never a press.
 
-A closing edge starts a *candidate*, stamped at that edge. The candidate is a press once the
-contact has been closed for `press_us` in all since that edge, and for at least as long as it was
-open since then (bounce openings do not count, but do not reset it either), so a bounce train is
-stamped where the contact first closed, however long it bounced, and a worn switch's drop-out
-only delays the acceptance: two short closures with a long gap do not add up to a press. It is
-*noise* (dropped, never reported) when, before that:
-- one opening lasts longer than `bounce_gap_us` and longer than `noise_ratio` times the closure
-  accumulated so far (a 50 µs spike is noise once open 250 µs; a 0.9 ms closure once open 4.5 ms),
-- or it is still not a press `judge_us` after its first edge (a storm of spikes).
-The next closing edge after a drop starts a new candidate: a spike of width w backdates a real
-press only if that press closes within max(`bounce_gap_us`, `noise_ratio` * w) after it (bounce
-and such a pair of edges look alike).
+A closing edge starts a *candidate*, stamped at that edge; what it becomes (a press, or noise) is
+refbox.closure's rule, written there once: closed for `press_us` in all since that edge and no
+less than it was open (bounce openings do not count, nor reset it), unless an opening grows longer
+than `bounce_gap_us` and `noise_ratio` times the closure so far, or `judge_us` passes first. So a
+bounce train is stamped where the contact first closed, however long it bounced, and a worn
+switch's drop-out only delays the acceptance: two short closures with a long gap do not add up to
+a press. The next closing edge after a drop starts a new candidate: a spike of width w backdates a
+real press only if that press closes within max(`bounce_gap_us`, `noise_ratio` * w) after it
+(bounce and such a pair of edges look alike).
 A press ends when the contact has been open for `release_us` without a break: bounce and the
 drop-outs of a worn switch do not end it. The release is stamped at the first opening edge of its
 train, like a press: re-closures of at most `bounce_gap_us` after it are release bounce; a longer
@@ -28,6 +25,7 @@ for 50 µs).
 from array import array
 
 from refbox import edgeloop
+from refbox.closure import NOISE, PRESS, verdict, wait_ns
 from refbox.compat import const
 from refbox.ticks import Stamp
 
@@ -96,10 +94,11 @@ class Debouncer:
         else:
             self.v = memoryview(bank)[station * V_FIELDS : (station + 1) * V_FIELDS]
         self.bank = bank
-        # bank_of's: its candidates are judged by refbox.edgeloop.judge (machine code on the
-        # board: ~0.1 ms less a poll on the chip), with these thresholds as `rules`
+        # refbox.closure's `rules`: this debouncer's thresholds in ns (bank_of's: one array for
+        # every station, which refbox.edgeloop.judge also reads: machine code on the board,
+        # ~0.1 ms less a poll on the chip, `judge_words`)
         self.judge_words = None
-        self.rules = None
+        self.rules = edgeloop.thresholds(self)
         v = self.v
         v[V_STATE] = _UP
         v[V_SINCE_US] = -1
@@ -220,20 +219,11 @@ class Debouncer:
                 # `press_us` on (same ns inside the µs), and nothing else can happen before that
                 v[V_DUE_US] = (us + self.press_us) & _MAX
         elif state == _CANDIDATE:  # (it was one before: `held` is this level's time)
-            if closed:  # closed from here: a press once closed `need` ns
-                open_ns = v[V_OPEN_NS] + held
-                v[V_OPEN_NS] = open_ns
-                wait = self.press_us * 1000
-                if wait < open_ns:
-                    wait = open_ns
-                wait -= v[V_CLOSED_NS]
-            else:  # open from here: noise once open longer than `allowed`
-                closed_ns = v[V_CLOSED_NS] + held
-                v[V_CLOSED_NS] = closed_ns
-                wait = self.noise_ratio * closed_ns
-                if wait < self.bounce_gap_us * 1000:
-                    wait = self.bounce_gap_us * 1000
-                wait += 1
+            if closed:  # closed from here: it was open `held` more
+                v[V_OPEN_NS] += held
+            else:  # open from here: it was closed `held` more
+                v[V_CLOSED_NS] += held
+            wait = wait_ns(closed, v[V_CLOSED_NS], v[V_OPEN_NS], self.rules)
             # nothing can be decided before then, nor before the cap (judge_us from `first`):
             # the passes before it skip this closure (`poll`, App._poll) and the loop wakes
             # for it (App.wake_in_us); µs tick, rounded down
@@ -303,25 +293,13 @@ class Debouncer:
         to_cap = self.judge_us * 1000
         to_cap -= (((since_us - v[V_FIRST_US] + _HALF) & _MAX) - _HALF) * 1000
         to_cap -= v[V_SINCE_NS] - v[V_FIRST_NS]
-        if v[V_CLOSED]:
-            need = self.press_us * 1000
-            if need < v[V_OPEN_NS]:
-                need = v[V_OPEN_NS]  # closed at least as long as it was open
-            need -= v[V_CLOSED_NS]
-            if need <= held and need <= to_cap:
-                v[V_STATE] = _DOWN
-                v[V_DUE_US] = -1
-                out.append(("press", self.station, Stamp(v[V_FIRST_US], v[V_FIRST_NS])))
-                return held
-        else:
-            allowed = self.noise_ratio * v[V_CLOSED_NS]
-            if allowed < self.bounce_gap_us * 1000:
-                allowed = self.bounce_gap_us * 1000
-            if held > allowed:
-                self._drop()  # open too long for bounce: what closed before was noise
-                return held
-        if held >= to_cap:
-            self._drop()  # still not a press: a storm; a closed contact must open first
+        said = verdict(v[V_CLOSED], held, v[V_CLOSED_NS], v[V_OPEN_NS], to_cap, self.rules)
+        if said == PRESS:
+            v[V_STATE] = _DOWN
+            v[V_DUE_US] = -1
+            out.append(("press", self.station, Stamp(v[V_FIRST_US], v[V_FIRST_NS])))
+        elif said == NOISE:
+            self._drop()  # an opening too long for bounce, or the cap: it was noise
         return held
 
     def _drop(self):

@@ -9,13 +9,14 @@ Why: a noise burst is a word per edge (64 edges of two stations in ~160 µs), an
 edge cost ~0.17 ms on the chip (EdgeDecoder.decode and Debouncer.edge_at, both native code):
 ~20 ms before the race it hides could be decided (issue 20: 5 ms from the first press).
 
-What each edge does is refbox.debounce.Debouncer.edge_at's rule. The loop itself feeds the edges
-that begin a closure and those that only add to its times (bounce, a noise burst's spikes: a
-candidate that neither becomes a press nor is dropped at that edge) into the state array
-`Debouncer.v`; every other edge (a press, a drop, a release, the boot's quiet spell, anything out
-of range) goes to `edge_at` itself, untouched, so the rules that decide stay in one place. Same
-edges, same calls, same state in both forms: tests/test_edgeloop.py checks them against each other
-on MicroPython and against Debouncer.edge_at alone.
+What each edge does is refbox.debounce.Debouncer.edge_at's, and whether it decides is
+refbox.closure's rule, which this Python form calls. The loop itself feeds the edges that begin a
+closure and those that only add to its times (bounce, a noise burst's spikes: a candidate that
+neither becomes a press nor is dropped at that edge) into the state array `Debouncer.v`; every
+other edge (a press, a drop, a release, the boot's quiet spell, anything out of range) goes to
+`edge_at` itself, untouched. The viper form writes refbox.closure's statements out on machine
+words (a viper function cannot call Python cheaply): tests/test_edgeloop.py checks it against
+this form on MicroPython, and both against Debouncer.edge_at alone.
 
 Arguments (both forms):
 - `words`, `index`, `mask`, `n`: `n` PIO words of the ring `words` (32-bit items) from `index`
@@ -36,6 +37,7 @@ stays a 32-bit machine word (`fits`).
 
 from array import array
 
+from refbox.closure import NOISE, PRESS, UNDECIDED, verdict, wait_ns
 from refbox.compat import const
 
 # refbox.debounce's states and V_ fields (the viper form repeats them: a viper function sees only
@@ -80,6 +82,38 @@ def fits(counter_mask, ns_num, ns_den):
     return wrap_ns < (1 << 30) and (counter_mask >> 12) * ns_num < (1 << 30)
 
 
+THUMB_TABLE_WORDS = const(96)  # refbox.edgeloop_thumb's table: 32 words of figures, then
+_THUMB_LOWEST = const(128)  # the lowest-bit table from this byte (64 words: 8 pins)
+
+
+def thumb_table(limits, lowest, t):
+    """Fill array('i') `t` (THUMB_TABLE_WORDS items), refbox.edgeloop_thumb's kernel's table, for
+    `limits` (`limits_for`) and `lowest` (bytearray, one byte a set of pins): the limits and the
+    constants the kernel loads (its _T_ offsets, byte offsets into `t`), then the lowest-bit
+    table packed 4 bytes a word. Here, not in that module, so that CPython builds the very table
+    the kernel runs on (tests/test_thumb_kernel.py). Raises ValueError past 8 pins."""
+    t[0] = limits[0]  # shift: the level pins below the counter
+    t[1] = limits[1]
+    t[2] = limits[2]
+    t[3] = limits[10]  # per_count (0: refbox.edgeloop_thumb.run leaves the words to viper)
+    t[4] = limits[5]
+    t[5] = limits[6]
+    t[6] = limits[7]
+    t[7] = limits[8]
+    t[8] = limits[9]
+    t[9] = _HALF  # refbox.ticks: half the tick's range, its mask
+    t[10] = _MAX
+    t[11] = _FAR_US
+    t[12] = 1000
+    t[13] = 16000  # a carry up to this is subtracted (the viper loop divides beyond)
+    room = THUMB_TABLE_WORDS * 4 - _THUMB_LOWEST
+    if len(lowest) > room:
+        raise ValueError("more pins than the table holds")
+    packed = array("i", bytes(lowest) + bytes(room - len(lowest)))  # 4 bytes a word, in order
+    for k in range(len(packed)):
+        t[_THUMB_LOWEST // 4 + k] = packed[k]
+
+
 def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
     """Decode and feed `n` words (see the module's docstring). Returns None."""
     shift = limits[0]
@@ -87,9 +121,7 @@ def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
     level_mask = limits[2]
     ns_num = limits[3]
     ns_den = limits[4]
-    press_ns = limits[5]
-    gap_ns = limits[6]
-    ratio = limits[7]
+    rules = (limits[5], limits[6], limits[7], limits[8])  # refbox.closure's
     judge_ns = limits[8]
     press_us = limits[9]
     per_count = limits[10]
@@ -169,37 +201,18 @@ def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
                         and 0 <= closed_ns <= _MAX):
                     held = d * 1000 + ns - since_ns
                     to_cap = judge_ns - df * 1000 - (since_ns - bank[b + _V_FIRST_NS])
-                    slow = 0
-                    if held < 0 or held >= to_cap:
-                        slow = 1  # an edge out of order; the cap: dropped (Debouncer._judge)
-                    elif closed == 0:  # it was closed until here: does the closure make a press?
-                        need = press_ns
-                        if need < open_ns:
-                            need = open_ns
-                        need -= closed_ns
-                        if need <= held and need <= to_cap:
-                            slow = 1
-                    else:  # it was open until here: too long for bounce?
-                        allowed = ratio * closed_ns
-                        if allowed < gap_ns:
-                            allowed = gap_ns
-                        if held > allowed:
-                            slow = 1
-                    if slow == 0:  # bounce: the closure's times grow (Debouncer.edge_at)
+                    # the level held until here (the opposite of this edge's) decides nothing:
+                    # bounce, the closure's times grow (refbox.closure; Debouncer.edge_at)
+                    if held >= 0 and verdict(1 - closed, held, closed_ns, open_ns, to_cap,
+                                             rules) == UNDECIDED:
+                        slow = 0
                         if closed:
                             open_ns += held
                             bank[b + _V_OPEN_NS] = open_ns
-                            wait = press_ns
-                            if wait < open_ns:
-                                wait = open_ns
-                            wait -= closed_ns
                         else:
                             closed_ns += held
                             bank[b + _V_CLOSED_NS] = closed_ns
-                            wait = ratio * closed_ns
-                            if wait < gap_ns:
-                                wait = gap_ns
-                            wait += 1
+                        wait = wait_ns(closed, closed_ns, open_ns, rules)
                         to_cap -= held  # (from this edge on)
                         if wait > to_cap:
                             wait = to_cap
@@ -243,25 +256,11 @@ def judge(bank, station, t_us, t_ns, rules):
     if held < 0:
         return 3
     to_cap = rules[3] - df * 1000 - (since_ns - bank[b + _V_FIRST_NS])
-    if bank[b + _V_CLOSED]:
-        need = rules[0]
-        if need < open_ns:
-            need = open_ns
-        need -= closed_ns
-        if need <= held and need <= to_cap:
-            bank[b + _V_STATE] = _DOWN
-            bank[b + _V_DUE_US] = -1
-            return 1
-    else:
-        allowed = rules[2] * closed_ns
-        if allowed < rules[1]:
-            allowed = rules[1]
-        if held > allowed:
-            bank[b + _V_STATE] = _UP
-            bank[b + _V_DUE_US] = -1
-            return 2
-    if held >= to_cap:
+    said = verdict(bank[b + _V_CLOSED], held, closed_ns, open_ns, to_cap, rules)
+    if said == PRESS:
+        bank[b + _V_STATE] = _DOWN
+        bank[b + _V_DUE_US] = -1
+    elif said == NOISE:
         bank[b + _V_STATE] = _UP
         bank[b + _V_DUE_US] = -1
-        return 2
-    return 0
+    return said

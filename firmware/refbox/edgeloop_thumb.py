@@ -23,9 +23,13 @@ save and restore its state when an interrupt handler divides, so a handler canno
 RP2350 has no such divider, which is why this module imports only on an RP2040 (its Cortex-M33
 runs the viper loop).
 
-Arguments, return and guarantees: refbox.edgeloop's `run`. tests: bench/check_edgeloop_chip.py
-runs tests/edgeloop_check.py on the emulated RP2040 (rp2emu), where this form is checked against
-the Python twin and the general loop.
+Arguments, return and guarantees: refbox.edgeloop's `run`. Its closure statements are
+refbox.closure's rule (`verdict`, `wait_ns`) in Thumb instructions. CI proves it on the bytes the
+chip runs: tests/test_thumb_kernel.py compiles this file with mpy-cross for armv6m as the flash
+build does, reads the kernel's machine code out of the .mpy and runs it under unicorn on a
+Cortex-M0 (the SIO divider modelled), on generated edges, against refbox.edgeloop's Python loop
+(which calls refbox.closure); two of its constants swapped fail there. bench/check_edgeloop_chip.py
+runs tests/edgeloop_check.py on the emulated RP2040 (rp2emu) as well.
 """
 
 import sys
@@ -38,6 +42,7 @@ from array import array  # noqa: E402
 import micropython  # noqa: E402
 from micropython import const  # noqa: E402
 
+from refbox.edgeloop import thumb_table  # noqa: E402
 from refbox.edgeloop_viper import run as _viper_run  # noqa: E402
 
 # the chain's items (refbox.edgeloop), as byte offsets
@@ -72,6 +77,7 @@ _T_HELD = const(88)
 _T_BANK = const(92)
 _T_LOWEST = const(128)  # the lowest-set-bit table, bytes from here
 _T_WORDS_LONG = const(96)  # 32 words of figures, 64 of the lowest-bit table (8 pins)
+# (refbox.edgeloop.thumb_table fills them: THUMB_TABLE_WORDS, _THUMB_LOWEST)
 # the per-call items, as indices into the table's array
 _I_INDEX = const(14)
 _I_MASK = const(15)
@@ -389,29 +395,10 @@ _tabled = [None]  # the limits `_table` holds
 
 def prepare(limits, lowest):
     """Fill the kernel's table for refbox.edgeloop's `limits` and `lowest` (bytearray, one byte
-    a set of pins): when refbox.capture.EdgeDecoder binds its debouncers (~1 ms on the chip, so
-    never on a race's path; `run` prepares it too if the limits changed)."""
-    t = _table
-    t[0] = limits[0]  # shift: the level pins below the counter
-    t[1] = limits[1]
-    t[2] = limits[2]
-    t[3] = limits[10]  # per_count (0: `run` leaves the words to the viper loop)
-    t[4] = limits[5]
-    t[5] = limits[6]
-    t[6] = limits[7]
-    t[7] = limits[8]
-    t[8] = limits[9]
-    t[9] = 1 << 29  # refbox.ticks: half the tick's range, its mask
-    t[10] = (1 << 30) - 1
-    t[11] = 1000000  # refbox.edgeloop's _FAR_US
-    t[12] = 1000
-    t[13] = 16000  # a carry up to this is subtracted (the viper loop divides beyond)
-    room = _T_WORDS_LONG * 4 - _T_LOWEST
-    if len(lowest) > room:
-        raise ValueError("more pins than the table holds")
-    packed = array("i", bytes(lowest) + bytes(room - len(lowest)))  # 4 bytes a word, in order
-    for k in range(len(packed)):
-        t[_T_LOWEST // 4 + k] = packed[k]
+    a set of pins; refbox.edgeloop.thumb_table): when refbox.capture.EdgeDecoder binds its
+    debouncers (~1 ms on the chip, so never on a race's path; `run` prepares it too if the
+    limits changed)."""
+    thumb_table(limits, lowest, _table)
     _tabled[0] = limits
 
 

@@ -2,10 +2,13 @@
 machine words, for a MicroPython board (refbox.capture imports it when it can: CPython and
 CircuitPython, which has no native emitter, raise ImportError here or SyntaxError compiling it).
 
-Arguments, return and guarantees: refbox.edgeloop. On the chip a word with one edge costs a few µs
-here instead of ~0.17 ms as Python (bench/README.md). tests/test_edgeloop.py runs both forms on
-the MicroPython unix port (a 64-bit viper: every figure is masked or range-checked as on the
-32-bit board) and checks they leave the same state, calls and reports.
+Arguments, return and guarantees: refbox.edgeloop. Its closure statements are refbox.closure's
+rule (`verdict`, `wait_ns`) written out on machine words, as refbox.edgeloop's Python form calls
+it: that module is the source; this form is checked against it. On the chip a word with one
+edge costs a few µs here instead of ~0.17 ms as Python (bench/README.md).
+tests/test_edgeloop.py runs both forms on the MicroPython unix port (a 64-bit viper: every figure
+is masked or range-checked as on the 32-bit board) and checks they leave the same state, calls
+and reports.
 """
 
 import sys

@@ -93,6 +93,7 @@ class Referee:
         self.holding = []  # 0-based players holding their buzzer now, earliest first
         self.save = None  # called just before a race opens: the App saves the journal then
         self.decided = None  # called once a race's win is recorded: the App lights the LEDs then
+        self.cue = None  # called as a race opens, before its save: the App lights the cue then
         # called with a race's fields the moment its outcome is fixed, before the game's hooks
         # for its deciding press run (_press): the App lights the winner and sends the line
         self.announce = None
@@ -265,8 +266,19 @@ class Referee:
         if not self.arbiter.counts_alone(station, stamp) or self._may_fire(game, stamp):
             return False  # (a timer that may fall due by the press runs first: the usual order)
         self._announced = stamp
-        self.announce(_race_fields(station, None, (), stamp))
+        self._say_race(_race_fields(station, None, (), stamp))
         return True
+
+    def _say_race(self, fields):
+        """The one writer of the `race` line (`fields`: its event's): the App's `announce` (the
+        winner's light, the held lines from before the race, the line: refbox.app.App.announce)
+        at whichever comes first of the moments the race's outcome is fixed: the pass that
+        accepted its press alone (`announce_alone`), the hand-over of that press
+        (`_announce_early`), its decision (`arbiter_events`); `_announced` says it is out, so
+        the decision's `race` event writes nothing more. Without an App (a bare referee) the
+        `race` event is the line."""
+        if self.announce is not None:
+            self.announce(fields)
 
     def _announce_early(self, station, stamp):
         """The press of 0-based `station` at Stamp `stamp` was just counted as the first of the
@@ -295,7 +307,7 @@ class Referee:
             if item[1] is CONTROL or item[1] is LINE:
                 return False  # it may end the race before its decision (a NO, a cancel)
         self._announced = stamp
-        self.announce(_race_fields(station, None, (), stamp))
+        self._say_race(_race_fields(station, None, (), stamp))
         return True
 
     def capture_lost(self, closed):
@@ -483,7 +495,9 @@ class Referee:
                 ):  # (never: _announce_early's conditions fix this outcome) the line is out
                     self.error("internal", "a race was announced for another outcome")
                     announced = None
-                self.emit("race", fields, announced is not None)
+                if announced is None:
+                    self._say_race(fields)
+                self.emit("race", fields)
                 self.tone(1760, 150)
                 self._record(self.game.win_entry(winner, first))
                 if self.decided is not None:
@@ -501,14 +515,11 @@ class Referee:
             return [("YES", "play again"), ("ARM", "menu")]
         return self.game.buttons()
 
-    def emit(self, name, fields=(), sent=False):
-        """Every event of the referee, the games and the menu goes out through here; `sent`: a
-        `race` whose line went out when it was announced (_announce_early)."""
+    def emit(self, name, fields=()):
+        """Every event of the referee, the games and the menu goes out through here (a `race`
+        event's line: `_say_race`, before it)."""
         self._emitted = True
-        if sent:
-            self._emit(name, fields, True)
-        else:
-            self._emit(name, fields)
+        self._emit(name, fields)
 
     def prompts(self):
         """After an input was handled (a command, a control, a pass's switches and timers): a
@@ -734,6 +745,8 @@ class Referee:
                 cue = self.instant  # the input that opened the race: the cue is its instant
                 if cue.us != self.now:
                     cue = Stamp(self.now)  # (set from outside the stream: the boot's resume)
+                if self.cue is not None:
+                    self.cue()  # the LEDs show the cue now, at its instant, not after the save
                 if self.save is not None:
                     self.save()  # the decision is kept before the race opens: no write during it
                     self._at(cue)  # whatever the save took (presses meanwhile keep their stamps)

@@ -1,6 +1,6 @@
 """A preallocated ring of (value, µs tick) records filled by an interrupt handler and read by the
-loop: refbox.board's pin-IRQ capture and control edges use it, and so does refbox.board_cp for the
-keypad's events. Interpreter-neutral (no `machine`)."""
+loop: refbox.board's control edges use it, and so does refbox.board_cp for the keypad's events.
+Interpreter-neutral (no `machine`)."""
 
 import array
 
@@ -10,9 +10,8 @@ _RING_SIZE = const(256)  # a power of two
 
 
 class CaptureRing:
-    """GPIO snapshots (value, µs tick, info) written by the pin-IRQ fallback's handler, read by
-    the loop. `info` (refbox.board: (gpio << 4) | the edges that handler call served,
-    `pin.irq().flags()`) is 0 where a ring does not use it.
+    """Records (value, µs tick, info) written by an interrupt handler (a control pin's edge),
+    read by the loop. `info` is 0 where a ring does not use it.
 
     Preallocated: `put` never allocates, so it is safe in a hard IRQ. When full, new snapshots are
     counted in `lost` and dropped (the loop then re-reads the levels).

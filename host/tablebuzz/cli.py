@@ -54,7 +54,6 @@ def build_parser():
         help="the board module: refbox.board (micropython) or refbox.board_cp (circuitpython; "
         "the default with --interpreter circuitpython)",
     )
-    sim.add_argument("--capture", choices=("pio", "irq"), default="pio", help="press capture path")
     sim.add_argument("--pixels", choices=("pio", "cpu"), default="pio", help="NeoPixel driver")
     sim.add_argument("--bounce", choices=BOUNCE, default="typical", help="contact bounce profile")
     sim.add_argument(

@@ -305,7 +305,10 @@ class Simulation:
         self.hung = False  # the loop is inside a pass that never returns
         self.watchdog_resets = 0
 
-        self._capture = header.get("capture", "pio")
+        if header.get("capture", "pio") != "pio":
+            # the board captures presses with PIO only (docs/architecture.md "Capture")
+            raise ValueError("capture %r: the board captures presses with PIO only"
+                             % header.get("capture"))
         self._pixels = header.get("pixels", "pio")
         # the board module: refbox.board (MicroPython's fakes) or refbox.board_cp (CircuitPython's
         # fakes, tablebuzz.sim.fakes_cp; the caller put them on sys.path)
@@ -368,7 +371,6 @@ class Simulation:
         self.board = Board(
             pinmap,
             clock,
-            capture=self._capture,
             pixels=self._pixels,
             console=self.console,
             entropy=self._entropy,
@@ -426,24 +428,22 @@ class Simulation:
         board.show = charged_show
         board.send_line = charged_send_line
         board.show_floor = charged_show_floor
+        show_stations = board.show_stations
+
+        def charged_show_stations(colours):
+            cpu.floor()  # (the same short write: the station pixels' words)
+            world.catch_up()
+            return show_stations(colours)
+
+        board.show_stations = charged_show_stations
         capture = board.capture
-        if capture.mode == "pio":
-            taken = capture.taken
+        taken = capture.taken
 
-            def charged_taken(n):
-                cpu.words(n)
-                taken(n)
+        def charged_taken(n):
+            cpu.words(n)
+            taken(n)
 
-            capture.taken = charged_taken
-        else:  # the pin-IRQ fallback: each snapshot the loop takes from the ring
-            ring = board.ring
-            pop = ring.pop
-
-            def charged_pop():
-                cpu.words(1)
-                return pop()
-
-            ring.pop = charged_pop
+        capture.taken = charged_taken
 
     def adopt(self, app):
         self.app = app
@@ -769,12 +769,8 @@ class Simulation:
             self.players[rec["p"] - 1].glitch(rec["ns"])
         elif kind == "mask":
             # a mask stands for one of the firmware's own masking calls (a CPU NeoPixel or flash
-            # write): the board notes its window as it notes theirs (refbox.board.MaskLog)
+            # write): the control pins' hard IRQ handlers run at its end
             world.mask_interrupts(rec["ns"])
-            if self.board is not None:
-                began = world.ticks_us()
-                ended = (began + (rec["ns"] + 999) // 1000) & world_module.TICKS_MASK
-                self.board.note_mask(began, ended)
         elif kind == "gc":
             world.gc_pause(rec["ns"])
         elif kind == "power":

@@ -112,7 +112,6 @@ def _header(args, players, seed):
         "game": args.game,
         "players": players,
         "options": args.options or {},
-        "capture": getattr(args, "capture", "pio"),
         "pixels": getattr(args, "pixels", "pio"),
         "bounce": getattr(args, "bounce", "typical"),
         "ticks_origin_us": getattr(args, "ticks_start", 0),
