@@ -14,7 +14,7 @@ from refbox.controls import ControlButtons
 from refbox.debounce import bank_of
 from refbox.games import GAME_ORDER
 from refbox.games.base import GameError
-from refbox.leds import moves, render
+from refbox.leds import moves, palette_colours, render
 from refbox.protocol import LineAssembler, ProtocolError, encode_event, encode_race
 from refbox.referee import Referee
 from refbox.ticks import Stamp, ticks_add, ticks_diff
@@ -122,6 +122,13 @@ class App:
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
+        self.referee.standard = pinmap.PLAYER_COLOURS
+        self._kept_palette = "standard"  # the station colours as refbox.settings holds them
+        if journal is not None:
+            from refbox import settings  # here: compiled after the big modules, on the heap left
+
+            self._settings = settings
+            self.referee.palette = self._kept_palette = settings.load(journal.fs)
         self.emit("hello", self._hello_fields())
         note = getattr(board, "display_note", None)
         if note:
@@ -293,7 +300,7 @@ class App:
             ("sample_ns", self._sample_ns()),
             ("controls", [name for name, _ in self.pinmap.CONTROLS]),
             ("games", list(GAME_ORDER)),
-        )
+        ) + (self.referee.palette_fields()[0], self.referee.palette_fields()[2])  # name, colours
 
     def _sample_ns(self):
         """One capture sample in ns, rounded up: equal stamps are a tie, so two presses less
@@ -405,6 +412,8 @@ class App:
             if self.can_block():
                 if self.journal is not None and self._save_due:
                     self._sync_journal(now)  # one write burst, after a decision
+                if self.journal is not None and self.referee.palette != self._kept_palette:
+                    self._kept_palette = self._settings.keep(self)  # the menu's station colours
                 self._save_due = False
                 if self._unsaved:
                     self._release_saved()  # the journal holds the decision: the room may see it
@@ -622,7 +631,8 @@ class App:
         game = self.referee.game
         if game is None:
             return
-        colours = game.station_colours(self.pinmap.PLAYER_COLOURS)
+        referee = self.referee
+        colours = game.station_colours(palette_colours(referee.palette, referee.standard))
         if self.board.show_floor(winner, colours[winner]):
             self._floor_lit = True
 

@@ -185,6 +185,9 @@ class Narrator:
             ev["fw"], ev["proto"], ev["stations"], ev["capture"]
         )
 
+    def _ev_palette(self, ev):
+        return "station colours: %s" % ev["text"]  # the board's words for its palette
+
     def _ev_game(self, ev):
         self.game = ev["game"]
         self._forget_learnt()  # the device's names were the last game's

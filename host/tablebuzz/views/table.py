@@ -20,6 +20,8 @@ import re
 import time
 
 from tablebuzz.views import describe as device_words
+from tablebuzz.views.colours import checked as colour_list
+from tablebuzz.views.colours import player_colours
 from tablebuzz.views.eventlog import (
     Narrator,
     RoomNarrator,
@@ -76,7 +78,8 @@ class Table:
     """
 
     def __init__(self, colours, source=None, clock=time.monotonic):
-        self.colours = [_hex(c) for c in colours]
+        self.colours = [_hex(c) for c in colours]  # the pin map's until the board says its own
+        self.palette = None  # the board's palette name (`hello`, `palette`)
         self.clock = clock
         self.source = dict(source or {"kind": "board", "label": "board"})
         self.source.setdefault("connected", False)
@@ -184,6 +187,10 @@ class Table:
         if kind == "hello":
             self.board = {k: ev.get(k) for k in ("fw", "proto", "stations", "capture",
                                                  "sample_ns", "games")}
+            self._palette(ev)
+            return
+        if kind == "palette":
+            self._palette(ev)
             return
         if kind in ("armed", "menu", "game", "resume", "game_over"):
             self.prompts = []  # until the board says what the controls do in this phase
@@ -233,6 +240,20 @@ class Table:
         if game_handler is not None:
             game_handler(g, ev)
 
+    def _palette(self, ev):
+        """The board's station colours (`hello`, `palette`: docs/protocol.md), checked (a bad
+        list changes nothing); the game's players take them (views.colours)."""
+        colours = colour_list(ev.get("colours"))
+        if colours is None:
+            return
+        self.colours = colours
+        self.palette = ev.get("palette") if isinstance(ev.get("palette"), str) else None
+        if self.game is not None:
+            self._colour_players(self.game)
+
+    def _colour_players(self, g):
+        g["colours"] = player_colours(self.colours, g["name"], g["players"], g["options"])
+
     # ---------------------------------------------------------------- the photo finish
     PHOTO_S = 6  # the scoreboard shows a new photo finish this long (and again on demand)
 
@@ -257,7 +278,8 @@ class Table:
             return
         finish = found[-1]
         names = {int(k): v for k, v in ((self.game or {}).get("names") or {}).items()}
-        colours = dict(enumerate(self.colours, 1))
+        lit = (self.game or {}).get("colours") or self.colours  # as the box lit them (a team's)
+        colours = dict(enumerate(lit, 1))
         self.photo = {"svg": photo.svg(finish, colours, names), "winner": finish["winner"],
                       "margin_ns": finish["margin_ns"], "tie": finish["tie"],
                       "question": finish["question"]}
@@ -421,11 +443,7 @@ class Table:
                 {"team": i + 1, "players": list(members), "name": None, "score": 0}
                 for i, members in enumerate(teams)
             ]
-            colours = self.game["colours"]
-            for t, members in enumerate(teams):  # one colour a team, as on the box (team k:
-                for p in members:  # station k's colour; README "LED language")
-                    if 0 < p <= len(colours) and t < len(self.colours):
-                        colours[p - 1] = self.colours[t]
+            self._colour_players(self.game)
 
     def _join(self, ev):
         """The host met a game already under way (started before it connected)."""
@@ -1075,6 +1093,8 @@ class Table:
             "version": self.version,
             "source": dict(self.source),
             "board": self.board,
+            "colours": list(self.colours),  # each station's, as the box lights it (its palette)
+            "palette": self.palette,
             "menu": self.menu,
             "game": game,
             "log": list(self.log if desk else self.room_log),

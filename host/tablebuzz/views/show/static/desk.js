@@ -363,14 +363,20 @@ function showPresets(s) {
 
 function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
 
+// A station's colour as the box lights it now: the board's palette (`hello`, `palette` events),
+// never a colour table of the page's own. The form's labels follow a palette chosen meanwhile.
+function stationColour(p) { return ((D.view && D.view.colours) || [])[p - 1] || "inherit"; }
+function paintStations() {
+  document.querySelectorAll(".station-name[data-station]").forEach((b) => { b.style.color = stationColour(Number(b.dataset.station)); });
+}
+
 function buildNames() {
   const n = Number(document.getElementById("ng-players").value) || 2;
   const old = {};
   document.querySelectorAll("#ng-names input").forEach((i) => { old[i.dataset.player] = i.value; });
-  const colours = (D.view && D.view.game && D.view.game.colours) || ["#f00", "#06f", "#0c0", "#fa0", "#c0f", "#0dc"];
   const inputs = [];
   for (let p = 1; p <= n; p++) {
-    inputs.push(el("label", {}, el("b", { style: "color:" + (colours[p - 1] || "#fff") }, "P" + p),
+    inputs.push(el("label", {}, el("b", { class: "station-name", "data-station": p, style: "color:" + stationColour(p) }, "P" + p),
       el("input", { class: "name", "data-player": p, id: "name-" + p, placeholder: "name", maxlength: 24,
         value: old[p] || "" })));
   }
@@ -549,6 +555,7 @@ function render(msg) {
   TB.fill("doing", v.doing || (g ? TB.phaseText(g) : ""));
   document.getElementById("phase").classList.toggle("hidden", !g || !!v.doing);  // said below
   renderPrompts(v, g);
+  paintStations();
   renderDeskRace(g);
   const gameDesk = g && DESKS[g.name] && !g.over ? DESKS[g.name](g) : [];
   const key = JSON.stringify([g && g.name, g && g.phase, g && g.players, g && g.view && g.view.asking, g && g.view && !!g.view.handing_out,
@@ -578,7 +585,8 @@ function render(msg) {
     el("table", { class: "grid", id: "desk-players" }, g.scores.map((s, i) =>
       el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, i + 1)), el("td", {}, TB.count(s, g.unit))))));
   } else {
-    TB.fill("scores", el("div", { class: "muted" }, v.menu ? "the box shows its menu: start a game here or on the box" : "no game"));
+    TB.fill("scores", el("div", { class: "muted" }, v.menu ? "the box shows its menu (" + (v.menu.label || v.menu.step) + ": " +
+      (v.menu.text || v.menu.value) + "): start a game here or on the box" : "no game"));
   }
   TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
   renderPacket(v);

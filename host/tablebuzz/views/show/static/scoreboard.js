@@ -21,8 +21,9 @@ function render(msg) {
   if (!src.connected && !g) {
     showWaiting("Waiting for the board…", src.status || "");
   } else if (!g && v.menu) {
-    showWaiting("Set-up menu", "choosing " + v.menu.step.replace(/_/g, " ") + ": " + v.menu.value +
-      "  (" + v.menu.index + " of " + v.menu.of + ")");
+    // the box's own words for the step and the value ("station colours: colour-blind safe")
+    showWaiting("Set-up menu", "choosing " + (v.menu.label || v.menu.step.replace(/_/g, " ")) + ": " +
+      (v.menu.text || v.menu.value) + "  (" + v.menu.index + " of " + v.menu.of + ")");
   } else if (!g) {
     showWaiting("Connected", "waiting for the board to say what it is playing…");
   } else {
