@@ -370,6 +370,38 @@ function paintStations() {
   document.querySelectorAll(".station-name[data-station]").forEach((b) => { b.style.color = stationColour(Number(b.dataset.station)); });
 }
 
+// A simulated buzzer (show --sim). Held with the pointer (mouse, finger), it stays down until let
+// go: the board gets the press and the release at their own instants (a button held at ARM is a
+// false start, a held claim in Evidence...). A click without a pointer (the keyboard, a script)
+// is a tap: pressed, let go 120 ms later.
+function buzzButton(p) {
+  const b = el("button", { type: "button", id: "buzz-" + p, class: "buzz",
+    title: "press and hold: held until you let go; a click: a tap" }, "P" + p);
+  let down = false;
+  let byPointer = false;
+  const letGo = () => {
+    if (!down) return;
+    down = false;
+    b.classList.remove("held");
+    send({ type: "hold", player: p, down: false }, "P" + p + " lets go");
+  };
+  b.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0 || down) return;
+    byPointer = true;
+    down = true;
+    if (b.setPointerCapture) b.setPointerCapture(e.pointerId);
+    b.classList.add("held");
+    send({ type: "hold", player: p, down: true }, "P" + p + " presses and holds");
+  });
+  ["pointerup", "pointercancel", "lostpointercapture"].forEach((type) => b.addEventListener(type, letGo));
+  b.addEventListener("contextmenu", (e) => e.preventDefault());  // a long touch is a hold
+  b.addEventListener("click", () => {
+    if (byPointer) { byPointer = false; return; }  // the pointer's press and release went already
+    send({ type: "press", player: p }, "P" + p + " buzzes");
+  });
+  return b;
+}
+
 function buildNames() {
   const n = Number(document.getElementById("ng-players").value) || 2;
   const old = {};
@@ -571,11 +603,11 @@ function render(msg) {
   if (D.simulator && g && document.querySelectorAll("#buzzers button").length !== g.players) {
     const buttons = [];
     for (let p = 1; p <= g.players; p++) {
-      buttons.push(el("button", { type: "button", id: "buzz-" + p, style: "border-color:" + g.colours[p - 1],
-        onclick: () => send({ type: "press", player: p }, "P" + p + " buzzes") }, "P" + p));
+      buttons.push(buzzButton(p));
     }
     TB.fill("buzzers", buttons);
   }
+  if (g) document.querySelectorAll("#buzzers button").forEach((b, i) => { b.style.borderColor = g.colours[i] || ""; });
   if (g) {
     const teams = (g.view && g.view.teams) || [];  // a team quiz: the board's team totals first
     TB.fill("scores", teams.length ? el("table", { class: "grid", id: "desk-teams" }, teams.map((t) =>
