@@ -604,6 +604,8 @@ class Table:
 
     def _ev_unlock(self, g, ev):
         g["locked"].pop(str(ev["player"]), None)
+        if g["armed"] and ev["player"] not in g["eligible"]:  # the race open: they may buzz now
+            g["eligible"] = sorted(g["eligible"] + [ev["player"]])
 
     def _ev_finished(self, g, ev):
         g["view"]["places"][str(ev["player"])] = ev["place"]

@@ -624,8 +624,9 @@ class SimulatorApp(App):
                 if timer is not None:
                     head += "%s %d s left · " % (timer["label"],
                                                  (timer["remaining_ms"] + 999) // 1000)
-            if phase == "racing":
-                hint = "ARMED: buzz!"
+            if phase == "racing":  # who may buzz: the `armed` event's players (views.table)
+                may = (self.table.game or {}).get("eligible") or []
+                hint = "ARMED: buzz!" if may else "ARMED: nobody may buzz yet"
             elif phase == "answering" and self.answering:
                 hint = "%s answers" % self.who(self.answering)
                 if quiz and quiz["then"]:

@@ -132,12 +132,23 @@ TB.timerText = function (t, sentAt) {
   return TB.seconds(left) + (t.running ? "" : " (paused)");
 };
 
+// An open race in the board's facts: who may buzz (the `armed` event's players, and any whose
+// lockout ended since), never "buzz!" while nobody may.
+TB.armedText = function (game) {
+  const may = game.eligible || [];
+  if (!may.length) {
+    const locked = Object.keys(game.locked || {}).map(Number).sort((a, b) => a - b);
+    return "armed: nobody may buzz yet" + (locked.length ? " (" + locked.map((n) => TB.whoText(game, n)).join(", ") + " locked out)" : "");
+  }
+  return may.length === game.players ? "armed: buzz!" : "armed: " + may.map((n) => TB.whoText(game, n)).join(", ") + " may buzz";
+};
+
 TB.phaseText = function (game) {
   if (!game) return "";
   const p = game.phase;
   const who = (n) => TB.whoText(game, n);
   if (p === "over") return "game over";
-  if (p === "racing") return "armed: buzz!";
+  if (p === "racing") return TB.armedText(game);
   if (p === "answering" && game.answering) return who(game.answering) + " has the floor";
   if (p === "ready") return "get ready";
   if (p === "eyes_closed") return "eyes closed: " + who(game.view.active || 1) + " changes the picture";

@@ -200,7 +200,7 @@ function renderRace(g) {
   box.classList.toggle("hidden", !racing);
   if (!racing) return;
   if (!race) {
-    TB.fill("racebody", el("div", { class: "muted" }, g.armed ? "armed: buzz!" : "no race yet"));
+    TB.fill("racebody", el("div", { class: "muted" }, g.armed ? TB.armedText(g) : "no race yet"));
     return;
   }
   if (race.open || race.winner === null || race.winner === undefined) {
