@@ -555,3 +555,31 @@ def test_closing_the_terminal_ends_the_simulator(how):
             os.waitpid(pid, 0)
         except ChildProcessError:
             pass
+
+
+def test_the_station_colours_chosen_in_the_menu_colour_the_screen():
+    """UNDO on the menu's game step, ARM: the colour-blind-safe set; the screen's stations and
+    scores take the colours the board announces (its `palette`), not the pin map's."""
+
+    async def scenario():
+        header = dict(HEADER, game="menu")
+        app = SimulatorApp(header, clock=FakeClock())
+        clock = app._clock
+        async with app.run_test(size=(100, 30)) as pilot:
+            await advance(pilot, clock, 0.3)
+            await pilot.press("u")  # the station colours
+            await advance(pilot, clock, 0.3)
+            await pilot.press("a")  # colour-blind safe
+            await advance(pilot, clock, 0.3)
+            assert app.table.palette == "okabe_ito"
+            assert app.colours[:2] == [(213, 94, 0), (0, 114, 178)]
+            await pilot.press("y")  # back to the game step
+            for _ in range(40):  # YES through the quiz's steps: the game starts
+                if app.phase not in (None, "menu"):
+                    break
+                await pilot.press("y")
+                await advance(pilot, clock, 0.2)
+            assert app.phase not in (None, "menu")
+            assert app.colours[:2] == [(213, 94, 0), (0, 114, 178)]
+
+    run(scenario())

@@ -394,8 +394,12 @@ class SimulatorApp(App):
         line = self.narrator.line(ev)
         self._log(self._styled(kind, ev, line), ns, line)
 
+    def _stations(self):
+        """Each station's (r, g, b) as the board announced them (its palette: views.table)."""
+        return [_rgb(c) for c in self.table.colours]
+
     def _styled(self, kind, ev, line):
-        colours = self.pinmap.PLAYER_COLOURS
+        colours = self._stations()
         if kind == "race":
             winner = ev.get("winner") or 1
             text = Text()
@@ -541,7 +545,7 @@ class SimulatorApp(App):
             self.menu = menu_text(menu) if menu else ""
             self.players = menu.get("players") or self.players
             self.leaders, self.quiz, self.names = [], None, {}
-            self.colours = list(self.pinmap.PLAYER_COLOURS)
+            self.colours = self._stations()
             return
         self.game, self.players = g["name"], g["players"]
         self.phase, self.answering, self.turn = g["phase"], g["answering"], g["turn"]
@@ -549,8 +553,7 @@ class SimulatorApp(App):
         over = g["over"]
         self.leaders = ([r["player"] for r in over["ranking"] if r["place"] == 1]
                         if over and not over.get("abandoned") else [])
-        self.colours = [_rgb(c) for c in g["colours"]] + list(
-            self.pinmap.PLAYER_COLOURS[len(g["colours"]):])
+        self.colours = [_rgb(c) for c in g["colours"]] + self._stations()[len(g["colours"]):]
         self.quiz = self._quiz_view(g) if g["name"] == "quiz" else None
 
     @staticmethod
@@ -577,7 +580,7 @@ class SimulatorApp(App):
         return "%s (P%d)" % (name, player) if name else "P%d" % player
 
     def _paint_scores(self):
-        colours = self.pinmap.PLAYER_COLOURS
+        colours = self._stations()
         text = Text()
         text.append(self.unit.upper() + " ", style="bold #ffd75f")
         best = tuple(self.leaders)
