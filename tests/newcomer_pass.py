@@ -29,7 +29,7 @@ from test_show import browser, on, open_page, show, wait_text  # noqa: F401 - fi
 SCREENS = Path(os.environ.get("TABLEBUZZ_SCREENS") or REPO / "build" / "screens")
 TV = {"width": 1920, "height": 1080}
 PHONE = {"width": 390, "height": 844}
-MAX_STEPS = 600  # a game that has not ended by then is a finding (a desk that cannot go on)
+MAX_STEPS = int(os.environ.get("TABLEBUZZ_NEWCOMER_STEPS", "600"))  # not over by then: a finding
 
 # What the desk shows of the game, read in the page: the board's phase, floor, turn and prompts
 # as the desk holds them, the "what is happening" line and the box's buttons as drawn.
@@ -184,6 +184,10 @@ class Night:
                 self.shoot("%s-%s-playing" % (self.label, game))
                 shot_mid = True
         self.shoot("%s-%s-over" % (self.label, game))
+        if s["name"] == "quiz":  # the TV names no question past the last one played
+            heading = self.board.evaluate(
+                "() => (document.getElementById('quiz-question') || {}).textContent || ''")
+            assert not heading.startswith("question"), heading
 
 
 # ------------------------------------------------------------------------------ the policies
@@ -284,18 +288,22 @@ def evidence_policy(night, s):
 
 def redblack_policy(night, s):
     view = s["view"] or {}
-    if view.get("lines"):
-        night.click("#rb-column")
-        return True
     handing = view.get("handing_out")
     if handing:
-        if handing.get("left"):
+        left = handing.get("left") or 0
+        if left:
             others = [p for p in range(1, s["players"] + 1) if p != handing["player"]]
             night.select("#rb-to", night.rng.choice(others))
+            night.click("[data-pad='clear']")  # how many, on the number pad
+            night.click("[data-pad='%d']" % night.rng.randint(1, min(left, 9)))
             night.click("#rb-give")
         else:
             night.click("#rb-confirm")
         return True
+    if view.get("lines") and night.desk.locator("#rb-column").count():
+        night.click("#rb-column")
+        return True
+    assert not night.desk.locator("#rb-column").count(), "the desk offers a column now"
     asking = view.get("asking")
     if asking:
         answers = night.desk.evaluate(
