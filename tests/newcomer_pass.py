@@ -59,6 +59,7 @@ class Night:
         self.rng = random.Random(label)
         self.steps = 0
         self.checks = 0
+        self.held_once = False
         self.shots = []
         self._last = 0.0
 
@@ -119,7 +120,9 @@ class Night:
     def hold(self, player, seconds):
         """Press P`player`'s simulated buzzer and keep it down `seconds` (the pointer held)."""
         self._pace()
-        box = on(self.desk).locator("#buzz-%d" % player).bounding_box()
+        buzzer = on(self.desk).locator("#buzz-%d" % player)
+        buzzer.scroll_into_view_if_needed()  # a phone: the pointer goes where the eye is
+        box = buzzer.bounding_box()
         self.desk.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         self.desk.mouse.down()
         time.sleep(seconds)
@@ -270,7 +273,10 @@ def evidence_policy(night, s):
         if not waiting:
             return False
         player = waiting[0]
-        if player == 1 and view["markers"][0] is None:
+        if night.held_once and view["round"] == 1:  # the pointer's hold claimed marker 1
+            assert view["markers"][0] == 1, "P1's held claim was not taken: %r" % view
+        if player == 1 and view["markers"][0] is None and not night.held_once:
+            night.held_once = True  # (once: a hold the board did not take is not tried again)
             night.hold(1, 1.3)  # marker 1: press and hold (the rulebook's gesture)
             return True
         free = [i + 1 for i, m in enumerate(view["markers"]) if m is None]
