@@ -242,18 +242,21 @@ def test_script_replayed_live_gives_the_batch_runners_decisions():
     run(scenario())
 
 
-def test_shifted_digit_holds_the_buzzer():
+def test_shifted_digit_holds_the_buzzer_until_shifted_again():
     async def scenario():
         app, clock = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("a")
             await advance(pilot, clock, 0.3)
-            await pilot.press("#")  # shift+3: P3 holds the buzzer 1.5 s
-            await advance(pilot, clock, 1.0)
-            assert app.world.level(app.sim.players[2].gpio) == 0  # still closed after 1 s
-            await advance(pilot, clock, 1.0)
-            assert app.world.level(app.sim.players[2].gpio) == 1
+            await pilot.press("#")  # shift+3: P3 presses and holds the buzzer
+            await advance(pilot, clock, 3.0)
+            assert app.world.level(app.sim.players[2].gpio) == 0  # still closed after 3 s
             assert races(app) and "P3" in races(app)[0]
+            await pilot.press("#")  # shift+3 again: let go, now
+            await advance(pilot, clock, 0.1)
+            assert app.world.level(app.sim.players[2].gpio) == 1
+            (held,) = [rec for _, rec in app.taps if rec.get("press") == 3]
+            assert 2.9e9 < held["hold_ns"] < 3.2e9  # the session replays the same hold
 
     run(scenario())
 
@@ -553,3 +556,31 @@ def test_closing_the_terminal_ends_the_simulator(how):
             os.waitpid(pid, 0)
         except ChildProcessError:
             pass
+
+
+def test_the_station_colours_chosen_in_the_menu_colour_the_screen():
+    """UNDO on the menu's game step, ARM: the colour-blind-safe set; the screen's stations and
+    scores take the colours the board announces (its `palette`), not the pin map's."""
+
+    async def scenario():
+        header = dict(HEADER, game="menu")
+        app = SimulatorApp(header, clock=FakeClock())
+        clock = app._clock
+        async with app.run_test(size=(100, 30)) as pilot:
+            await advance(pilot, clock, 0.3)
+            await pilot.press("u")  # the station colours
+            await advance(pilot, clock, 0.3)
+            await pilot.press("a")  # colour-blind safe
+            await advance(pilot, clock, 0.3)
+            assert app.table.palette == "okabe_ito"
+            assert app.colours[:2] == [(213, 94, 0), (0, 114, 178)]
+            await pilot.press("y")  # back to the game step
+            for _ in range(40):  # YES through the quiz's steps: the game starts
+                if app.phase not in (None, "menu"):
+                    break
+                await pilot.press("y")
+                await advance(pilot, clock, 0.2)
+            assert app.phase not in (None, "menu")
+            assert app.colours[:2] == [(213, 94, 0), (0, 114, 178)]
+
+    run(scenario())

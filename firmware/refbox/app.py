@@ -14,7 +14,7 @@ from refbox.controls import ControlButtons
 from refbox.debounce import bank_of
 from refbox.games import GAME_ORDER
 from refbox.games.base import GameError
-from refbox.leds import moves, render
+from refbox.leds import moves, palette_colours, render
 from refbox.protocol import LineAssembler, ProtocolError, encode_event, encode_race
 from refbox.referee import Referee
 from refbox.ticks import Stamp, ticks_add, ticks_diff
@@ -119,6 +119,13 @@ class App:
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
         self.referee.announce = self.announce  # the race line's writer (Referee._say_race)
+        self.referee.standard = pinmap.PLAYER_COLOURS
+        self._kept_palette = "standard"  # the station colours as refbox.settings holds them
+        if journal is not None:
+            from refbox import settings  # here: compiled after the big modules, on the heap left
+
+            self._settings = settings
+            self.referee.palette = self._kept_palette = settings.load(journal.fs)
         self.emit("hello", self._hello_fields())
         board.flush()  # out now, before a resumed game's refold (~0.2 s on the chip)
         note = getattr(board, "display_note", None)
@@ -290,7 +297,7 @@ class App:
             ("sample_ns", self._sample_ns()),
             ("controls", [name for name, _ in self.pinmap.CONTROLS]),
             ("games", list(GAME_ORDER)),
-        )
+        ) + (self.referee.palette_fields()[0], self.referee.palette_fields()[2])  # name, colours
 
     def _sample_ns(self):
         """One capture sample in ns, rounded up: equal stamps are a tie, so two presses less
@@ -401,6 +408,8 @@ class App:
             if self.can_block():
                 if self.journal is not None and self._save_due:
                     self._sync_journal(now)  # one write burst, after a decision
+                if self.journal is not None and self.referee.palette != self._kept_palette:
+                    self._kept_palette = self._settings.keep(self)  # the menu's station colours
                 self._save_due = False
                 if self._unsaved:
                     self._release_saved()  # the journal holds the decision: the room may see it
@@ -641,7 +650,8 @@ class App:
         game = self.referee.game
         if game is None:
             return
-        colours = game.station_colours(self.pinmap.PLAYER_COLOURS)
+        referee = self.referee
+        colours = game.station_colours(palette_colours(referee.palette, referee.standard))
         if self.board.show_floor(winner, colours[winner]):
             self._floor_lit = True
 

@@ -12,11 +12,65 @@ Marker bar:     dim white while armed; the floor-holder's colour while they answ
                 tally (quiz) otherwise; a chase in the winner's colour at game over.
 Menu:           the bar lights as many pixels as the position of the value shown (1..10), the
                 stations light up to the chosen number of players (a quarter of their colour);
-                a buzzer pressed lights its station in full colour for 0.3 s (wiring test).
+                a buzzer pressed lights its station in full colour for 0.3 s (wiring test);
+                on the station colours step every station shows its colour in full.
+Colours:        the palette chosen in the menu (standard = the pin map's colours, or the
+                colour-blind-safe set below), everywhere a station's colour shows.
 Documented in README.md "LED language".
+
+The palettes (the menu's "station colours" step, refbox.menu): `standard` is the pin map's
+PLAYER_COLOURS (red, blue, green, orange, violet, cyan, white, pink); `okabe_ito` a
+colour-blind-safe set, the eight colours of Okabe & Ito, "Color Universal Design" (2008), as
+published in B. Wong, "Points of view: Color blindness", Nature Methods 8, 441 (2011): vermillion,
+blue, bluish green, orange, reddish purple, sky blue and yellow as given there, in an order whose
+first stations differ most. Their black is white here: a dark pixel means "not in this game", so
+black would hide a station. The device announces the set in use (`hello`, `palette` event:
+docs/protocol.md), so every page draws each station as the box lights it. They live here rather
+than in a module of their own: one module less to hold in the chip's heap (tests/test_chip_heap).
 """
 
 from refbox.arbiter import ARMED
+
+STANDARD = "standard"
+OKABE_ITO = "okabe_ito"
+PALETTES = (STANDARD, OKABE_ITO)  # the menu's order
+_OKABE_ITO = (
+    (213, 94, 0),  # vermillion
+    (0, 114, 178),  # blue
+    (0, 158, 115),  # bluish green
+    (230, 159, 0),  # orange
+    (204, 121, 167),  # reddish purple
+    (86, 180, 233),  # sky blue
+    (255, 255, 255),  # white (Wong's black: see the module doc)
+    (240, 228, 66),  # yellow
+)
+
+
+def palette_colours(name, standard):
+    """The stations' colours of palette `name`: a tuple of (r, g, b) 0..255 as the pixels are
+    driven, at least as long as `standard` (the pin map's PLAYER_COLOURS, which `standard` is).
+    The same tuple every call: a render allocates nothing."""
+    if name == OKABE_ITO and len(standard) <= len(_OKABE_ITO):
+        return _OKABE_ITO
+    return standard
+
+
+def palette_text(name):
+    """The palette's name for people: "standard", "colour-blind safe"."""
+    return "colour-blind safe" if name == OKABE_ITO else name
+
+
+def palette_fields(name, standard, stations):
+    """The fields of the `palette` event: the palette's name, its words ("colour-blind safe")
+    and each of the `stations` stations' colour as [r, g, b], station 1 first (`hello` carries
+    the name and the colours)."""
+    shown = palette_colours(name, standard)
+    return (
+        ("palette", name),
+        ("text", palette_text(name)),
+        ("colours", [list(shown[i]) for i in range(stations)]),
+    )
+
 
 _OFF = (0, 0, 0)
 _WHITE = (255, 255, 255)
@@ -68,8 +122,10 @@ def render(view, now_ms, colours, station_pixels, marker_pixels, frame=None):
     """A frame: list of (r, g, b) 0..255, `station_pixels` + `marker_pixels` long, written into
     `frame` when given (a list of that length: the loop's preallocated frame) or a new list.
 
-    `view` is the Referee (read-only): menu, game, arbiter, players, tie_shown.
+    `view` is the Referee (read-only): menu, game, arbiter, players, tie_shown, palette (the
+    station colours' name, refbox.palette: `colours`, the pin map's, are its standard set).
     """
+    colours = palette_colours(getattr(view, "palette", "standard"), colours)
     if frame is None:
         frame = [_OFF] * (station_pixels + marker_pixels)
     else:
@@ -80,6 +136,10 @@ def render(view, now_ms, colours, station_pixels, marker_pixels, frame=None):
         _, index, _ = view.menu.position()
         for i in range(min(index + 1, marker_pixels)):
             frame[bar + i] = _MENU
+        if view.menu.colours_step:  # choosing the station colours: every station in full
+            for p in range(min(view.menu.stations, station_pixels)):
+                frame[p] = colours[p]
+            return frame
         for p in range(min(view.menu.players, station_pixels)):
             frame[p] = _quarter(colours[p])
         for p in view.menu.lit_stations(view.now):  # the wiring test: a pressed buzzer lights

@@ -88,6 +88,11 @@ class Referee:
         # (game, players, options) of the last game started: the menu opens on it and YES at
         # game over plays it again (a rematch); the journal keeps it across power cuts
         self.last_setup = None  # type: tuple | None
+        # the station colours (refbox.leds's palettes): chosen in the menu, announced in `hello`
+        # and in a `palette` event, kept by the App (refbox.settings); `standard`: the pin
+        # map's colours
+        self.palette = "standard"
+        self.standard = ()  # type: tuple
         self.last_race = None  # type: tuple | None  # RACE_WINNER, RACE_MARGIN, RACE_TIED
         self.abandoned = False  # the game over was an abandon (the display says so)
         self.holding = []  # 0-based players holding their buzzer now, earliest first
@@ -587,16 +592,22 @@ class Referee:
             self._game_over(abandoned=True)  # a published commitment is always honoured
         menu = self.menu
         if menu is not None:  # already in the menu: start again at the game shown
-            self.menu = Menu(self.stations, menu.game, menu.players, menu.choice)
+            self.menu = Menu(self.stations, menu.game, menu.players, menu.choice, self.palette)
         elif self.last_setup is not None:  # the last game, players and options
             game, players, options = self.last_setup
-            self.menu = Menu(self.stations, game, players, options)
+            self.menu = Menu(self.stations, game, players, options, self.palette)
         else:
-            self.menu = Menu(self.stations, GAME_ORDER[0])
+            self.menu = Menu(self.stations, GAME_ORDER[0], palette=self.palette)
         self.game = None  # type: ignore[assignment]
         self.arbiter = Arbiter(None)
         self.players = 0
         self.emit(*self.menu.event())
+
+    def palette_fields(self):
+        """The `palette` event's fields: the palette's name, every station's [r, g, b]."""
+        from refbox.leds import palette_fields
+
+        return palette_fields(self.palette, self.standard, self.stations)
 
     def _checked(self, name, players, given_options):
         """(game class, options with defaults) for a game set-up, checked as the wire's is.
@@ -856,6 +867,9 @@ class Referee:
             started = self.menu.control(name)
             if started is None:
                 self.emit(*self.menu.event())
+                if self.menu.palette != self.palette:  # the station colours step
+                    self.palette = self.menu.palette
+                    self.emit("palette", self.palette_fields())
             else:
                 self.new_game(*started)
         elif self.game.phase == OVER:

@@ -43,6 +43,9 @@ RETRY_S = 1.0
 LAG_S = 0.020  # the world runs this far behind the wall clock: the margin for input to arrive
 MAX_BEHIND_NS = 5_000_000_000  # after a stall (a suspended process) simulated time skips the rest
 HOLD_NS = 120_000_000  # a tap holds its contact this long (the timeline's default control press)
+MIN_HOLD_NS = 30_000_000  # a held contact opens no sooner than this after it closed: the shortest
+# press a hand makes (a page's pointer down and up can come a few ms apart), always a press to
+# the debouncer (refbox.debounce: 1 ms closed), never noise
 
 
 class Item:
@@ -313,6 +316,7 @@ class SimConnection(Connection):
         self.players = self.sim.players
         self.controls = self.sim.controls
         self._held_until = {}
+        self._holding = {}  # contact -> the sim ns it closed, while held (`hold`)
         self.connected = True
         self.sim.step_every_loop()
         for rec in records or ():
@@ -371,7 +375,7 @@ class SimConnection(Connection):
         self.start()
         if at_ns is None:
             at_ns = self.now_ns()
-        if at_ns < self._held_until.get(contact, -1):
+        if at_ns < self._held_until.get(contact, -1) or contact in self._holding:
             return False, 0
         late = 0
         if at_ns < self.world.now:
@@ -381,6 +385,41 @@ class SimConnection(Connection):
         self.world.at(at_ns, _close, contact)
         self.world.at(at_ns + hold_ns, _open, contact)
         return True, late
+
+    def hold(self, contact, at_ns=None):
+        """Close `contact` at simulated `at_ns` (default: the wall clock's now) and keep it closed
+        until `let_go`: a button held as long as the hand holds it. Returns (accepted, late_ns)
+        as `tap` does: not accepted while the contact is closed already (a tap, a hold)."""
+        self.start()
+        if at_ns is None:
+            at_ns = self.now_ns()
+        if at_ns < self._held_until.get(contact, -1) or contact in self._holding:
+            return False, 0
+        late = 0
+        if at_ns < self.world.now:
+            late = self.world.now - at_ns
+            at_ns = self.world.now
+        self._holding[contact] = at_ns
+        self.world.at(at_ns, _close, contact)
+        return True, late
+
+    def let_go(self, contact, at_ns=None):
+        """Open `contact`, closed by `hold`, at simulated `at_ns` (default: the wall clock's
+        now), no sooner than MIN_HOLD_NS after it closed. Returns the ns it opens at, or None
+        when it was not held."""
+        since = self._holding.pop(contact, None)
+        if since is None:
+            return None
+        if at_ns is None:
+            at_ns = self.now_ns()
+        at_ns = max(at_ns, self.world.now, since + MIN_HOLD_NS)
+        self._held_until[contact] = at_ns
+        self.world.at(at_ns, _open, contact)
+        return at_ns
+
+    def holding(self):
+        """The contacts held now (by `hold`, not yet let go)."""
+        return list(self._holding)
 
     def power(self, on):
         """Switch the simulated board's power off (`on` False: a cut, its journal kept on the
@@ -399,6 +438,18 @@ class SimConnection(Connection):
         if not 1 <= player <= len(self.players):
             raise LinkError("no station P%s (this box has %d)" % (player, len(self.players)))
         return self.tap(self.players[player - 1], at_ns, hold_ns)
+
+    def hold_player(self, player, down, at_ns=None):
+        """Player `player`'s buzzer (1-based) pressed and held (`down` True) or let go (False),
+        at their own instants (`hold`, `let_go`). Returns True when it changed: False for a
+        buzzer already down, or let go while not held. Raises LinkError for a station that does
+        not exist."""
+        if not 1 <= player <= len(self.players):
+            raise LinkError("no station P%s (this box has %d)" % (player, len(self.players)))
+        contact = self.players[player - 1]
+        if down:
+            return self.hold(contact, at_ns)[0]
+        return self.let_go(contact, at_ns) is not None
 
     def control(self, name, hold_ns=HOLD_NS, at_ns=None):
         """Tap control button `name` (arm, yes, no, undo). Raises LinkError for another name."""

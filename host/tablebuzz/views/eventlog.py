@@ -81,6 +81,9 @@ class Narrator:
             ev["fw"], ev["proto"], ev["stations"], ev["capture"]
         )
 
+    def _ev_palette(self, ev):
+        return "station colours: %s" % ev["text"]  # the board's words for its palette
+
     def _ev_game(self, ev):
         self.game = ev["game"]
         self._forget_learnt()  # the device's names were the last game's
@@ -290,6 +293,7 @@ class Narrator:
     # event name -> its sentence (each game's own events: GAME_WORDS)
     WORDS = {
         "hello": _ev_hello,
+        "palette": _ev_palette,
         "game": _ev_game,
         "score": _ev_score,
         "press": _ev_press,

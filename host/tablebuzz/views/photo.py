@@ -162,11 +162,15 @@ def svg(finish, colours=None, names=None):
     return "\n".join(parts) + "\n"
 
 
-def colours_by_player():
-    """{player: (r, g, b)}: the stations' colours from the pin map."""
+def colours_by_player(events=()):
+    """{player: "#rrggbb"}: each player's colour as the box lit them (views.colours: the
+    palette the board announced in `events`, a team's colour; the pin map's standard colours
+    when it announced none)."""
     from refbox import pinmap
 
-    return {i + 1: tuple(c) for i, c in enumerate(pinmap.PLAYER_COLOURS)}
+    from tablebuzz.views.colours import by_player, hex_colour
+
+    return by_player(events, [hex_colour(c) for c in pinmap.PLAYER_COLOURS])
 
 
 def write_photos(events, stem, sample_ns=None, names=None):
@@ -177,6 +181,6 @@ def write_photos(events, stem, sample_ns=None, names=None):
     paths = []
     for n, finish in enumerate(finishes(events, sample_ns), 1):
         path = Path("%s-photo-%d.svg" % (stem, n))
-        path.write_text(svg(finish, colours_by_player(), names), encoding="utf-8")
+        path.write_text(svg(finish, colours_by_player(events), names), encoding="utf-8")
         paths.append(path)
     return paths

@@ -42,7 +42,8 @@ def photo_track(table, kind, ev):
         return
     finish = found[-1]
     names = {int(k): v for k, v in ((table.game or {}).get("names") or {}).items()}
-    colours = dict(enumerate(table.colours, 1))
+    lit = (table.game or {}).get("colours") or table.colours  # as the box lit them (a team's)
+    colours = dict(enumerate(lit, 1))
     table.photo = {"svg": photo.svg(finish, colours, names), "winner": finish["winner"],
                   "margin_ns": finish["margin_ns"], "tie": finish["tie"],
                   "question": finish["question"]}
@@ -155,6 +156,8 @@ def lockout(table, g, ev):
 
 def unlock(table, g, ev):
     g["locked"].pop(str(ev["player"]), None)
+    if g["armed"] and ev["player"] not in g["eligible"]:  # the race open: they may buzz now
+        g["eligible"] = sorted(g["eligible"] + [ev["player"]])
 
 
 # event name -> its part of the fold: f(table, the game dict, the event)

@@ -28,6 +28,8 @@ import time
 
 from tablebuzz.views import describe as device_words
 from tablebuzz.views import race, scores
+from tablebuzz.views.colours import checked as colour_list
+from tablebuzz.views.colours import player_colours
 from tablebuzz.views.eventlog import Narrator, RoomNarrator
 from tablebuzz.views.games import GAMES
 from tablebuzz.views.race import behind_ns, stamp_ns  # noqa: F401 - the race's stamps
@@ -67,7 +69,8 @@ class Table:
     """
 
     def __init__(self, colours, source=None, clock=time.monotonic):
-        self.colours = [_hex(c) for c in colours]
+        self.colours = [_hex(c) for c in colours]  # the pin map's until the board says its own
+        self.palette = None  # the board's palette name (`hello`, `palette`)
         self.clock = clock
         self.source = dict(source or {"kind": "board", "label": "board"})
         self.source.setdefault("connected", False)
@@ -175,6 +178,10 @@ class Table:
         if kind == "hello":
             self.board = {k: ev.get(k) for k in ("fw", "proto", "stations", "capture",
                                                  "sample_ns", "games")}
+            self._palette(ev)
+            return
+        if kind == "palette":
+            self._palette(ev)
             return
         if kind in ("armed", "menu", "game", "resume", "game_over"):
             self.prompts = []  # until the board says what the controls do in this phase
@@ -227,6 +234,20 @@ class Table:
         """The FOLD tables an event of game `g` goes through, in order."""
         game = GAMES.get(g["name"])
         return (race.FOLD, scores.FOLD) + ((game.FOLD,) if game is not None else ())
+
+    def _palette(self, ev):
+        """The board's station colours (`hello`, `palette`: docs/protocol.md), checked (a bad
+        list changes nothing); the game's players take them (views.colours)."""
+        colours = colour_list(ev.get("colours"))
+        if colours is None:
+            return
+        self.colours = colours
+        self.palette = ev.get("palette") if isinstance(ev.get("palette"), str) else None
+        if self.game is not None:
+            self._colour_players(self.game)
+
+    def _colour_players(self, g):
+        g["colours"] = player_colours(self.colours, g["name"], g["players"], g["options"])
 
     # ---------------------------------------------------------------- the photo finish
     PHOTO_S = 6  # the scoreboard shows a new photo finish this long (and again on demand)
@@ -466,6 +487,8 @@ class Table:
             "version": self.version,
             "source": dict(self.source),
             "board": self.board,
+            "colours": list(self.colours),  # each station's, as the box lights it (its palette)
+            "palette": self.palette,
             "menu": self.menu,
             "game": game,
             "log": list(self.log if desk else self.room_log),

@@ -21,11 +21,7 @@ def new_game(table, g, ev):
         {"team": i + 1, "players": list(members), "name": None, "score": 0}
         for i, members in enumerate(teams)
     ]
-    colours = g["colours"]
-    for t, members in enumerate(teams):
-        for p in members:
-            if 0 < p <= len(colours) and t < len(table.colours):
-                colours[p - 1] = table.colours[t]
+    table._colour_players(g)  # a team's players in its colour (views.colours)
 
 
 def state(table, g, ev):

@@ -53,7 +53,9 @@ def state(table, g, ev):
     v["given"], v["received"] = list(ev["given"]), list(ev["received"])
     v["handing_out"] = None
     if ev.get("giver"):
-        picks = {str(r): c for r, c in ev.get("picks") or []}
+        picks = {}
+        for r, c in ev.get("picks") or []:  # one entry a pick: a receiver may come twice
+            picks[str(r)] = picks.get(str(r), 0) + c
         v["handing_out"] = {"player": ev["giver"], "penalties": ev["to_give"],
                             "left": ev["to_give"] - sum(picks.values()), "picks": picks}
         g["turn"] = ev["giver"]

@@ -25,7 +25,9 @@ Messages from a page (JSON text frames of at most MAX_MESSAGE bytes; see docs/sh
 - `{"type": "mark", "id": n, "word_index": i}`, `{"type": "photo", "id": n}`;
 - `{"type": "press", "id": n, "player": p}`, `{"type": "control", "id": n, "name": "arm"}`,
   `{"type": "power", "id": n, "on": false}`: the simulator's buzzers, buttons and power switch
-  (refused on a real board);
+  (refused on a real board); `{"type": "hold", "id": n, "player": p, "down": bool}`: a buzzer
+  pressed and held (a pointer down), then let go (up), each at its own instant; a page that
+  goes away lets go of what it held;
 - `{"type": "screen", "id": n, "screen": "standings" | null}`: the room's screens show the
   full-screen standings, or the board again;
 - `{"type": "sound", "id": n, "sounds": bool, "speech": bool}`: the TV's short sounds and its
@@ -77,7 +79,7 @@ MAX_REPLIES = 256  # replies queued for one page; more and it is closed
 SEND_TIMEOUT_S = 5.0  # one send to a page; longer and it is closed
 MAX_PAGES = 64  # pages connected at once; more are refused
 ACTS = ("cmd", "new_game", "names", "mark", "photo", "screen", "sound", "power", "press",
-        "control")
+        "hold", "control")
 NOT_PAIRED = ("this page is not a paired desk, so it cannot act: open the desk address that "
               "`tablebuzz show` printed (with its key), or scan its QR code")
 
@@ -103,6 +105,7 @@ class Page:
         self.close_code = None
         self.close_reason = ""
         self.sender = None
+        self.held = set()  # the simulator's buzzers this page holds down (`hold`)
 
     @property
     def paired(self):
@@ -339,6 +342,8 @@ class Hub:
         finally:
             gone.cancel()
             page.gone.set()
+            if self.simulator:
+                self._let_go_of(page)
             if page.sender is not None and not page.sender.done():
                 page.sender.cancel()
             if self.pages.pop(ws, None) is not None:
@@ -489,11 +494,13 @@ class Hub:
             self.table.set_names(checked_names(names))
             if self.recorder is not None:
                 self.recorder.set_names(self.table.pending_names)
-        elif kind in ("press", "control"):
+        elif kind in ("press", "hold", "control"):
             if not self.simulator:
                 raise LinkError("the buzzers on this page work with the simulator only; "
                                 "on a board, press the real ones")
-            if kind == "press":
+            if kind == "hold":
+                self._hold(page, msg)
+            elif kind == "press":
                 player = msg.get("player")
                 if not isinstance(player, int) or isinstance(player, bool) or \
                         not 1 <= player <= self.stations:
@@ -507,6 +514,27 @@ class Hub:
         if kind in ("mark", "photo", "screen", "sound", "names"):
             self.broadcast()
         self._reply(page, msg_id, True, "sent", entry)
+
+    def _hold(self, page, msg):
+        """A desk's `hold` message: its buzzer goes down (held) or up (let go) now. Checked
+        first: a player from 1 to the stations, `down` a bool. Raises ValueError."""
+        player, down = msg.get("player"), msg.get("down")
+        if not isinstance(player, int) or isinstance(player, bool) or \
+                not 1 <= player <= self.stations:
+            raise ValueError("player is a station from 1 to %d" % self.stations)
+        if not isinstance(down, bool):
+            raise ValueError("down is true (pressed and held) or false (let go)")
+        if not self.link.hold_player(player, down):
+            raise ValueError("P%d's buzzer is %s" % (player, "down already" if down
+                                                     else "not held"))
+        (page.held.add if down else page.held.discard)(player)
+
+    def _let_go_of(self, page):
+        """A page went away: the buzzers it held are let go (none stays down for good)."""
+        for player in sorted(page.held):
+            with contextlib.suppress(Exception):
+                self.link.hold_player(player, False)
+        page.held = set()
 
     def _command(self, cmd, page, msg_id, entry):
         """Send a page's command with an id of the host's own (any id the page put in it is

@@ -11,7 +11,7 @@ from textual.containers import Horizontal
 from tablebuzz.link.serial_link import LinkError
 from tablebuzz.views.eventlog import Narrator, menu_text
 from tablebuzz.views.tui.terminal import end_with_the_terminal, watch_the_terminal
-from tablebuzz.views.tui.widgets import CONTROL_KEYS, SCREEN_CSS, hex_colour, screen_widgets
+from tablebuzz.views.tui.widgets import CONTROL_KEYS, SCREEN_CSS, screen_widgets
 
 
 class BoardApp(App):
@@ -109,7 +109,8 @@ class BoardApp(App):
                     level = "full"
                 else:
                     level = "dim"
-            colour = self.pinmap.PLAYER_COLOURS[i]
+            shown = g["colours"][i] if in_game else self.table.colours[i]  # the box's palette
+            colour = tuple(int(shown[k:k + 2], 16) for k in (1, 3, 5))
             rgb = {"full": colour, "blink": colour, "dim": tuple(c // 3 for c in colour)}.get(
                 level, (0, 0, 0))
             buzzer.show(rgb, level, False, in_game)
@@ -117,7 +118,7 @@ class BoardApp(App):
         if g is not None:
             scores.append(g["unit"].upper() + " ", style="bold #ffd75f")
             for i, s in enumerate(g["scores"]):
-                colour = hex_colour(self.pinmap.PLAYER_COLOURS[i])
+                colour = g["colours"][i]  # as the box lights them (its palette, a team's)
                 scores.append(" P%d " % (i + 1), style="bold " + colour)
                 scores.append("%d  " % s, style="bold")
         self._widgets["scores"].update(scores)

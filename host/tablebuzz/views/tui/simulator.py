@@ -1,7 +1,8 @@
 """The interactive simulator: the real firmware on the simulated clock, in real time.
 
 `run(header)` opens the screen (the header is the dict `tablebuzz sim` builds: seed, game, players,
-options, capture, pixels, bounce, ticks_origin_us). Keys 1..N are the player buzzers, a/y/n/u the
+options, capture, pixels, bounce, ticks_origin_us). Keys 1..N are the player buzzers (shift+digit:
+pressed and held until shift+digit again, press and release at their own instants), a/y/n/u the
 ARM/YES/NO/UNDO controls (shifted: held 2.5 s), q quits.
 
 The device is reached through the host's one connection layer (tablebuzz.link.connection
@@ -57,7 +58,6 @@ TICK_S = 0.01  # how often the world is advanced to the wall clock (keys keep th
 PAINT_S = 0.1  # with nothing new, how often the screen is redrawn (blinks, countdowns)
 HOLD_NS = 120_000_000  # a key press holds its contact this long (no key-up in terminals)
 LONG_HOLD_NS = 2_500_000_000  # shift + control key
-BUZZER_HOLD_NS = 1_500_000_000  # shift + digit: a held buzzer (Evidence's claim gesture)
 SHIFTED_DIGITS = "!@#$%^&*("  # shift + 1..9 on a US keyboard
 BLINK_WINDOW_NS = 600_000_000  # a pixel that alternated twice within this is shown as blinking
 WIDE_SCREEN = 150  # columns from which the display is shown at start (key o toggles it)
@@ -102,9 +102,10 @@ def session_timeline(header, taps):
     ]
     ordered = []
     for ns, rec in taps:
-        if "press" in rec:  # a buzzer: its release is a line of its own
+        if "press" in rec:  # a buzzer: its release is a line of its own (none: still held)
             ordered.append((ns, {"press": rec["press"]}))
-            ordered.append((ns + rec["hold_ns"], {"release": rec["press"]}))
+            if rec.get("hold_ns") is not None:
+                ordered.append((ns + rec["hold_ns"], {"release": rec["press"]}))
         else:
             ordered.append((ns, rec))
     ordered.sort(key=lambda item: item[0])  # stable: equal times keep the order they were made
@@ -170,6 +171,8 @@ class SimulatorApp(App):
         self.log_lines = []  # plain text of every log line, oldest first (the screen shows them)
         self.late_keys = 0
         self._held_until = {}  # contact -> sim ns its current press ends
+        self._holds = {}  # 0-based station -> its taps record, while shift+digit holds it down
+        self._hold_began = {}  # 0-based station -> the sim ns its held press closed
         self._scale = self._brightness()
         self._title_shown = None
         self._scores_shown = None
@@ -280,9 +283,10 @@ class SimulatorApp(App):
             station = SHIFTED_DIGITS.index(char) if held else int(char) - 1
             if station < self.players:
                 event.stop()
-                hold = BUZZER_HOLD_NS if held else HOLD_NS
-                if self.tap(self.sim.players[station], at, hold):
-                    self.taps.append((self._tapped_at, {"press": station + 1, "hold_ns": hold}))
+                if held:
+                    self.toggle_hold(station, at)
+                elif self.tap(self.sim.players[station], at, HOLD_NS):
+                    self.taps.append((self._tapped_at, {"press": station + 1, "hold_ns": HOLD_NS}))
             return
         for letter, name, _ in CONTROL_KEYS:
             if char == letter or char == letter.upper():
@@ -294,6 +298,24 @@ class SimulatorApp(App):
                         rec["hold_ms"] = hold // 1_000_000
                     self.taps.append((self._tapped_at, rec))
                 return
+
+    def toggle_hold(self, station, at_ns):
+        """Shift+digit: the buzzer of 0-based `station` goes down and stays down (held) until
+        shift+digit again lets it go, each at its own instant (the link's hold / let_go), so a
+        button held at ARM, a held claim, a jump pad's release can be tried by hand."""
+        contact = self.sim.players[station]
+        held = self._holds.pop(station, None)
+        if held is not None:  # let go now: the session's record gets its length
+            opened = self.link.let_go(contact, at_ns)
+            if opened is not None:
+                held["hold_ns"] = opened - self._hold_began.pop(station)
+            return
+        accepted, late = self.link.hold(contact, at_ns)
+        if accepted:
+            rec = {"press": station + 1, "hold_ns": None}  # None: still held
+            self._holds[station] = rec
+            self._hold_began[station] = at_ns + late
+            self.taps.append((at_ns + late, rec))
 
     def tap(self, contact, at_ns, hold_ns=HOLD_NS):
         """Close `contact` at simulated ns `at_ns` and open it `hold_ns` later; False if it was
@@ -344,7 +366,7 @@ class SimulatorApp(App):
             lines.append("  [u] UNDO: take back the last decision; [U] held 2.5 s: the menu")
         lines += [
             "",
-            "Keys: 1-%d buzzers (shift+digit: held 1.5 s), a ARM, y YES, n NO, u UNDO"
+            "Keys: 1-%d buzzers (shift+digit: held until again), a ARM, y YES, n NO, u UNDO"
             % self.players,
             "      capitals hold a control 2.5 s (A / N held: fast entry), w save the session,",
             "      o the display (the simulated SSD1306), ? this help, q quit",
@@ -373,8 +395,12 @@ class SimulatorApp(App):
         line = self.narrator.line(ev)
         self._log(self._styled(kind, ev, line), ns, line)
 
+    def _stations(self):
+        """Each station's (r, g, b) as the board announced them (its palette: views.table)."""
+        return [_rgb(c) for c in self.table.colours]
+
     def _styled(self, kind, ev, line):
-        colours = self.pinmap.PLAYER_COLOURS
+        colours = self._stations()
         if kind == "race":
             winner = ev.get("winner") or 1
             text = Text()
@@ -521,7 +547,7 @@ class SimulatorApp(App):
             self.menu = menu_text(menu) if menu else ""
             self.players = menu.get("players") or self.players
             self.leaders, self.quiz, self.names = [], None, {}
-            self.colours = list(self.pinmap.PLAYER_COLOURS)
+            self.colours = self._stations()
             return
         self.game, self.players = g["name"], g["players"]
         self.phase, self.answering, self.turn = g["phase"], g["answering"], g["turn"]
@@ -529,8 +555,7 @@ class SimulatorApp(App):
         over = g["over"]
         self.leaders = ([r["player"] for r in over["ranking"] if r["place"] == 1]
                         if over and not over.get("abandoned") else [])
-        self.colours = [_rgb(c) for c in g["colours"]] + list(
-            self.pinmap.PLAYER_COLOURS[len(g["colours"]):])
+        self.colours = [_rgb(c) for c in g["colours"]] + self._stations()[len(g["colours"]):]
         self.quiz = self._quiz_view(g) if g["name"] == "quiz" else None
 
     @staticmethod
@@ -557,7 +582,7 @@ class SimulatorApp(App):
         return "%s (P%d)" % (name, player) if name else "P%d" % player
 
     def _paint_scores(self):
-        colours = self.pinmap.PLAYER_COLOURS
+        colours = self._stations()
         text = Text()
         text.append(self.unit.upper() + " ", style="bold #ffd75f")
         best = tuple(self.leaders)
@@ -650,7 +675,7 @@ class SimulatorApp(App):
         self._help_shown = self.players
         text = Text(" ")
         keys = [("1-%d" % self.players, "buzz")] + [(k, n) for k, n, _ in CONTROL_KEYS]
-        keys += [("A/Y/N/U", "hold 2.5s"), ("shift+1-%d" % self.players, "hold 1.5s")]
+        keys += [("A/Y/N/U", "hold 2.5s"), ("shift+1-%d" % self.players, "hold / let go")]
         keys += [("?", "help"), ("o", "display"), ("w", "save"), ("q", "quit")]
         for key, what in keys:
             text.append(" %s " % key, style="bold black on #c0c8d0")

@@ -132,3 +132,15 @@ TB.timerText = function (t, sentAt) {
   const left = t.running ? Math.max(0, t.remaining_ms - (performance.now() - sentAt)) : t.remaining_ms;
   return TB.seconds(left) + (t.running ? "" : " (paused)");
 };
+
+// An open race in the board's facts: who may buzz (the `armed` event's players, and any whose
+// lockout ended since), never "buzz!" while nobody may.
+TB.armedText = function (game) {
+  const may = game.eligible || [];
+  if (!may.length) {
+    const locked = Object.keys(game.locked || {}).map(Number).sort((a, b) => a - b);
+    return "armed: nobody may buzz yet" + (locked.length ? " (" + locked.map((n) => TB.whoText(game, n)).join(", ") + " locked out)" : "");
+  }
+  return may.length === game.players ? "armed: buzz!" : "armed: " + may.map((n) => TB.whoText(game, n)).join(", ") + " may buzz";
+};
+

@@ -301,14 +301,52 @@ function showPresets(s) {
 
 function same(a, b) { return JSON.stringify(a) === JSON.stringify(b); }
 
+// A station's colour as the box lights it now: the board's palette (`hello`, `palette` events),
+// never a colour table of the page's own. The form's labels follow a palette chosen meanwhile.
+function stationColour(p) { return ((D.view && D.view.colours) || [])[p - 1] || "inherit"; }
+function paintStations() {
+  document.querySelectorAll(".station-name[data-station]").forEach((b) => { b.style.color = stationColour(Number(b.dataset.station)); });
+}
+
+// A simulated buzzer (show --sim). Held with the pointer (mouse, finger), it stays down until let
+// go: the board gets the press and the release at their own instants (a button held at ARM is a
+// false start, a held claim in Evidence...). A click without a pointer (the keyboard, a script)
+// is a tap: pressed, let go 120 ms later.
+function buzzButton(p) {
+  const b = el("button", { type: "button", id: "buzz-" + p, class: "buzz",
+    title: "press and hold: held until you let go; a click: a tap" }, "P" + p);
+  let down = false;
+  let byPointer = false;
+  const letGo = () => {
+    if (!down) return;
+    down = false;
+    b.classList.remove("held");
+    send({ type: "hold", player: p, down: false }, "P" + p + " lets go");
+  };
+  b.addEventListener("pointerdown", (e) => {
+    if (e.button !== 0 || down) return;
+    byPointer = true;
+    down = true;
+    if (b.setPointerCapture) b.setPointerCapture(e.pointerId);
+    b.classList.add("held");
+    send({ type: "hold", player: p, down: true }, "P" + p + " presses and holds");
+  });
+  ["pointerup", "pointercancel", "lostpointercapture"].forEach((type) => b.addEventListener(type, letGo));
+  b.addEventListener("contextmenu", (e) => e.preventDefault());  // a long touch is a hold
+  b.addEventListener("click", () => {
+    if (byPointer) { byPointer = false; return; }  // the pointer's press and release went already
+    send({ type: "press", player: p }, "P" + p + " buzzes");
+  });
+  return b;
+}
+
 function buildNames() {
   const n = Number(document.getElementById("ng-players").value) || 2;
   const old = {};
   document.querySelectorAll("#ng-names input").forEach((i) => { old[i.dataset.player] = i.value; });
-  const colours = (D.view && D.view.game && D.view.game.colours) || ["#f00", "#06f", "#0c0", "#fa0", "#c0f", "#0dc"];
   const inputs = [];
   for (let p = 1; p <= n; p++) {
-    inputs.push(el("label", {}, el("b", { style: "color:" + (colours[p - 1] || "#fff") }, "P" + p),
+    inputs.push(el("label", {}, el("b", { class: "station-name", "data-station": p, style: "color:" + stationColour(p) }, "P" + p),
       el("input", { class: "name", "data-player": p, id: "name-" + p, placeholder: "name", maxlength: 24,
         value: old[p] || "" })));
   }
@@ -399,6 +437,7 @@ function render(msg) {
   TB.fill("subtitle", g ? g.title + " · " + g.players + " players" : v.menu ? "box in the set-up menu" : "");
   TB.fill("doing", v.doing || "");  // the board's words (`buttons.doing`, `armed.doing`)
   renderPrompts(v, g);
+  paintStations();
   renderDeskRace(g);
   const part = g ? TB.games[g.name] : null;  // static/games/<game>.js
   const gameDesk = part && part.desk && !g.over ? part.desk(g) : [];
@@ -415,11 +454,11 @@ function render(msg) {
   if (D.simulator && g && document.querySelectorAll("#buzzers button").length !== g.players) {
     const buttons = [];
     for (let p = 1; p <= g.players; p++) {
-      buttons.push(el("button", { type: "button", id: "buzz-" + p, style: "border-color:" + g.colours[p - 1],
-        onclick: () => send({ type: "press", player: p }, "P" + p + " buzzes") }, "P" + p));
+      buttons.push(buzzButton(p));
     }
     TB.fill("buzzers", buttons);
   }
+  if (g) document.querySelectorAll("#buzzers button").forEach((b, i) => { b.style.borderColor = g.colours[i] || ""; });
   if (g) {
     const teams = (g.view && g.view.teams) || [];  // a team quiz: the board's team totals first
     TB.fill("scores", teams.length ? el("table", { class: "grid", id: "desk-teams" }, teams.map((t) =>
@@ -429,7 +468,8 @@ function render(msg) {
     el("table", { class: "grid", id: "desk-players" }, g.scores.map((s, i) =>
       el("tr", {}, el("td", { style: "text-align:left" }, TB.who(g, i + 1)), el("td", {}, TB.count(s, g.unit))))));
   } else {
-    TB.fill("scores", el("div", { class: "muted" }, v.menu ? "the box shows its menu: start a game here or on the box" : "no game"));
+    TB.fill("scores", el("div", { class: "muted" }, v.menu ? "the box shows its menu (" + (v.menu.label || v.menu.step) + ": " +
+      (v.menu.text || v.menu.value) + "): start a game here or on the box" : "no game"));
   }
   TB.fill("loglist", (v.log || []).map((line) => el("li", {}, line)));
   renderPacket(v);

@@ -21,8 +21,9 @@ function render(msg) {
   if (!src.connected && !g) {
     showWaiting("Waiting for the board…", src.status || "");
   } else if (!g && v.menu) {
-    showWaiting("Set-up menu", "choosing " + v.menu.step.replace(/_/g, " ") + ": " + v.menu.value +
-      "  (" + v.menu.index + " of " + v.menu.of + ")");
+    // the box's own words for the step and the value ("station colours: colour-blind safe")
+    showWaiting("Set-up menu", "choosing " + (v.menu.label || v.menu.step.replace(/_/g, " ")) + ": " +
+      (v.menu.text || v.menu.value) + "  (" + v.menu.index + " of " + v.menu.of + ")");
   } else if (!g) {
     showWaiting("Connected", "waiting for the board to say what it is playing…");
   } else {
@@ -197,12 +198,15 @@ function renderRace(g) {
   box.classList.toggle("hidden", !racing);
   if (!racing) return;
   if (!race) {
-    TB.fill("racebody", el("div", { class: "muted" }, g.armed ? "armed: buzz!" : "no race yet"));
+    TB.fill("racebody", el("div", { class: "muted" }, g.armed ? TB.armedText(g) : "no race yet"));
     return;
   }
   if (race.open || race.winner === null || race.winner === undefined) {
     const prev = race.previous;
-    TB.fill("racebody", el("div", { class: "cue" }, "BUZZ!"),
+    // the cue only while someone may buzz (the board's `armed` players, `unlock`s since)
+    const may = (g.eligible || []).length;
+    TB.fill("racebody", may ? el("div", { class: "cue" }, "BUZZ!") : null,
+      may === g.players ? null : el("div", { class: "muted", id: "race-may" }, TB.armedText(g)),
       prev ? el("div", { class: "muted", id: "race-previous" }, "last race: ", TB.who(g, prev.winner), " " + prev.margin_text +
         (prev.judged ? " · " + prev.judged : "")) : null);
     return;

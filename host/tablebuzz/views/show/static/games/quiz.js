@@ -78,7 +78,7 @@ TB.games.quiz = (() => {
     if (o.questions) rules.push(o.questions + " questions");
     const pk = SB.view && SB.view.packet;  // the packet's number and category, never its answer
     const category = pk && pk.question === v.question && pk.category ? " · " + pk.category : "";
-    const parts = [el("h2", { id: "quiz-question" }, v.question ? "question " + v.question + category + (v.points ? " · worth " + v.points : "") : "quiz"),
+    const parts = [el("h2", { id: "quiz-question" }, v.question && !g.over ? "question " + v.question + category + (v.points ? " · worth " + v.points : "") : "quiz"),
       rules.length ? el("div", {}, rules.join(" · ")) : null];
     if (v.dead) parts.push(el("div", { class: "notice", style: "font-size:var(--mid)", id: "quiz-dead" }, v.dead));
     if (v.sudden_death) parts.push(el("div", { style: "font-size:var(--mid)", id: "quiz-sudden" }, "sudden death: ",

@@ -56,10 +56,11 @@ TB.games.redblack = (() => {
     }
     if (v.handing_out) {
       parts.push(el("div", { class: "row" }, el("span", {}, TB.whoText(g, v.handing_out.player) + " gives (" + v.handing_out.left + " left) to "),
-        playerSelect("rb-to", g), button("Give number", () => act("give", { player: Number(document.getElementById("rb-to").value), value: Math.max(1, D.pad) }, "give"), "go", "rb-give"),
+        playerSelect("rb-to", g, v.handing_out.player === 1 ? 2 : 1), button("Give number", () => act("give", { player: Number(document.getElementById("rb-to").value), value: Math.max(1, D.pad) }, "give"), "go", "rb-give"),
         button("Take back", () => act("take_back")), button("Confirm", () => act("confirm"), "go", "rb-confirm")));
     }
-    if (v.lines) parts.push(el("div", { class: "row" }, button("Turn the next column", () => act("column"), "big go", "rb-column")));
+    // only where the board takes it (its phase `lines`), never while a giver hands out
+    if (v.lines && g.phase === "lines") parts.push(el("div", { class: "row" }, button("Turn the next column", () => act("column"), "big go", "rb-column")));
     return parts;
   }
 
