@@ -612,7 +612,7 @@ class App:
 
     def _compact_journal(self):
         """One piece of the journal's compaction (Journal.work: ~256 bytes written, one flash
-        commit), as a save is made: the controls and the pin-IRQ capture told of the mask."""
+        commit), as a save is made: the controls told of the mask."""
         clock = self.clock
         began = clock.ticks_us()
         self.controls.masked_since(began)
@@ -621,7 +621,6 @@ class App:
         finally:
             ended = clock.ticks_us()
             self.controls.unmasked(ended)
-            self.board.note_mask(began, ended)
 
     def maintenance_due(self):
         """True when the next pass will save, collect, re-arm or compact the journal (the
