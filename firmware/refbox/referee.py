@@ -638,11 +638,13 @@ class Referee:
         cls, options = self._checked(name, players, given_options)
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
-        self.menu = None
         release_others(name)  # only this game's code stays in RAM
         self.seed = self.entropy()
         self.last_setup = (name, players, dict(options))
+        # the menu goes only once the game is made: a MemoryError making it (a full heap on the
+        # chip) leaves the board in the menu, or at the last game's end, never in neither
         self.game = cls(players, options, self.seed)
+        self.menu = None
         self.game.now = self.now
         self.players = players
         self.arbiter = Arbiter(Prng(self.seed))
