@@ -367,20 +367,28 @@ class SimConnection(Connection):
     def _feed(self, line):
         self.sim._record({"k": "send", "line": line})
 
+    def _closing(self, contact, at_ns):
+        """When `contact` closes for `tap` or `hold`: (simulated ns, late_ns), `at_ns` (default:
+        the wall clock's now) moved to the world's now if already past (late_ns by how much);
+        None while the contact is still closed (an earlier tap, a hold)."""
+        self.start()
+        if at_ns is None:
+            at_ns = self.now_ns()
+        if at_ns < self._held_until.get(contact, -1) or contact in self._holding:
+            return None
+        if at_ns < self.world.now:
+            return self.world.now, self.world.now - at_ns
+        return at_ns, 0
+
     def tap(self, contact, at_ns=None, hold_ns=HOLD_NS):
         """Close `contact` at simulated `at_ns` (default: the wall clock's now) and open it
         `hold_ns` later. Returns (accepted, late_ns): not accepted while the contact is still
         held from an earlier tap; `late_ns` > 0 when `at_ns` was already past (a stall), the
         press then happening at the world's now."""
-        self.start()
-        if at_ns is None:
-            at_ns = self.now_ns()
-        if at_ns < self._held_until.get(contact, -1) or contact in self._holding:
+        closing = self._closing(contact, at_ns)
+        if closing is None:
             return False, 0
-        late = 0
-        if at_ns < self.world.now:
-            late = self.world.now - at_ns
-            at_ns = self.world.now
+        at_ns, late = closing
         self._held_until[contact] = at_ns + hold_ns
         self.world.at(at_ns, _close, contact)
         self.world.at(at_ns + hold_ns, _open, contact)
@@ -390,15 +398,10 @@ class SimConnection(Connection):
         """Close `contact` at simulated `at_ns` (default: the wall clock's now) and keep it closed
         until `let_go`: a button held as long as the hand holds it. Returns (accepted, late_ns)
         as `tap` does: not accepted while the contact is closed already (a tap, a hold)."""
-        self.start()
-        if at_ns is None:
-            at_ns = self.now_ns()
-        if at_ns < self._held_until.get(contact, -1) or contact in self._holding:
+        closing = self._closing(contact, at_ns)
+        if closing is None:
             return False, 0
-        late = 0
-        if at_ns < self.world.now:
-            late = self.world.now - at_ns
-            at_ns = self.world.now
+        at_ns, late = closing
         self._holding[contact] = at_ns
         self.world.at(at_ns, _close, contact)
         return True, late
