@@ -193,3 +193,52 @@ def test_a_game_starts_when_the_heap_has_no_room_for_its_whole_log(monkeypatch):
     lines = _lines(dict(QUIZ_HEAD, flash={}), long_quiz(3))
     assert [json.loads(line)["ev"] for line in lines].count("game") == 1
     assert lines == plain  # the same game, line for line
+
+
+@pytest.mark.parametrize("timeline", ["plain", "false starts"])
+def test_power_up_folds_a_bounded_tail_of_any_night(timeline, monkeypatch):
+    """Issue 38: power-on -> `resume` <= 400 ms at any length on the emulated RP2040, where each
+    journal record folded costs ~2.5 ms and each log entry stepped ~1 ms. Power-up folds the
+    last snapshot and at most Journal.compact_records records after it (and the few a
+    compaction's tail copied), then steps only the log entries after the latest state point
+    (the snapshot's "now" or the pending checkpoint): a bounded amount however long the night.
+    The game it restores is the one a whole refold from the checkpoint gives, and UNDO still
+    reaches back (test_undo_reaches_back_undo_keep_decisions_after_a_resume)."""
+    from refbox.games.quiz import Quiz
+    from refbox.journal import Journal, read
+
+    questions = 300
+    text = long_quiz(questions) if timeline == "plain" else false_start_quiz(questions)
+    fs = FlashFS()
+    fs.history = []
+    runner.Simulation(dict(QUIZ_HEAD, flash={}), lambda t, line: None, fs=fs).run(
+        parse(text, 6, CONTROLS)
+    )
+    steps = []
+    real = Quiz.step
+
+    def step(self, entry):
+        steps.append(entry)
+        return real(self, entry)
+
+    monkeypatch.setattr(Quiz, "step", step)
+    rng = random.Random(timeline)
+    cuts = sorted(rng.sample(range(fs.ops // 2, fs.ops + 1), 30) + [fs.ops])
+    most_records = most_steps = 0
+    for k in cuts:
+        files = fs.history[k]
+        saved = read(files[PATH])[0]
+        most_records = max(most_records, saved.deltas)
+        del steps[:]
+        booted, _ = boot(files)
+        game = booted.app.referee.game
+        most_steps = max(most_steps, len(steps))
+        again = Quiz(game.players, game.options, game.seed)
+        again.base, again.base_len = game.base, game.base_len
+        again.restart()
+        for entry in game.log:
+            real(again, entry)
+        assert again.state() == game.state(), "cut after op %d" % k
+        assert len(game.log) > len(steps)  # the log before the point: kept, not stepped
+    assert most_records <= Journal.compact_records + 8
+    assert most_steps <= 3 * Journal.compact_records

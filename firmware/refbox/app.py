@@ -617,7 +617,7 @@ class App:
         began = clock.ticks_us()
         self.controls.masked_since(began)
         try:
-            self.journal.work()  # type: ignore[union-attr]  # (not None: step checked)
+            self.journal.work(self.referee)  # type: ignore[union-attr]  # (step checked it)
         finally:
             ended = clock.ticks_us()
             self.controls.unmasked(ended)

@@ -44,6 +44,7 @@ def work(journal):
             journal._size = c.size + tail
             journal._base_bytes = c.size
             journal._snapped = c.base
+            journal._deltas -= c.deltas  # (the records copied after it)
             journal.writes += 1
             journal.bytes_written += c.size + tail
     except Exception:  # noqa: BLE001 - a failed compaction loses nothing: try again later
@@ -79,6 +80,7 @@ def append_pieces(journal, fields, referee):
     except OSError as e:
         return journal._failed(e, referee)
     journal._size += size
+    journal._deltas += 1
     journal.writes += 1
     journal.bytes_written += size
     return True
@@ -91,20 +93,42 @@ class Compactor:
     first summed (its length and checksum come before it), then written,
     about `budget` bytes a call, each an open-append-close (a littlefs commit of ~1 page).
     `since`: the journal's bytes this snapshot stands for; what came after them is copied
-    after it at the end. `size`: the new file's bytes once whole."""
+    after it at the end. `size`: the new file's bytes once whole. `deltas`: the journal's
+    records since its last snapshot when this one began (Journal._deltas).
+
+    The snapshot also carries the game's state at its log's end (a state point, "now":
+    refbox.journal.Saved), taken as it begins (Journal.work: an idle pass once the game is
+    saved, not inside a save: no decision waits for it): power-up then restores it and steps
+    only the entries saved after the snapshot (Game.resume)."""
 
     budget = 256
 
-    def __init__(self, fields, since, game):
+    def __init__(self, fields, since, game, deltas=0):
         self.fields = fields
         self.since = since
         self.game = game
+        self.deltas = deltas
+        self.revision = game.revision
         self.log_len = len(fields["log"])  # (the log is the game's own, not a copy)
         self.base = fields.get("base")
         self.size = 0
         self._pieces = snapshot_pieces(fields, self.log_len)
         self._digest = sha256(b"")
         self._summed = False
+        self._state_point()
+
+    def _state_point(self):
+        """Add the game's state at the snapshot's log end to it ("now"), if the game is still as
+        the save left it (the same revision: the state is the fold of that log); none when the
+        state cannot be kept (Game.state) or no heap holds it now (power-up then steps from the
+        checkpoint)."""
+        game = self.game
+        if game.revision != self.revision or len(game.log) != self.log_len:
+            return
+        try:
+            self.fields["now"] = (self.log_len, game.decided, game.state())
+        except (TypeError, MemoryError):
+            pass
 
     def step(self, fs, new):
         """One piece of work on file `new` of `fs`; True once the record is whole in it."""

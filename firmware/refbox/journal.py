@@ -25,7 +25,7 @@ size(name) (OsFiles below on the board and the unix port; tablebuzz.sim.flashfs 
 """
 
 import json
-from binascii import hexlify
+from binascii import hexlify, unhexlify
 
 from refbox.compat import sha256
 from refbox.protocol import encode_value
@@ -87,8 +87,10 @@ def encode_snapshot(fields):
     return ("%d %s " % (len(payload), checksum(payload))).encode() + payload + b"\n"
 
 
-# the fields of a snapshot whose value comes an item at a time (the log, the checkpoints)
-_LONG = ("log", "base", "next_base", "add", "pend")
+# the fields of a snapshot whose value comes an item at a time (the log, the checkpoints, the
+# state point)
+_LONG = ("log", "base", "next_base", "add", "pend", "now")
+_NESTED = ("next_base", "pend", "now")  # [position, decisions, state]: the state in pieces too
 PIECE = 96  # characters: a snapshot is made and written in pieces of about this many (Journal)
 
 
@@ -121,7 +123,7 @@ def snapshot_pieces(fields, log_len=None):
             yield "[%s,%s,%s]" % (encode_value(setup[0]), encode_value(setup[1]), text)
         elif key in _LONG and isinstance(value, (list, tuple)):
             count = log_len if key == "log" else None
-            yield from _pieces(value, key == "next_base" or key == "pend", count)
+            yield from _pieces(value, key in _NESTED, count)
         else:
             yield encode_value(value)
     yield "}"
@@ -177,7 +179,11 @@ class Saved:
     (the menu's remembered (game, players, options), or None), `t` (µs tick of the last save),
     and the game's checkpoints (refbox.games.base.Game): `base` (the state `log` continues
     from, or None), `base_len` (entries folded into it), `next_base` ((position in log, decisions
-    before it, state), or None).
+    before it, state), or None); `now`, a state point ((position in log, decisions before it,
+    state): the game's state after log[:position], which a compaction's snapshot carries), or
+    None once an undo cut the log under it: a resume restores the latest of `now` and
+    `next_base` and folds only the entries after it (Game.resume); `deltas`, the records folded
+    since the last snapshot.
     """
 
     def __init__(self):
@@ -194,6 +200,8 @@ class Saved:
         self.base = None
         self.base_len = 0
         self.next_base = None
+        self.now = None
+        self.deltas = 0
 
     def resumable(self):
         return self.game is not None and not self.over
@@ -203,8 +211,6 @@ class Saved:
         and then has changed nothing: every field is read and checked before any is set (so a
         journal's records fold in place, without a copy of the state per record: ~1 ms a record
         and the log's length on the emulated RP2040)."""
-        from binascii import unhexlify
-
         setup = self.setup
         if "setup" in rec:
             s = rec["setup"]
@@ -230,6 +236,7 @@ class Saved:
                 base = rec.get("base")
                 base_len = int(rec.get("base_len", 0))
                 pending = _pending(rec.get("next_base"), len(log))
+                now = _pending(rec.get("now"), len(log))
                 if base is not None and not isinstance(base, list):
                     raise TypeError("a checkpoint is a list")
             over = bool(rec.get("over", game is None))
@@ -244,7 +251,9 @@ class Saved:
                 self.base = base
                 self.base_len = base_len
                 self.next_base = pending
+                self.now = now
             self.over = over
+            self.deltas = 0
         else:
             keep = int(rec["keep"])
             if self.game is None:
@@ -254,6 +263,7 @@ class Saved:
             rebase = int(rec["rebase"]) if "rebase" in rec else None
             pending = self.next_base
             base = self.base
+            now = self.now
             shift = 0
             if rebase is not None:
                 if pending is None or pending[0] != rebase:
@@ -270,6 +280,11 @@ class Saved:
             add = [_tuples(e) for e in rec.get("add", ())]
             if "pend" in rec and rec["pend"] is not None:
                 pending = _pending(rec["pend"], keep + len(add))
+            if now is not None and (now[0] < shift or keep < now[0] - shift):
+                now = None  # behind the new base, or an undo took back entries under it
+            elif now is not None and shift:
+                moved = self.next_base[1] if self.next_base is not None else 0  # (rebase: set)
+                now = (now[0] - shift, now[1] - moved, now[2])  # (as shifted)
             seed = unhexlify(rec["seed"]) if "seed" in rec else self.seed
             ties = rec["ties"] if "ties" in rec else self.ties
             locked = list(rec["locked"]) if "locked" in rec else self.locked
@@ -281,6 +296,8 @@ class Saved:
             del self.log[keep:]
             self.log.extend(add)
             self.next_base = pending
+            self.now = now
+            self.deltas += 1
             self.seed = seed
             self.ties = ties
             self.locked = locked
@@ -371,6 +388,12 @@ class Journal:
     # snapshot: a game whose snapshot alone is over compact_bytes (a long quiz night's log) is
     # not then rewritten whole at every save
     compact_bytes = 16384
+    # ...and, in a game past its first checkpoint (a long one), once this many records follow
+    # its last snapshot: power-up folds each (~2.5 ms a record on the emulated RP2040) and steps
+    # the entries they add after the snapshot's state point (Saved.now). A shorter game is not
+    # compacted in play: a compaction's flash stalls come between decisions, at moments no one
+    # chose (an erase: ~45 ms, masking every interrupt), and its whole journal folds quickly
+    compact_records = 32
 
     def __init__(self, fs, path=PATH):
         self.fs = fs
@@ -394,7 +417,10 @@ class Journal:
         self._base_len = 0
         self._pending = None
         self._compactor = None  # a snapshot being written in idle passes (`work`), or None
+        self._compact = False  # a compaction is due: `work` begins it once the game is saved
+        self._t = 0  # the tick of the last save
         self._snapped = None  # Game.base as of the file's snapshot (compacted again on a move)
+        self._deltas = 0  # records after the file's last snapshot
         self.writes = 0  # write bursts made (bench/bench_journal.py)
         self.bytes_written = 0
 
@@ -434,6 +460,7 @@ class Journal:
         self.saved = saved
         self._size = whole
         self._base_bytes = base
+        self._deltas = saved.deltas
         self._rewrite = status != "ok"  # a torn tail is rewritten away at the first save
         return saved
 
@@ -542,6 +569,8 @@ class Journal:
         if c is not None and (snapshot or rebase is not None or game.unchanged < c.log_len):
             self._compactor = None  # its game's log changed under it (an undo, a checkpoint)
         if snapshot:
+            self._compact = False
+        if snapshot:
             fields["game"] = None if game is None else game.name
             if game is not None:
                 fields.update(game_fields(referee, game, game.log))
@@ -581,36 +610,54 @@ class Journal:
                 ok = self._append(encode_record(fields), referee)
         if ok:
             self.adopt(referee)
+            self._t = now
             if not snapshot and self._compactor is None and not over and self._due(game):
-                try:
-                    from refbox.compaction import Compactor
-
-                    fields = {"t": now, "game": game.name}
-                    fields.update(game_fields(referee, game, game.log))
-                    fields["over"] = over
-                    fields["setup"] = setup
-                    self._compactor = Compactor(fields, self._size, game)
-                except MemoryError:  # (saved: the compaction begins after a later save)
-                    self._compactor = None
+                self._compact = True  # (begun in an idle pass: `work`)
         return ok
 
     def _due(self, game):
         """True when the file should start again from a snapshot: the checkpoint moved since
-        its snapshot (power-up then folds from it), or it grew past `compact_bytes` and past
-        twice that snapshot."""
+        its snapshot (power-up then folds from it), `compact_records` records follow it in a
+        game past its first checkpoint, or it grew past `compact_bytes` and past twice that
+        snapshot."""
         size = self._size
         if game.base is not self._snapped:
+            return True
+        if self._deltas >= self.compact_records and (
+            game.base is not None or game.next_base is not None
+        ):
             return True
         return size > self.compact_bytes and size > 2 * self._base_bytes
 
     # ------------------------------------------------------------------ compaction
     def compacting(self):
-        """True while a snapshot is being written in idle passes (`work`). Allocates nothing."""
-        return self._compactor is not None
+        """True while a snapshot is due or being written in idle passes (`work`). Allocates
+        nothing."""
+        return self._compact or self._compactor is not None
 
-    def work(self):
-        """One piece of the compaction, at a safe moment (refbox.app): refbox.compaction.work.
+    def work(self, referee):
+        """One piece of the compaction, at a safe moment (refbox.app): refbox.compaction.work;
+        first its beginning, once the journal holds all `referee` decided (its snapshot, with
+        the game's state point, is of what the file holds: never of a decision not yet saved).
         Never raises."""
+        game = referee.game
+        if self._compactor is None and self._compact:
+            if self.changed(referee):
+                return  # (the save comes first)
+            self._compact = False
+            if game is None or game.phase == "over":
+                return
+            try:
+                from refbox.compaction import Compactor
+
+                fields = {"t": self._t, "game": game.name}
+                fields.update(game_fields(referee, game, game.log))
+                fields["over"] = False
+                fields["setup"] = self._setup
+                self._compactor = Compactor(fields, self._size, game, self._deltas)
+            except MemoryError:  # (saved: the compaction begins after a later save)
+                self._compactor = None
+            return
         if self._compactor is not None:
             from refbox.compaction import work
 
@@ -626,6 +673,7 @@ class Journal:
         except OSError as e:
             return self._failed(e, referee)
         self._size += len(record)
+        self._deltas += 1
         self._count(record)
         return True
 
@@ -656,6 +704,7 @@ class Journal:
             return self._failed(e, referee)
         size = len(head) + length + 1
         self._size = self._base_bytes = size
+        self._deltas = 0
         self._rewrite = False
         self.writes += 1
         self.bytes_written += size
@@ -668,6 +717,7 @@ class Journal:
     def _failed(self, e, referee):
         self.saving = False
         self._compactor = None
+        self._compact = False
         self._failed_game = referee.game
         self._rewrite = True
         if isinstance(e, OSError) and e.args and e.args[0] == _ENOSPC:

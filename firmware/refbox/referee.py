@@ -670,7 +670,8 @@ class Referee:
 
     def resume(self, saved):
         """Rebuild the unfinished game `saved` (refbox.journal.Saved) after a power cut: the log
-        is folded again (no event per entry), tie-breaks continue from the saved generator, then
+        is folded again from its latest state point (Game.resume; no event per entry),
+        tie-breaks continue from the saved generator, then
         `resume`, `score`, `state` and the prompts go out; a race open at the cut is armed afresh
         (`armed`), so no press from before the cut can decide it. Nothing hidden is sent: the
         seed stays secret behind the commitment published at the start. Raises on a log this
@@ -685,15 +686,10 @@ class Referee:
         game = cls(saved.players, options, saved.seed)
         game.now = self.now
         game.race_prng = arbiter.prng
-        if saved.base is not None:  # a checkpoint: the log continues from its state
-            game.base = saved.base
-            game.base_len = saved.base_len
-            game.restart()
-        for entry in saved.log:
-            game.log.append(entry)
-            game.step(entry)
+        game.base = saved.base  # a checkpoint (or None): the log continues from its state
+        game.base_len = saved.base_len
+        game.resume(saved.log, (saved.now, saved.next_base))  # from its latest state point
         game.next_base = saved.next_base
-        game.count_decisions()
         self.menu = None
         self.seed = saved.seed
         self.game = game

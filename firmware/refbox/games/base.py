@@ -544,6 +544,36 @@ class Game:
         except (TypeError, MemoryError):
             pass
 
+    def resume(self, log, points):
+        """Take `log`, the entries after the checkpoint (`base`, set before), as this game's log
+        after a power cut, folded from the latest of the state `points` ((position in `log`,
+        decisions before it, state) or None: refbox.journal.Saved's `now` and `next_base`):
+        that state restored and only the entries after it stepped. The log before it is kept
+        unstepped for UNDO (which refolds from the checkpoint): power-up folds at most the
+        entries saved since the journal's last snapshot, however long the night. With no point,
+        the whole log is folded. Raises ValueError/TypeError/KeyError/IndexError for a
+        malformed state or entry (as `restore` and `step`)."""
+        at = 0
+        state = None
+        for point in points:
+            if point is not None and at < point[0] <= len(log):
+                at = point[0]
+                state = point[2]
+        if state is not None:
+            self.prng = Prng(self.seed + b"/game")
+            self.reset()
+            self.restore(state)
+        elif self.base is not None:
+            self.restart()
+        append = self.log.append
+        step = self.step
+        for i in range(len(log)):
+            entry = log[i]
+            append(entry)
+            if i >= at:
+                step(entry)
+        self.count_decisions()
+
     def count_decisions(self):
         """`decided` from the log (after a resume or an undo's refold)."""
         decided = 0
