@@ -565,13 +565,14 @@ class Game:
             self.restore(state)
         elif self.base is not None:
             self.restart()
-        append = self.log.append
+        try:
+            self.log.extend(log)  # (into the list reserved for LOG_CAP entries: no allocation)
+        except MemoryError:  # (no reserved list and no block for a copy: the folded list itself)
+            del self.log[:]
+            self.log = log
         step = self.step
-        for i in range(len(log)):
-            entry = log[i]
-            append(entry)
-            if i >= at:
-                step(entry)
+        for i in range(at, len(log)):
+            step(log[i])
         self.count_decisions()
 
     def count_decisions(self):
