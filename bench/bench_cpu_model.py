@@ -37,7 +37,8 @@ CONTROLS = ["arm", "yes", "no", "undo"]
 def header_for(setup):
     """The simulator's header for a calibration timeline: as the emulator ran it (no bounce
     beyond the driven edges, a littlefs whose writes take no time)."""
-    head = {"seed": setup.get("seed", "1"), "bounce": "none", "flash": {"stall": False}}
+    head = {"seed": setup.get("seed", "1"), "bounce": "none", "flash": {"stall": False},
+            "clock_mhz": 125}  # the emulated chip's clock in those runs
     if setup.get("game", "menu") != "menu":
         head["game"] = setup["game"]
         head["players"] = setup.get("players", 6)

@@ -102,7 +102,8 @@ def check(lines, cuts):
 def sim_run(delays_ms, stall=True, interpreter="cpython"):
     recs, cuts = timeline(delays_ms)
     text = "\n".join(json.dumps(r) for r in recs) + "\n"
-    header = {"seed": "1", "bounce": "none", "flash": {} if stall else {"stall": False}}
+    header = {"seed": "1", "bounce": "none", "flash": {} if stall else {"stall": False},
+              "clock_mhz": 125}  # the clock of the chip's figures (tests/test_power_cut_window)
     lines = simulate.run(header, parse(text, 6, CONTROLS), interpreter)
     return check([(ns / 1000.0, line) for ns, line in lines], cuts)
 

@@ -1,6 +1,7 @@
 """Board entry point: resume the journal's game (or open the menu) and run the referee loop.
 
-Runs by itself at power-up (refbox.boot). Hold UNDO while powering up to start fresh (safe boot).
+Runs by itself at power-up (refbox.boot), at 200 MHz (refbox.sysclock). Hold UNDO while powering
+up to start fresh (safe boot).
 Ctrl-C (or mpremote) stops it and leaves the REPL, with the watchdog stopped.
 
 The boot's modules are read from refbox.pack when `tablebuzz flash --pack` put one there
@@ -31,6 +32,13 @@ from refbox.packfs import import_builtins, mount, unmount  # noqa: E402
 # littlefs ~3-4 ms an import, and the journal's fold imported one per record at power-up: ~0.4 s
 # of a 1,000-question quiz's resume on the tablebuzz image, emulated RP2040)
 import_builtins()
+import time  # noqa: E402
+
+import machine  # noqa: E402
+from refbox.sysclock import set_up  # noqa: E402
+
+set_up(machine, time)  # 200 MHz before anything else runs or derives a clock (refbox.sysclock)
+
 if mount() is None:  # on the board (make flash put the pack there)
     import refbox.app  # noqa: F401
     import refbox.board  # noqa: F401

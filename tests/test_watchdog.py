@@ -47,7 +47,7 @@ def _check_resumed(lines):
     assert len(hellos) == 2
     # the hung pass fed it: the loop's next pass, a race being open (the ARM at 0.8 s)
     bite_ns = HANG_US * 1000 + runner.ARMED_LOOP_NS + boot.WATCHDOG_MS * 1000000
-    assert hellos[1] == bite_ns + runner.BOOT_NS + 10032  # (main.py to the hello line)
+    assert hellos[1] == bite_ns + runner.BOOT_NS + 10020  # (main.py to the hello line)
     before = [e for ns, e in evs if ns < hellos[1]]
     after = [e for ns, e in evs if ns >= hellos[1]]
     assert [e["ev"] for e in after[:2]] == ["hello", "resume"]

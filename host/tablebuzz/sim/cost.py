@@ -22,16 +22,21 @@ brings the world's clock up to it, with the PIO, DMA and interrupts running mean
 within the pass, and the presses and commands that come meanwhile wait for the next pass, as on
 the chip.
 
-All figures are ns. They were fitted on the emulated RP2040 (`CALIBRATION`); `bench/README.md`
+All figures are ns at 125 MHz (`CLOCK_MHZ`), fitted on the emulated RP2040 (`CALIBRATION`); a
+charge lasts CLOCK_MHZ / the firmware's clock as long (main.py runs the chip at 200 MHz:
+refbox.sysclock; the flash's own times do not scale); `bench/README.md`
 "The simulator's CPU model" compares the simulator with the chip, and how to redo the fit.
 A header {"cpu_scale": x} (`tablebuzz sim --cpu-scale X`) multiplies every charge by x: a
 slower or faster chip. Only the lines' times may change with it, never a decision (docs/
 architecture.md "One ordered stream"; tests/test_stamp_order.py).
+A header {"clock_mhz": 125} runs the firmware at 125 MHz (main.py's refbox.sysclock set-up
+given that clock, as a board built with SYS_MHZ = 125): the calibration's own clock.
 A header {"cpu": "off"} (`tablebuzz sim` never sets it) turns the model off: a host as fast as
 the firmware's Python is free, as before the model; only tests that need that old zero-cost
 timing use it.
 """
 
+CLOCK_MHZ = 125  # the clk_sys of CALIBRATION: every TABLE figure is CPU time at this clock
 DEFAULT = "on"  # the model when a simulator header has no "cpu": "on" (the chip's speed) or "off"
 
 CALIBRATION = {
@@ -84,7 +89,8 @@ TABLE = {
     # gc.collect() with a game's heap, and an automatic one (a quiz's heap: 23.7 ms on the chip
     # with the native modules loaded, 18.7 ms with bytecode only; rp2emu's perf_main.py)
     "gc": 25000000,
-    # Python CPU ns between automatic collections (see _auto_gc): the loop collects before
+    # Python CPU ns between automatic collections, a loop pass itself not counted (see _auto_gc
+    # and _spend): the loop collects before
     # every race (App._before_race), so a race and its judgement fit between two collections
     "auto_gc_after": 250000000,
     "boot": 386000000,  # power-up: main.py imports the firmware (.mpy), until the App starts
@@ -125,22 +131,35 @@ class CpuModel:
         self.paused = False  # charge nothing (the run's first boot: its 0 is the board up)
         self.waiting = _none_waiting  # how many debouncers the loop's passes look at (runner's)
 
-    def _spend(self, what, ns):
+    def _spend(self, what, ns, mhz=0):
+        """Charge `ns` of CPU at the calibration's clock (CLOCK_MHZ), as it lasts at the
+        firmware's clock: the world's (machine.freq(), 200 MHz once main.py set it up), or `mhz`.
+        The Python's allocation, and so the automatic collections, follow the work, not the
+        clock."""
         if self.scale_milli != 1000:
             ns = ns * self.scale_milli // 1000
         if ns and not self.paused:
+            work = ns
+            ns = self.at_clock(ns, mhz)
             self.charged[what] = self.charged.get(what, 0) + ns
             self.world.spend(ns)
-            self._since_gc += ns
+            if what != "pass":  # (a loop pass itself allocates nothing: bench/README.md)
+                self._since_gc += work
             if self._since_gc >= self.table["auto_gc_after"]:
                 self._auto_gc()
+
+    def at_clock(self, ns, mhz=0):
+        """`ns` of CPU at CLOCK_MHZ as it lasts at `mhz` (default: the world's clock): CPU-bound
+        work scales with clk_sys (bench/README.md "The clock" measures it on the emulated chip)."""
+        mhz = mhz or self.world.sys_hz // 1000000
+        return ns if mhz == CLOCK_MHZ else ns * CLOCK_MHZ // mhz
 
     def _auto_gc(self):
         """MicroPython collects by itself once gc.threshold bytes were allocated since the last
         collection (App.gc_threshold: 48 KB). The model takes allocation as proportional to
         the Python's CPU time, so the collection comes after `auto_gc_after` ns of it."""
         self._since_gc = 0
-        ns = self.table["gc"] * self.scale_milli // 1000
+        ns = self.at_clock(self.table["gc"] * self.scale_milli // 1000)
         self.charged["auto_gc"] = self.charged.get("auto_gc", 0) + ns
         self.world.collect(ns)
 
@@ -202,4 +221,7 @@ class CpuModel:
         self._spend("gc", self.table["gc"])
 
     def boot(self):
-        self._spend("boot", self.table["boot"])
+        """Power-up: main.py's imports, at the clock main.py sets first (refbox.sysclock)."""
+        from refbox import sysclock
+
+        self._spend("boot", self.table["boot"], sysclock.SYS_MHZ)

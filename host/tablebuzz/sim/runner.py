@@ -24,7 +24,7 @@ grid point instead, and the tests compare the two.
 import binascii
 import sys
 
-from refbox import pinmap
+from refbox import pinmap, sysclock
 from refbox.arbiter import ARMED
 from refbox.prng import seed_from_hex
 
@@ -34,6 +34,7 @@ from tablebuzz.sim.cost import CpuModel
 from tablebuzz.sim.flashfs import PowerCutError
 from tablebuzz.sim.physics import Contact
 
+FIRMWARE_MHZ = sysclock.SYS_MHZ  # the clock the firmware's main.py sets (a header may say 125)
 LOOP_NS = 1000000
 # the board's loop period while a race is open: an idle pass (~0.3 ms on the chip) and then
 # App.armed_sleep_us (App.run)
@@ -486,6 +487,9 @@ class Simulation:
         self.clock = self.world
         self.pinmap = pinmap
         boot.PLATFORM = self
+        # the clock main.py sets (refbox.sysclock): the firmware's, or the header's "clock_mhz"
+        # (125: a board built to stay at MicroPython's own clock, as the CPU model's calibration)
+        sysclock.SYS_MHZ = self.header.get("clock_mhz", FIRMWARE_MHZ)
         cpu = self.world.cpu
         if cpu is not None:
             # a run starts with the board up: the timeline's 0 is the firmware ready, the
@@ -585,7 +589,7 @@ class Simulation:
             self.world.gc_pause(GC_NS)
         else:
             cpu.collected()
-            self.world.collect(cpu.table["gc"] * cpu.scale_milli // 1000)
+            self.world.collect(cpu.at_clock(cpu.table["gc"] * cpu.scale_milli // 1000))
 
     def _wrap_handlers(self):
         """Step the loop after every hard IRQ handler (the loop would see the ring on its next

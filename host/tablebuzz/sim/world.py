@@ -16,6 +16,7 @@ from refbox.prng import Prng
 from refbox.ticks import ticks_add, ticks_diff
 
 TICKS_MASK = (1 << 30) - 1
+VREG_RESET = 0xB1  # VREG_AND_CHIP_RESET.VREG at power-on: EN, 1.10 V (RP2040 datasheet 2.10.6)
 
 current = None  # the World the fakes use
 
@@ -49,7 +50,9 @@ class World:
     def __init__(self, seed, ticks_origin_us=0, sys_hz=125000000):
         self.now = 0  # ns since the start of the run
         self.origin_ns = ticks_origin_us * 1000
-        self.sys_hz = sys_hz
+        self.sys_hz = sys_hz  # clk_sys: the reset clock until the firmware's machine.freq()
+        self.reset_hz = sys_hz  # (MicroPython's 125 MHz at every power-on)
+        self.vreg = VREG_RESET  # the core regulator's VREG register (fakes/machine.py mem32)
         self.rng = Prng(seed)
         self.levels = TICKS_MASK  # GPIO levels, bit n = GPn; pull-ups hold every input high
         self.fdebug = 0  # PIO0 FDEBUG
@@ -291,6 +294,8 @@ class World:
         self._gc_until = self.now
         self.fdebug = 0
         self.watchdog_ms = None
+        self.sys_hz = self.reset_hz  # the next power-on starts at the reset clock and voltage
+        self.vreg = VREG_RESET
         self.cpu_until = self.now
         self.halted = False
         keep = []

@@ -8,6 +8,7 @@ from tablebuzz.sim import world as _world
 
 _GPIO_IN = 0xD0000004
 _PIO0_FDEBUG = 0x50200008
+_VREG = 0x40064000  # VREG_AND_CHIP_RESET.VREG (RP2040 datasheet 2.10.6)
 _WATCHDOG_CTRL_CLEAR = (0x40058000 + 0x3000, 0x400D8000 + 0x3000)  # RP2040, RP2350
 _WATCHDOG_ENABLE = 1 << 30
 _WDT_MAX_MS = 8388  # ports/rp2/machine_wdt.c: 0xffffff / 2 / 1000
@@ -149,7 +150,9 @@ class I2C:
 
 
 class _Mem32:
-    """Only the registers the firmware uses: SIO GPIO_IN and PIO0 FDEBUG (write 1 to clear)."""
+    """Only the registers the firmware uses: SIO GPIO_IN, PIO0 FDEBUG (write 1 to clear), the
+    core regulator's VREG (EN bit 0, HIZ bit 1, VSEL bits 7:4, ROK bit 12 read-only) and the
+    watchdog's CTRL clear alias."""
 
     def __getitem__(self, addr):
         w = _world.current
@@ -157,12 +160,19 @@ class _Mem32:
             return w.levels
         if addr == _PIO0_FDEBUG:
             return w.fdebug
+        if addr == _VREG:
+            return w.vreg | (0x1000 if w.vreg & 1 else 0)
         raise ValueError("the simulator models no register at 0x%08x" % addr)
 
     def __setitem__(self, addr, value):
         w = _world.current
         if addr == _PIO0_FDEBUG:
             w.fdebug &= ~value
+            return
+        if addr == _VREG:
+            if value & 2 or not value & 1:
+                raise ValueError("the simulator refuses to cut the core's supply (VREG HIZ or EN)")
+            w.vreg = value & 0xF3
             return
         if addr in _WATCHDOG_CTRL_CLEAR:
             if value & _WATCHDOG_ENABLE:
@@ -243,11 +253,35 @@ class Timer:
             self._armed = None
 
 
+def _pll_makes(mhz):
+    """True when the pico-sdk's `check_sys_clock_khz` finds PLL_SYS settings for `mhz` from the
+    12 MHz crystal: VCO 750-1600 MHz (PICO_PLL_VCO_MIN_FREQ_HZ, pico-sdk 2.2.0), feedback
+    divider 16-320, post dividers 1-7."""
+    for fbdiv in range(16, 321):
+        vco = 12 * fbdiv
+        if 750 <= vco <= 1600:
+            for pd1 in range(1, 8):
+                for pd2 in range(1, pd1 + 1):
+                    if vco == mhz * pd1 * pd2:
+                        return True
+    return False
+
+
 def freq(hz=None):
+    """clk_sys in Hz, or set it as MicroPython v1.28.0's rp2 `machine.freq(hz)` does
+    (ports/rp2/modmachine.c: `set_sys_clock_khz`, ValueError "cannot change frequency" when the
+    PLL cannot make it). Above 133 MHz the regulator must already be at >= 1.15 V (RP2040
+    datasheet 2.15.3): the chip would not raise, it could fail; the simulator refuses, so that
+    a firmware that overclocks fails its tests. The world's PIO, PWM and CPU model follow it."""
     w = _world.current
     if hz is None:
         return w.sys_hz
-    raise ValueError("the simulator keeps the system clock fixed")
+    mhz, rest = divmod(hz, 1000000)
+    if rest or mhz > 200 or not _pll_makes(mhz):
+        raise ValueError("cannot change frequency")
+    if mhz > 133 and (w.vreg >> 4) & 0xF < 0xC:
+        raise ValueError("%d MHz needs the core regulator at >= 1.15 V first (VREG VSEL)" % mhz)
+    w.sys_hz = hz
 
 
 def unique_id():
