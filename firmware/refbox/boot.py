@@ -82,6 +82,9 @@ def start(platform):
             kept = "the old journal kept as %s" % aside if aside else "there was no journal"
             journal.notes.append(("safe_boot", "UNDO held at power-up: fresh start, " + kept))
         else:
+            from refbox.games.base import reserve_log
+
+            reserve_log()  # (the resumed game's log list, before the journal's copy of it)
             journal.load(BOOT_HEAP)
         if journal.saved.resumable():
             clock = ShiftedClock(clock, ticks_diff(journal.saved.t, clock.ticks_us()))

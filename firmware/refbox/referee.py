@@ -689,6 +689,7 @@ class Referee:
         game.base = saved.base  # a checkpoint (or None): the log continues from its state
         game.base_len = saved.base_len
         game.resume(saved.log, (saved.now, saved.next_base))  # from its latest state point
+        saved.now = None  # (restored from: let it go before the lines below allocate)
         game.next_base = saved.next_base
         self.menu = None
         self.seed = saved.seed

@@ -23,6 +23,21 @@ _JUDGE_CORRECT = const(1)  # ("judge", correct)
 # scoring decisions (docs/games.md "Undo"), unless LOG_CAP entries came after them.
 UNDO_KEEP = 50
 LOG_CAP = 400
+
+_spare = None  # a log list with room for LOG_CAP entries, reserved by reserve_log
+
+
+def reserve_log():
+    """Reserve the next game's log list (room for LOG_CAP entries) now, while the heap is in one
+    piece: at power-up before the journal is read, whose copy of a long log would otherwise leave
+    the resumed game no 1.6 KB in one piece, and its growing list then needs a doubling in one
+    piece in play (the memory model's false-start quiz, resumed: MemoryError). Never raises."""
+    global _spare
+    if _spare is None:
+        try:
+            _spare = [None] * LOG_CAP
+        except MemoryError:
+            pass
 # the attributes of a Game that are not its folded state (a checkpoint leaves them out)
 _NOT_STATE = ("players", "options", "seed", "log", "revision", "race_prng", "now", "prng",
               "base", "base_len", "next_base", "decided", "unchanged")  # fmt: skip
@@ -228,10 +243,14 @@ class Game:
         # grows in play (MicroPython doubles a full list's items: 2 KB in one piece after 128
         # entries, which a fragmented heap did not have: issue 38), nor shrinks (a slice
         # deletion keeps its room; the log is only ever cut in place)
-        try:
-            self.log = [None] * LOG_CAP  # type: list
-        except MemoryError:  # no 1.6 KB in one piece (stock MicroPython after a few games, on
-            self.log = []  # the emulated RP2040): the game starts, its list grows as it goes
+        global _spare
+        if _spare is not None:  # reserved at power-up before the journal was read (a resume)
+            self.log, _spare = _spare, None
+        else:
+            try:
+                self.log = [None] * LOG_CAP  # type: list
+            except MemoryError:  # no 1.6 KB in one piece (stock MicroPython after a few games,
+                self.log = []  # on the emulated RP2040): the game starts, its list grows
         del self.log[:]
         self.unchanged = 0  # entries at the log's start unchanged since the journal looked
         self.revision = 0  # counts changes of the log (record, undo): the journal saves on change
