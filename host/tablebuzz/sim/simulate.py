@@ -95,7 +95,7 @@ def lane_firmware(interpreter="micropython"):
 
 def micropython_command(
     code, heap=MICROPYTHON_HEAP, interpreter="micropython", board=None, drive=None,
-    firmware=None,
+    firmware=None, root=None,
 ):
     """argv running `code` under a unix port with fakes, firmware and host on sys.path. `board`
     "circuitpython" puts the CircuitPython fakes and the Adafruit libraries there instead;
@@ -115,9 +115,17 @@ def micropython_command(
         if drive is not None:
             firmware, libraries = Path(drive), Path(drive) / "lib"
         paths = [str(FAKES_CP), str(firmware), str(HOST), str(libraries)]
+    if root is not None:  # paths under `root` as relative ones (the command runs in `root`)
+        paths = [_under(p, root) for p in paths]
     prelude = "import sys; sys.path[:0] = %r; " % (paths,)
     binary = circuitpython_binary() if interpreter == "circuitpython" else micropython_binary()
     return [binary, "-X", "heapsize=" + heap, "-c", prelude + code]
+
+
+def _under(path, root):
+    """`path` relative to `root` when it lies under it, else as it is."""
+    rel = os.path.relpath(path, root)
+    return path if rel.startswith("..") else rel
 
 
 def simulation(header, sink):
@@ -175,10 +183,15 @@ def run(header, records, interpreter="cpython", drive=None, firmware=None):
         board=board,
         drive=drive,
         firmware=firmware,
+        root=HOST.parent,
     )
     env = dict(os.environ, MICROPYPATH="")
+    # run in the checkout with relative paths: the module paths a unix port keeps (its __file__
+    # strings, qstrs) take the same heap wherever the checkout lies, so the memory model
+    # (tablebuzz.sim.heap) gives one answer for every clone (its margin moved with the path)
     proc = subprocess.run(
-        cmd, input="\n".join(feed) + "\n", capture_output=True, env=env, encoding="utf-8"
+        cmd, input="\n".join(feed) + "\n", capture_output=True, env=env, encoding="utf-8",
+        cwd=str(HOST.parent),
     )
     if proc.returncode != 0:
         name = "CircuitPython" if interpreter == "circuitpython" else "MicroPython"
