@@ -118,7 +118,7 @@ class App:
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
-        self.referee.announce = self.announce  # the race line's writer (Referee._say_race)
+        self.referee.announce = self.announce  # the race line's writer, at its decision
         self.referee.standard = pinmap.PLAYER_COLOURS
         self._kept_palette = "standard"  # the station colours as refbox.settings holds them
         if journal is not None:
@@ -182,8 +182,7 @@ class App:
         the `race` line next, then the held lines in their order (`press` lines of the race,
         `margin`, the game's bookkeeping), so what the players wait for costs no encoding of
         anything else (docs/protocol.md "Order of lines"). A `race` event's light and line are
-        out already: the referee's one writer of the race line (Referee._say_race) gave them
-        to `announce` before it."""
+        out already: the referee gave them to `announce` at the decision, before the event."""
         self._dirty = True  # every change of state comes with an event: redraw, then save it
         self._save_due = True
         self._stale = True  # and may change the display
@@ -204,12 +203,12 @@ class App:
         self._out(name, fields)
 
     def announce(self, fields):
-        """A race is decided (`fields`: its `race` event's), or its outcome fixed before the game's
-        bookkeeping for it (refbox.referee.Referee._announce_early): the winner's light before
-        any encoding, then the lines held from before the race's first press, then the `race`
-        line, never held and never behind the journal (a race opens only after a save): one
-        bytes format and one write (refbox.protocol.encode_race, refbox.outbox.Outbox.send).
-        Every later line of this pass waits for the LEDs (`_racing`)."""
+        """A race is decided (`fields`: its `race` event's; refbox.referee.Referee.arbiter_events,
+        the race line's one moment): the winner's light before any encoding, then the lines held
+        from before the race's first press, then the `race` line, never held and never behind
+        the journal (a race opens only after a save): one bytes format and one write
+        (refbox.protocol.encode_race, refbox.outbox.Outbox.send). Every later line of this pass
+        waits for the LEDs (`_racing`)."""
         self._racing = True
         self._light_floor(fields[0][1] - 1)
         if self._held:
@@ -473,21 +472,14 @@ class App:
             referee = self.referee
             referee.now = now
             edges = self._control_edges
-            found = None  # the horizons, when found before the switches are handed over
             if happenings:
                 self._dirty = True  # (anything else that changes the frame emits an event)
-                if (len(happenings) == 1 and happenings[0][0] == "press" and not data
-                        and self._controls_idle and edges.head == edges.tail and not edges.lost):
-                    # a press alone in its pass: the race it decides, if it does, is announced now
-                    # (Referee.announce_alone), and the pass's work after it changes nothing
-                    found = self.horizons(settled)
-                    referee.announce_alone(happenings[0][1], happenings[0][2], found[1])
                 self._handle_switches(happenings)
             elif n and not data and self._controls_idle and edges.head == edges.tail:
                 if not edges.lost and not referee.may_decide():
                     self._judging(now)  # capture words that are no press yet: the rest waits
                     return
-            horizon, press_horizon = self.horizons(settled) if found is None else found
+            horizon, press_horizon = self.horizons(settled)
             referee.horizons(horizon, press_horizon)  # a control or a command hands over no more
             if not self._controls_idle or edges.head != edges.tail or edges.lost:
                 self._take_controls(edges, now)

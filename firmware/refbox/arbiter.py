@@ -150,29 +150,6 @@ class Arbiter:
             return None
         return self._first
 
-    def proven_alone(self):
-        """True while the open race has exactly one counted press and its order is proven (no
-        capture words lost): once the press horizon passes that press, it wins alone, no margin
-        yet (tick, _decide). Allocates nothing."""
-        return self.phase == ARMED and len(self._entries) == 1 and not self._unproven
-
-    def counts_alone(self, player, stamp):
-        """True when press(player, stamp) would be the open race's first counted press, its
-        order proven, with nothing said before it: ARMED, no press counted yet, no capture words
-        lost, `player` eligible and not locked out, `stamp` at or after the cue, and no timed
-        lockout ending at or before `stamp` (tick() at that press would unlock it first, and say
-        so). Allocates nothing but the locks' iterator (refbox.referee.Referee.announce_alone)."""
-        if self.phase != ARMED or self._entries or self._unproven:
-            return False
-        if player not in self.eligible or player in self.locked:
-            return False
-        if stamp.diff_ns(self.armed_at) < 0:
-            return False
-        for until in self.locked.values():
-            if until != _RACE_LONG and stamp.diff_ns(until) >= 0:
-                return False
-        return True
-
     def lockouts(self):
         """The lockouts as plain values for the journal: the question being asked first, then by
         player [player, µs, ns] for a timed one (until that Stamp), [player, "race", question]

@@ -99,12 +99,9 @@ class Referee:
         self.save = None  # called just before a race opens: the App saves the journal then
         self.decided = None  # called once a race's win is recorded: the App lights the LEDs then
         self.cue = None  # called as a race opens, before its save: the App lights the cue then
-        # called with a race's fields the moment its outcome is fixed, before the game's hooks
-        # for its deciding press run (_press): the App lights the winner and sends the line
+        # called with a race's fields at its decision (arbiter_events), before its `race`
+        # event and the game's bookkeeping: the App lights the winner and sends the line
         self.announce = None
-        self._announced = None  # the Stamp of the race announced early, until it is decided
-        self._handing = Stamp(0)  # the press horizon of the hand-over under way (_hand_over)
-        self._deciding_pass = False  # that hand-over is the pass's own (tick), not a _flush
         self._buttons_sent = None  # the prompts last sent in a `buttons` event
 
     def error(self, code, detail, cid=None):
@@ -225,95 +222,15 @@ class Referee:
             self.holding.append(station)
         out = []
         counted = self.arbiter.press(station, stamp, out)
-        # The race this press alone decides is announced before its own `press` line is even
-        # encoded: that line is held behind the race line all the same (App.emit), so the
-        # stream is the same, ~0.2 ms sooner on the chip. Not when the arbiter has events for
-        # this press (they would come before its line otherwise): the usual order then.
-        early = counted and not out and self._announce_early(station, stamp)
         self._emit_press(station, stamp)
         self.arbiter_events(out)
-        if counted and out:
-            early = self._announce_early(station, stamp)
         if self.game.phase != OVER:
             self._offer(self.game.press_entry, station, stamp)
         if counted and self.game.phase != OVER:
             self._offer(self.game.buzz_entry, station, stamp)
-        if early and self.arbiter.deciding() is not stamp:
-            # a game hook ended or reopened the race its own press had just won: a hook must
-            # not (Game.press_entry, buzz_entry), and the room has seen the win; say so
-            self._announced = None
-            detail = "P%d's race was announced, then ended by the game" % (station + 1)
-            self.error("internal", detail)
 
     def _emit_press(self, station, stamp):
         self.emit("press", (("player", station + 1), ("t_us", stamp.us), ("t_ns", stamp.ns)))
-
-    def announce_alone(self, station, stamp, press_horizon):
-        """The loop's pass just accepted the press of 0-based `station` at Stamp `stamp`, alone
-        (no other switch in the pass, no control and no command in it), and `press_horizon` is
-        this pass's (App.horizons). When handing that press over in this pass's tick would reach
-        `_announce_early` with nothing said before it and announce the race for it (the queue
-        empty, no pass stopped at a decision, no game timer due by the stamp, the arbiter
-        counting it first and alone: Arbiter.counts_alone), announce it now, before the queue,
-        the horizons, the timers and the game's hooks run: on the emulated chip they cost
-        ~0.8 ms before the race line (issue 20). The hand-over itself, the decision, its log
-        entry and its events come where they always did (`_announce_early` finds it announced);
-        the stream is the same. True if announced."""
-        if self.announce is None or self._stopped is not None or self._switches:
-            return False
-        if self._announced is not None:
-            return False
-        game = self.game
-        if game is None or game.phase == OVER or game.trigger == "release":
-            return False
-        if station >= self.players or press_horizon.diff_ns(stamp) <= 0:
-            return False
-        if not self.arbiter.counts_alone(station, stamp) or self._may_fire(game, stamp):
-            return False  # (a timer that may fall due by the press runs first: the usual order)
-        self._announced = stamp
-        self._say_race(_race_fields(station, None, (), stamp))
-        return True
-
-    def _say_race(self, fields):
-        """The one writer of the `race` line (`fields`: its event's): the App's `announce` (the
-        winner's light, the held lines from before the race, the line: refbox.app.App.announce)
-        at whichever comes first of the moments the race's outcome is fixed: the pass that
-        accepted its press alone (`announce_alone`), the hand-over of that press
-        (`_announce_early`), its decision (`arbiter_events`); `_announced` says it is out, so
-        the decision's `race` event writes nothing more. Without an App (a bare referee) the
-        `race` event is the line."""
-        if self.announce is not None:
-            self.announce(fields)
-
-    def _announce_early(self, station, stamp):
-        """The press of 0-based `station` at Stamp `stamp` was just counted as the first of the
-        open race, and the hand-over's press horizon has passed it with no other switch queued
-        at its stamp: the race is decided for it alone whatever comes next, at the `_timers`
-        that follows (Arbiter.tick: the entries are this press only, so no tie and no margin
-        yet). Announce it now, before the game's hooks for the press and the queue's work run:
-        on the emulated chip they cost ~1 ms before the race line (issue 20). The decision
-        itself, its log entry and its events come where they always did; the App sends nothing
-        twice (App.emit). True if announced."""
-        arbiter = self.arbiter
-        if self._announced is stamp:
-            return True  # (announce_alone, earlier in this pass)
-        if not self._deciding_pass:
-            # handed over before a control or a command (_flush): that may still end or reopen
-            # the race before its decision (a NO, a cancel), so it is announced at the decision
-            return False
-        if self.announce is None or arbiter.deciding() is not stamp or not arbiter.proven_alone():
-            return False
-        if self._handing.diff_ns(stamp) <= 0:
-            return False  # an earlier closure may still become a press: not proven
-        queue = self._switches
-        if queue and queue[0][0].diff_ns(stamp) == 0:
-            return False  # a tie to come: decided with it (_hand_over)
-        for item in queue:
-            if item[1] is CONTROL or item[1] is LINE:
-                return False  # it may end the race before its decision (a NO, a cancel)
-        self._announced = stamp
-        self._say_race(_race_fields(station, None, (), stamp))
-        return True
 
     def capture_lost(self, closed):
         """Capture words were lost; `closed` (0-based stations) read closed at the resync. The open
@@ -384,8 +301,6 @@ class Referee:
         turn out to be an earlier press, or a timer may fall due before them. With `stop`, the
         switches after a race decided here stay queued: True then."""
         queue = self._switches
-        self._handing = press_horizon
-        self._deciding_pass = stop
         while queue and press_horizon.diff_ns(queue[0][0]) >= 0:
             stamp, pressed, station = queue[0]
             game = self.game
@@ -492,16 +407,12 @@ class Referee:
                 tied, first = item[OUT_TIED], item[OUT_FIRST]
                 self.tie_shown = bool(tied)
                 self.last_race = (winner, margin, list(tied))
-                announced = self._announced
-                self._announced = None
                 fields = _race_fields(winner, margin, tied, first)
-                if announced is not None and (
-                    announced is not first or margin is not None or tied
-                ):  # (never: _announce_early's conditions fix this outcome) the line is out
-                    self.error("internal", "a race was announced for another outcome")
-                    announced = None
-                if announced is None:
-                    self._say_race(fields)
+                # the race line's one moment and one writer: its decision, before its event and
+                # the game's bookkeeping (the App's `announce`: the winner's light, the lines
+                # held from before the race, the line). Without an App the event is the line.
+                if self.announce is not None:
+                    self.announce(fields)
                 self.emit("race", fields)
                 self.tone(1760, 150)
                 self._record(self.game.win_entry(winner, first))
@@ -522,7 +433,7 @@ class Referee:
 
     def emit(self, name, fields=()):
         """Every event of the referee, the games and the menu goes out through here (a `race`
-        event's line: `_say_race`, before it)."""
+        event's line: `announce`, before it)."""
         self._emitted = True
         self._emit(name, fields)
 
