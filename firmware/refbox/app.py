@@ -108,6 +108,7 @@ class App:
         self._held = []  # (name, fields) of events waiting for a race's line (see emit)
         self._racing = False  # a `race` line went out this pass: the rest waits for the LEDs
         self._floor_lit = False  # the winner's station lit at the decision (_light_floor)
+        self._colours_kept = (None, None, ())  # type: tuple  # (game, palette, colours)
         self._unsaved = []  # lines of decisions waiting for the journal to hold them (str)
         self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
@@ -638,13 +639,24 @@ class App:
         floor as the LED language shows it (refbox.leds.render: the marker bar follows with the
         pass's own frame, a few ms later). Nothing when the board cannot (a CPU pixel write
         would mask the capture's interrupts): the full frame then comes as before."""
-        game = self.referee.game
+        referee = self.referee
+        game = referee.game
         if game is None:
             return
-        referee = self.referee
-        colours = game.station_colours(palette_colours(referee.palette, referee.standard))
+        colours = self._station_colours(game)
         if self.board.show_floor(winner, colours[winner]):
             self._floor_lit = True
+
+    def _station_colours(self, game):
+        """Each station's colour in `game` with the chosen palette (its team's, refbox.leds's
+        palettes), kept from the race's cue (show_cue) for its decision: the winner's light
+        looks nothing up on the race path. Made again for another game or palette."""
+        referee = self.referee
+        kept = self._colours_kept
+        if kept[0] is not game or kept[1] != referee.palette:
+            colours = game.station_colours(palette_colours(referee.palette, referee.standard))
+            kept = self._colours_kept = (game, referee.palette, colours)
+        return kept[2]
 
     def _race_decided(self):
         """A race's `race` line is out and its win recorded: light the winner's LED now, before
@@ -669,7 +681,7 @@ class App:
         game = referee.game
         if game is None:
             return
-        colours = game.station_colours(self.pinmap.PLAYER_COLOURS)
+        colours = self._station_colours(game)  # (the palette's, as every frame shows them)
         eligible = game.eligible()
         arbiter = referee.arbiter
         dark = (0, 0, 0)

@@ -123,18 +123,16 @@ class Referee:
     def press(self, station, stamp):
         """An accepted press of 0-based `station`, its contact closed at Stamp `stamp`. Queued:
         `tick` delivers it in stamp order once every earlier press is known, after every timer
-        due at or before its stamp (docs/architecture.md "Deadlines")."""
-        self._queue(stamp, True, station)
+        due at or before its stamp (docs/architecture.md "Deadlines"). With jump pads (the
+        game's `trigger` "release") leaving the pad is the press: this is a release then."""
+        game = self.game
+        self._enqueue(stamp, game is None or game.trigger != "release", station)
 
     def release(self, station, stamp):
         """A press of 0-based `station` ended; the contact opened at Stamp `stamp`. Queued like
-        press()."""
-        self._queue(stamp, False, station)
-
-    def _queue(self, stamp, pressed, station):
-        if self.game is not None and self.game.trigger == "release":
-            pressed = not pressed  # jump pads: leaving the pad (its contact opening) is the press
-        self._enqueue(stamp, pressed, station)
+        press() (with jump pads, the press)."""
+        game = self.game
+        self._enqueue(stamp, game is not None and game.trigger == "release", station)
 
     def _enqueue(self, stamp, kind, what):
         """Queue one input at Stamp `stamp`, in stamp order. Equal stamps: switches first, by
@@ -223,11 +221,13 @@ class Referee:
         out = []
         counted = self.arbiter.press(station, stamp, out)
         self._emit_press(station, stamp)
-        self.arbiter_events(out)
-        if self.game.phase != OVER:
-            self._offer(self.game.press_entry, station, stamp)
-        if counted and self.game.phase != OVER:
-            self._offer(self.game.buzz_entry, station, stamp)
+        if out:
+            self.arbiter_events(out)
+        game = self.game
+        if game.hears_press and game.phase != OVER:
+            self._offer(game.press_entry, station, stamp)
+        if counted and game.hears_buzz and game.phase != OVER:
+            self._offer(game.buzz_entry, station, stamp)
 
     def _emit_press(self, station, stamp):
         self.emit("press", (("player", station + 1), ("t_us", stamp.us), ("t_ns", stamp.ns)))
@@ -273,7 +273,7 @@ class Referee:
         pass_now = Stamp(now)
         self._at(pass_now)
         self._horizons = (horizon, press_horizon)
-        if self._finish_stopped(True):
+        if self._stopped is not None and self._finish_stopped(True):
             pass  # (another race decided: the rest again next pass)
         elif self._hand_over(horizon, press_horizon, True):
             self._stopped = (horizon, press_horizon)
@@ -342,7 +342,8 @@ class Referee:
     def _timers(self, horizon, press_horizon):
         out = []
         self.arbiter.tick(press_horizon, out)
-        self.arbiter_events(out)
+        if out:
+            self.arbiter_events(out)
         game = self.game
         if game is None:
             return
