@@ -312,11 +312,20 @@ class App:
         closure being judged can be decided sooner (its due tick, refbox.debounce.V_DUE_US, kept
         at every edge of a closure: its confirmation, its drop as noise or its cap, plus the
         capture lag): the pass that accepts it, and so decides its race, comes then instead of
-        up to a period later. Allocates nothing; 0 as soon as one is due (a crowd's 8 closures
-        cost ~0.4 ms here on the chip with a ticks_diff call each, between the pass that read
-        them and the one that decides)."""
+        up to a period later; and as soon as the horizon passes the instant of the first input
+        waiting in the referee's stream (a line queued at its arrival tick: an `arm` is handed
+        over, and its cue lit, ~50 µs after it arrived, not a period on). Allocates nothing; 0
+        as soon as one is due (a crowd's 8 closures cost ~0.4 ms here on the chip with a
+        ticks_diff call each, between the pass that read them and the one that decides)."""
         wait = self.loop_ms * 1000
         lag = self.capture_lag_us + 1
+        queue = self.referee._switches  # (Referee's stream, read off: a call saved)
+        if queue:  # an input waits for the horizon to pass its instant: then, not a period on
+            left = ((queue[0][0].us - now + _HALF) & _MAX) - _HALF + lag
+            if left <= 0:
+                return 0
+            if left < wait:
+                wait = left
         for deb in self._waiting:
             due = deb.v[_V_DUE_US]  # (-1: not a closure: a release, the boot's quiet spell)
             if due < 0:
@@ -357,7 +366,7 @@ class App:
                 self.board.flush()
                 raise e
             armed = self.referee.arbiter.phase == ARMED
-            if sleep_us is None or not (self._waiting or armed):
+            if sleep_us is None or not (self._waiting or armed or self.referee._switches):
                 sleep_ms(self.loop_ms)
             else:  # a press being confirmed (wake for it), or a race open (look again soon)
                 wait = self.wake_in_us(ticks_us())
@@ -484,8 +493,7 @@ class App:
             referee.horizons(horizon, press_horizon)  # a control or a command hands over no more
             if not self._controls_idle or edges.head != edges.tail or edges.lost:
                 self._take_controls(edges, now)
-            if data:
-                self._dirty = True
+            if data:  # (what a line changes comes with an event: App.emit marks the frame)
                 arrived = self.board.input_tick  # commands run at their line's arrival, in order
                 for item in self.assembler.feed(data):
                     if isinstance(item, ProtocolError):
@@ -712,11 +720,12 @@ class App:
 
     def can_block(self):
         """True at a safe moment: no race open (the arbiter is not ARMED, so no decision is
-        awaited), no debouncer waiting to accept or release a press, no capture word unread. Flash
-        writes, gc.collect() and big redraws happen only then (docs/architecture.md "Safe
-        moments")."""
-        if self.referee.arbiter.phase == ARMED:
-            return False
+        awaited), no input waiting in the referee's stream for its instant (an `arm` line read
+        this pass: its cue comes next pass, never behind a flash write), no debouncer waiting
+        to accept or release a press, no capture word unread. Flash writes, gc.collect() and
+        big redraws happen only then (docs/architecture.md "Safe moments")."""
+        if self.referee.arbiter.phase == ARMED or self.referee.may_decide():
+            return False  # (an input queued for its instant: its hand-over is a pass away)
         for deb in self.debouncers:
             if deb.is_waiting():
                 return False
