@@ -238,6 +238,10 @@ class Arbiter:
             out.append(("lockout", player, "false_start", rule))
 
     def _decide(self, first, out):
+        entries = self._entries
+        if len(entries) == 1 and not self._unproven:  # a press alone: it wins, no margin yet
+            self._won(entries[0][1], None, [], first, out)
+            return
         ranked = []  # (ns after the first press, player)
         for stamp, player in self._entries:
             ranked.append((stamp.diff_ns(first), player))
@@ -263,10 +267,15 @@ class Arbiter:
             winner = tied[0]
             if later:
                 margin = later[0]
+        self._won(winner, margin, tied if len(tied) > 1 else [], first, out)
+
+    def _won(self, winner, margin, tied, first, out):
+        """The race is decided: 0-based `winner`, `margin` ns or None, `tied` [] or the drawn
+        players, `first` the first press's Stamp; its ("race", ...) appended to `out`."""
         self.winner = winner
         self._winner_stamp = first
         self._margin_known = margin is not None or self._unproven
         self.phase = DECIDED
         self._entries = []
         self._first = None
-        out.append(("race", winner, margin, tied if len(tied) > 1 else [], first))
+        out.append(("race", winner, margin, tied, first))

@@ -408,7 +408,10 @@ class Referee:
                 tied, first = item[OUT_TIED], item[OUT_FIRST]
                 self.tie_shown = bool(tied)
                 self.last_race = (winner, margin, list(tied))
-                fields = _race_fields(winner, margin, tied, first)
+                # its fields (refbox.protocol.RACE_KEYS): tied 0-based -> 1-based, first: Stamp
+                fields = (("winner", winner + 1), ("margin_ns", margin), ("tie", bool(tied)),
+                          ("tied", [p + 1 for p in tied] if tied else []), ("t_us", first.us),
+                          ("t_ns", first.ns))
                 # the race line's one moment and one writer: its decision, before its event and
                 # the game's bookkeeping (the App's `announce`: the winner's light, the lines
                 # held from before the race, the line). Without an App the event is the line.
@@ -886,16 +889,3 @@ class Referee:
             ("turn", None if game.turn is None else game.turn + 1),
             ("log", game.entries()),
         ) + tuple(game.state_fields())
-
-
-def _race_fields(winner, margin, tied, first):
-    """The `race` event's fields (refbox.protocol.RACE_KEYS): 0-based `winner`, `margin` ns or
-    None, `tied` 0-based players drawn among (empty: no tie), `first` the race's Stamp."""
-    return (
-        ("winner", winner + 1),
-        ("margin_ns", margin),
-        ("tie", bool(tied)),
-        ("tied", [p + 1 for p in tied]),
-        ("t_us", first.us),
-        ("t_ns", first.ns),
-    )
