@@ -409,15 +409,15 @@ class Referee:
                 self.tie_shown = bool(tied)
                 self.last_race = (winner, margin, list(tied))
                 # its fields (refbox.protocol.RACE_KEYS): tied 0-based -> 1-based, first: Stamp
-                fields = (("winner", winner + 1), ("margin_ns", margin), ("tie", bool(tied)),
-                          ("tied", [p + 1 for p in tied] if tied else []), ("t_us", first.us),
-                          ("t_ns", first.ns))
+                said = (("winner", winner + 1), ("margin_ns", margin), ("tie", bool(tied)),
+                        ("tied", [p + 1 for p in tied] if tied else []), ("t_us", first.us),
+                        ("t_ns", first.ns))
                 # the race line's one moment and one writer: its decision, before its event and
                 # the game's bookkeeping (the App's `announce`: the winner's light, the lines
                 # held from before the race, the line). Without an App the event is the line.
                 if self.announce is not None:
-                    self.announce(fields)
-                self.emit("race", fields)
+                    self.announce(said)
+                self.emit("race", said)
                 self.tone(1760, 150)
                 self._record(self.game.win_entry(winner, first))
                 if self.decided is not None:
