@@ -193,11 +193,12 @@ class App:
                     if key == "winner":
                         self.keyboard.race(value)  # typed after the line and the LED (step)
             return
+        arbiter = self.referee.arbiter
         if (
             self._held
             or self._racing
-            or self.referee.arbiter.is_deciding()
-            or (name == "press" and self.referee.arbiter.phase == ARMED)
+            or (name == "press" and arbiter.phase == ARMED)
+            or arbiter.is_deciding()
         ):
             self._held.append((name, fields))  # encoded after the race line (see _release)
             return

@@ -220,7 +220,7 @@ class Arbiter:
                 if until != _RACE_LONG and now.diff_ns(until) >= 0:
                     del self.locked[player]
                     out.append(("unlock", player))
-        first = self.deciding()
+        first = self._first if self.phase == ARMED else None  # (deciding(), a call saved)
         if first is not None and now.diff_ns(first) > 0:
             self._decide(first, out)
 

@@ -185,7 +185,10 @@ class Referee:
             self.game.now = stamp.us
 
     def _deliver(self, stamp, pressed, station):
-        self._at(stamp)
+        self.instant = stamp  # (_at written out: this runs for every input)
+        self.now = stamp.us
+        if self.game is not None:
+            self.game.now = stamp.us
         if pressed is CONTROL:
             try:
                 self._control(station)
@@ -210,7 +213,7 @@ class Referee:
         if station >= (self.stations if in_menu else self.players):
             return
         if in_menu:
-            self._emit_press(station, stamp)
+            self.emit("press", (("player", station + 1), ("t_us", stamp.us), ("t_ns", stamp.ns)))
             if self.menu is not None:  # the wiring test: the station lights, the piezo beeps
                 self.menu.wiring_press(station, self.now)
                 self.tone(1175, 60)
@@ -220,7 +223,7 @@ class Referee:
             self.holding.append(station)
         out = []
         counted = self.arbiter.press(station, stamp, out)
-        self._emit_press(station, stamp)
+        self.emit("press", (("player", station + 1), ("t_us", stamp.us), ("t_ns", stamp.ns)))
         if out:
             self.arbiter_events(out)
         game = self.game
@@ -228,9 +231,6 @@ class Referee:
             self._offer(game.press_entry, station, stamp)
         if counted and game.hears_buzz and game.phase != OVER:
             self._offer(game.buzz_entry, station, stamp)
-
-    def _emit_press(self, station, stamp):
-        self.emit("press", (("player", station + 1), ("t_us", stamp.us), ("t_ns", stamp.ns)))
 
     def capture_lost(self, closed):
         """Capture words were lost; `closed` (0-based stations) read closed at the resync. The open
@@ -304,7 +304,8 @@ class Referee:
         while queue and press_horizon.diff_ns(queue[0][0]) >= 0:
             stamp, pressed, station = queue[0]
             game = self.game
-            if (horizon.diff_ns(stamp) < 0 and game is not None and game.phase != OVER
+            before = horizon.diff_ns(stamp) < 0  # a release before it is still being judged
+            if (before and game is not None and game.phase != OVER
                     and self._may_fire(game, stamp)):
                 # a game timer may fall due by this switch, and a release before it is still
                 # being judged (`horizon` is held before it): the timer cannot run before that
@@ -312,7 +313,7 @@ class Referee:
                 # after a deadline never beats it: docs/architecture.md "Deadlines"); it waits,
                 break  # and so do the arbiter's decisions at or after it (_short_of_held)
             deciding = stop and self.arbiter.is_deciding()
-            self._timers(stamp if horizon.diff_ns(stamp) >= 0 else horizon, stamp)
+            self._timers(horizon if before else stamp, stamp)
             if deciding and not self.arbiter.is_deciding():
                 return True  # decided before this switch: the race line and LED go first
             queue.pop(0)
