@@ -491,8 +491,10 @@ class App:
                     self._judging(now)  # capture words that are no press yet: the rest waits
                     return
             horizon, press_horizon = self.horizons(settled)
-            referee.horizons(horizon, press_horizon)  # a control or a command hands over no more
-            if not self._controls_idle or edges.head != edges.tail or edges.lost:
+            controls = not self._controls_idle or edges.head != edges.tail or edges.lost
+            if controls or data:  # (a pass of switches alone: Referee.tick is given them)
+                referee.horizons(horizon, press_horizon)  # a control or a command hands over
+            if controls:  # no more than them
                 self._take_controls(edges, now)
             if data:  # (what a line changes comes with an event: App.emit marks the frame)
                 arrived = self.board.input_tick  # commands run at their line's arrival, in order
@@ -652,7 +654,11 @@ class App:
         game = referee.game
         if game is None:
             return
-        colours = self._station_colours(game)
+        kept = self._colours_kept  # (from the cue: _station_colours, its check written out)
+        if kept[0] is game and kept[1] == referee.palette:
+            colours = kept[2]
+        else:
+            colours = self._station_colours(game)
         if self.board.show_floor(winner, colours[winner]):
             self._floor_lit = True
 

@@ -278,7 +278,10 @@ class Referee:
         elif self._hand_over(horizon, press_horizon, True):
             self._stopped = (horizon, press_horizon)
         else:
-            self._timers(horizon, self._short_of_held(press_horizon))
+            queue = self._switches  # (_short_of_held written out: the deciding pass's call)
+            if queue and press_horizon.diff_ns(queue[0][0]) >= 0:
+                press_horizon = queue[0][0].after_ns(-1)
+            self._timers(horizon, press_horizon)
             self.prompts()
         self._at(pass_now)  # what comes outside the stream (a read-only line) sees the pass
 
