@@ -2,7 +2,7 @@
 simulator under CPython, from the capture read of its PIO stamp to the race line written and the
 winner's LED lit (sys.setprofile), and counts the firmware modules and the Python calls on the
 way. Counts, not times: this fails when the path grows past the figures of bench/README.md
-"press_path.py" (11 modules, 91 calls), so a new module or call on the race path is a choice
+"press_path.py" (11 modules, 87 calls), so a new module or call on the race path is a choice
 made in the open."""
 
 import importlib.util
@@ -23,7 +23,7 @@ CROSSED = {
     "refbox.protocol",  # the race line's bytes
     "refbox.outbox",  # the console's output queue: the line's one write
 }
-CALLS = 91
+CALLS = 87
 
 
 def _trace():

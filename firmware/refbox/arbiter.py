@@ -220,8 +220,17 @@ class Arbiter:
                 if until != _RACE_LONG and now.diff_ns(until) >= 0:
                     del self.locked[player]
                     out.append(("unlock", player))
+        self.decide(now, out)
+
+    def decide(self, proven, out):
+        """Decide the open race once Stamp `proven` is past its first press: every press stamped
+        at or before `proven` has been given to press(), so none earlier or equal can still
+        come, ties included. The decision tick() takes, without the lockouts' ends: the referee
+        asks as soon as it has handed over a race's press with nothing else at or before
+        `proven` (refbox.referee.Referee._press), and each lockout ends at its own instant, at
+        the tick after it."""
         first = self._first if self.phase == ARMED else None  # (deciding(), a call saved)
-        if first is not None and now.diff_ns(first) > 0:
+        if first is not None and proven.diff_ns(first) > 0:
             self._decide(first, out)
 
     # ---------------------------------------------------------------- internals
