@@ -23,7 +23,7 @@ Per `arm` it reads the cue (the `armed` line's t_us: the tick the board read the
 Environment:
   RP2EMU=DIR   rp2emu with `npm install` done (default: ../shared/rp2emu next to the repository)
   UF2=FILE     MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
-  RACES=N      races of each kind (default 3); VERBOSE=1 also prints each race
+  RACES=N      races of each kind (default 3); VERBOSE=1 also prints each race and arm
   KINDS=LIST   only these race kinds, comma-separated (default: all)
   NATIVE=LIST  compile these modules native instead of flash.NATIVE, comma-separated board
                paths ("refbox/referee.py,refbox/arbiter.py"), "none" for bytecode only: what each
@@ -328,6 +328,8 @@ def main():
     if os.environ.get("VERBOSE"):
         for i, (kind, led, line, ok) in enumerate(results):
             print("  race %2d  %-14s LED %s  race line %s  %s" % (i, kind, led, line, ok))
+        for i, (led, line) in enumerate(cues):
+            print("  arm  %2d  cue -> LEDs %s  -> armed line %.2f" % (i, led, line))
     print("  " + summary[0])
     return 0
 

@@ -130,26 +130,3 @@ def test_decisions_are_correct_across_the_ticks_wrap():
     top = (1 << 30) - 1
     out = _race(_arbiter(), [(0, 5, 0), (1, top - 3, 0)], arm_us=top - 100, until_us=10000)
     assert out[0][:3] == ("race", 1, 9000)  # 2**30-4 -> 5 is 9 µs
-
-
-def test_counts_alone_only_for_a_first_eligible_press_with_nothing_to_say_before_it():
-    """Arbiter.counts_alone (Referee.announce_alone's test): the press would open the race alone,
-    with no lockout ending by its stamp (tick would unlock it, and say so, first)."""
-    arb = _arbiter()
-    out = []
-    arb.ready()
-    arb.press(1, Stamp(500), out)  # a false start: P2 out until 500 µs + 250 ms
-    arb.arm(Stamp(1000), [0, 1, 2], out)
-    assert arb.counts_alone(0, Stamp(2000))
-    assert not arb.counts_alone(1, Stamp(2000))  # locked out
-    assert not arb.counts_alone(0, Stamp(250500))  # P2's lockout ends at that stamp: said first
-    assert not arb.counts_alone(0, Stamp(900))  # before the cue
-    assert not arb.counts_alone(3, Stamp(2000))  # not eligible
-    arb.locked[1] = "race"  # a whole-race lockout ends with no line inside the race
-    arb._race_question[1] = arb.question
-    assert arb.counts_alone(0, Stamp(250500))
-    arb.press(0, Stamp(2000), out)
-    assert not arb.counts_alone(2, Stamp(3000))  # a press is counted already
-    arb.arm(Stamp(4000), [0, 1, 2], out)
-    arb.capture_lost([])
-    assert not arb.counts_alone(0, Stamp(5000))  # order not proven

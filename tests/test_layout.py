@@ -294,3 +294,26 @@ def test_one_host_module_and_one_page_script_a_game():
         assert "TB.games.%s = " % name in script.read_text(encoding="utf-8"), name
         for page in pages:
             assert '<script src="/static/games/%s.js"></script>' % name in page, name
+
+
+def test_a_game_that_has_a_press_hook_says_so():
+    """The referee calls Game.press_entry only when the game's `hears_press`, and buzz_entry
+    only when `hears_buzz` (the race's deciding press goes through neither when a game has none:
+    refbox.games.base.Game). A game that overrides a hook and never says so would lose every
+    entry it makes."""
+    from refbox.games import GAME_ORDER, game_class
+    from refbox.games.base import Game
+
+    for name in GAME_ORDER:
+        cls = game_class(name)
+        if cls.press_entry is not Game.press_entry:
+            assert cls.hears_press, name
+        if cls.buzz_entry is not Game.buzz_entry:
+            assert name == "quiz", name  # (the quiz's own: the buzzes of next_in_line's line)
+    from helpers import bare_referee
+
+    for next_in_line in (True, False):
+        ref, _ = bare_referee(4)
+        ref.command("new_game", {"game": "quiz", "players": 4,
+                                 "options": {"next_in_line": next_in_line}})
+        assert ref.game.hears_buzz is next_in_line

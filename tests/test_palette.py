@@ -104,3 +104,37 @@ def test_a_bad_settings_file_is_the_standard_set(tmp_path):
         assert settings.load(fs) == "standard"
     settings.save(fs, "okabe_ito")
     assert settings.load(fs) == "okabe_ito"
+
+
+@pytest.mark.cpu_model
+def test_the_cue_and_the_winners_light_show_the_chosen_set():
+    """The cue's station pixels (App.show_cue, lit at the arming's instant before the save) and
+    the winner's light at the race's decision (App._light_floor) are in the chosen set's
+    colours, as every full frame is: never the pin map's standard set under Okabe & Ito."""
+    from helpers import CONTROLS
+    from tablebuzz.sim import runner
+    from tablebuzz.sim.timeline import parse
+
+    head = {"seed": "1", "game": "menu", "players": 4, "flash": {}, "bounce": "none"}
+    lines = []
+    sim = runner.Simulation(head, lambda t, line: lines.append((t, line)))
+    sim.run(parse(timeline(
+        {"at_us": 100_000, "control": "undo"},
+        {"at_us": 300_000, "control": "arm"},
+        {"at_us": 500_000, "control": "yes"},
+        {"at_us": 700_000, "send": {"cmd": "new_game", "game": "quiz", "players": 4}},
+        {"at_us": 1_000_000, "send": {"cmd": "arm"}},
+        {"at_us": 1_300_000, "press": 2},
+        {"at_us": 1_400_000, "release": 2},
+    ), 4, CONTROLS))
+    evs = [(t, json.loads(line)) for t, line in lines]
+    ((armed_ns, armed),) = [(t, e) for t, e in evs if e["ev"] == "armed"]
+    ((race_ns, race),) = [(t, e) for t, e in evs if e["ev"] == "race"]
+    cue_ns = armed["t_us"] * 1000 + armed["t_ns"]
+    dim = [tuple(c * 64 // 255 for c in colour) for colour in OKABE_ITO[:4]]
+    frames = [(t, [tuple(px) for px in frame[:4]]) for t, _, frame in sim.world.pixel_frames]
+    cue = [frame for t, frame in frames if cue_ns <= t < armed_ns]
+    assert cue and cue[0] == dim, cue[:1]  # the cue, before the `armed` line
+    floor = [frame for t, frame in frames if t <= race_ns and frame[1] != (0, 0, 0)
+             and frame.count((0, 0, 0)) == 3]
+    assert floor and floor[-1][1] == dim[1]  # P2's light, in its colour of the set

@@ -529,22 +529,3 @@ def test_the_quiz_longest_lines_stay_inside_512_bytes():
     longest = max(len(json.dumps(ev, separators=(",", ":"))) for ev in table.lines)
     assert table.events("state") and table.events("team_ranking") and longest < 512
     assert table.errors() == []
-
-
-def test_a_press_after_the_buzz_window_closed_is_never_announced_alone():
-    """Referee.announce_alone leaves a press stamped at or after a timer's deadline (the buzz
-    window, buzz_s) to the hand-over, where the timer runs first and the question is dead; one
-    stamped before it is announced at once."""
-    table = Table(buzz_s=1)
-    said = []
-    table.ref.announce = said.append
-    table.control("arm")
-    opened = table.game.opened
-    assert opened is not None
-    deadline = opened.after_ns(1000 * 1000000)
-    late = deadline.after_ns(10000)
-    assert not table.ref.announce_alone(0, late, late.after_ns(1000000))
-    assert said == []
-    early = deadline.after_ns(-10000)
-    assert table.ref.announce_alone(0, early, early.after_ns(1000000))
-    assert said and said[0][0] == ("winner", 1)

@@ -17,14 +17,10 @@ MS = 1000  # µs
 S = 1000 * MS
 
 
-LOOP_US = 1000  # the loop's period in the simulator (no CPU model)
-
-
 def _arm_tick_us(result):
-    """The tick at which the `arm` line arrived (the buzz window starts there): the line runs at
-    the next pass, once the press horizon has passed its arrival (docs/architecture.md "One
-    ordered stream"), which emitted `question` a loop period after the pass that read it."""
-    return [ns for ns, ev in result if ev["ev"] == "question"][0] // 1000 - LOOP_US
+    """The tick at which the `arm` line arrived (the buzz window starts there): the cue, the
+    `armed` line's stamp (docs/architecture.md "One ordered stream")."""
+    return [ev for _, ev in result if ev["ev"] == "armed"][0]["t_us"]
 
 
 def _buzz_race(offset_us, interpreter="cpython", bounce="typical"):
@@ -346,3 +342,20 @@ def test_the_leds_show_the_cue_before_the_pre_race_save_and_collection(arm):
              if t >= cue_ns and [tuple(px) for px in frame[:3]] == full]
     write = [start for start, _ in fs.masks if start >= cue_ns][0]
     assert shown and shown[0] < write < armed_ns, (shown[:1], write, armed_ns)
+
+
+def test_a_line_waiting_for_its_instant_holds_blocking_work_and_wakes_the_loop():
+    """An `arm` line read in a pass is queued at its arrival tick and handed over once the
+    horizon passes it, the next pass: that pass comes at its instant plus the capture lag (not a
+    loop period on), and until then nothing may block the loop (a flash write, a collection, a
+    compaction piece would put the cue behind it): App.can_block is False, App.wake_in_us
+    counts to the line's instant (docs/architecture.md "Safe moments")."""
+    sim = runner.Simulation({"seed": "1", "game": "quiz", "players": 3, "flash": {}},
+                            lambda t, line: None)
+    sim.run([])
+    app = sim.app
+    now = app.clock.ticks_us()
+    assert app.can_block()
+    app.referee.line_at(b'{"cmd":"arm"}', now)
+    assert not app.can_block()
+    assert app.wake_in_us(now) == app.capture_lag_us + 1

@@ -21,7 +21,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 def _at_once(self, name, fields=()):
     """App.emit as it was before lines were held: encoded and queued at once (a `race`: its line
-    is out already, App.announce, given it by the referee's one writer, Referee._say_race)."""
+    is out already: App.announce, given it by the referee at the race's decision)."""
     if name == "race":
         return
     self._dirty = True
@@ -83,75 +83,31 @@ def test_a_crowd_race_line_comes_before_its_press_lines():
     ["quiz_demo.jsonl", "quiz_tournament.jsonl", "quizbowl_naqt.jsonl", "deglingo_4p.jsonl",
      "difference_6p.jsonl"],
 )
-def test_races_announced_early_are_the_races_decided(name, monkeypatch):
-    """Referee._announce_early sends a race before the game's hooks for its deciding press: the
-    decision that follows must be that race (no `internal` error says otherwise), each race line
-    goes out once, and the early way is the one these games' lone winners take."""
-    from refbox import referee as referee_module
+def test_the_race_line_is_written_at_its_decision_alone(name, monkeypatch):
+    """The race line has one moment: the arbiter's decision (Referee.arbiter_events), from the
+    stamps and the press horizon. Every App.announce comes with the arbiter just decided for
+    exactly that race (its winner, first stamp, margin and tie in Referee.last_race), once a
+    race. (Before, a lone press's race was announced while the race was still open.)"""
+    from refbox.arbiter import DECIDED
 
-    announced = []
-    early = referee_module.Referee._announce_early
+    seen = []
+    announce = app_module.App.announce
 
-    def recording(self, station, stamp):
-        done = early(self, station, stamp)
-        if done:
-            announced.append((station + 1, stamp.us, stamp.ns))
-        return done
+    def checked(self, fields):
+        ref = self.referee
+        got = dict(fields)
+        assert ref.arbiter.phase == DECIDED, "a race line before its decision"
+        assert ref.last_race == (got["winner"] - 1, got["margin_ns"],
+                                 [p - 1 for p in got["tied"]])
+        first = ref.arbiter._winner_stamp
+        assert (got["t_us"], got["t_ns"]) == (first.us, first.ns)
+        seen.append((got["winner"], got["t_us"], got["t_ns"]))
+        return announce(self, fields)
 
-    monkeypatch.setattr(referee_module.Referee, "_announce_early", recording)
+    monkeypatch.setattr(app_module.App, "announce", checked)
     lines = [json.loads(line) for line in _play(name)]
-    assert not [ev for ev in lines if ev["ev"] == "error" and ev["code"] == "internal"]
     races = [(ev["winner"], ev["t_us"], ev["t_ns"]) for ev in lines if ev["ev"] == "race"]
-    assert len(races) == len(set(races))  # none sent twice
-    assert announced and set(announced) <= set(races)
-
-
-def test_a_hook_that_ends_an_announced_race_is_reported(monkeypatch):
-    from refbox.games import quiz
-
-    def ending(self, player, stamp):  # a (broken) game hook: the press ends the question
-        return self._cancel_entry()
-
-    monkeypatch.setattr(quiz.Quiz, "buzz_entry", ending)
-    presses = [{"at_us": 300000, "control": "arm"}, {"at_us": 600000, "press": 2},
-               {"at_us": 700000, "release": 2}]
-    lines = [json.loads(line) for _, line in run_raw(timeline(*presses))]
-    errors = [ev for ev in lines if ev["ev"] == "error" and ev["code"] == "internal"]
-    assert errors and "announced" in errors[0]["detail"]
-
-
-@pytest.mark.parametrize(
-    "name",
-    ["quiz_demo.jsonl", "quiz_tournament.jsonl", "quizbowl_naqt.jsonl", "deglingo_4p.jsonl",
-     "difference_6p.jsonl"],
-)
-def test_a_press_alone_in_its_pass_changes_no_line_by_announcing_at_once(name, monkeypatch):
-    """Referee.announce_alone announces a race in the pass that accepted its press, before the
-    hand-over that decides it: the same lines in the same order as without it (only when they
-    leave), and it is the way the quiz's lone winners take."""
-    from refbox import referee as referee_module
-
-    announced = []
-    alone = referee_module.Referee.announce_alone
-
-    def recording(self, station, stamp, press_horizon):
-        done = alone(self, station, stamp, press_horizon)
-        if done:
-            announced.append((station + 1, stamp.us, stamp.ns))
-        return done
-
-    monkeypatch.setattr(referee_module.Referee, "announce_alone", recording)
-    at_once = _play(name)
-    monkeypatch.setattr(referee_module.Referee, "announce_alone", lambda *a: False)
-    handed_over = _play(name)
-    assert at_once == handed_over
-    lines = [json.loads(line) for line in at_once]
-    assert not [ev for ev in lines if ev["ev"] == "error" and ev["code"] == "internal"]
-    races = {(ev["winner"], ev["t_us"], ev["t_ns"]) for ev in lines if ev["ev"] == "race"}
-    assert set(announced) <= races
-    if name.startswith("quiz"):  # (the card games' timers are asked every pass: never at once)
-        assert announced
-
+    assert races and races == seen  # each race line written once, by its decision
 
 
 @pytest.mark.parametrize("cpu", ["off", "on"])

@@ -108,6 +108,7 @@ class App:
         self._held = []  # (name, fields) of events waiting for a race's line (see emit)
         self._racing = False  # a `race` line went out this pass: the rest waits for the LEDs
         self._floor_lit = False  # the winner's station lit at the decision (_light_floor)
+        self._colours_kept = (None, None, ())  # type: tuple  # (game, palette, colours)
         self._unsaved = []  # lines of decisions waiting for the journal to hold them (str)
         self._hold = False  # persist before emit (set once booted, with a journal)
         self.now = clock.ticks_us()
@@ -118,7 +119,7 @@ class App:
         self.referee = Referee(
             self.stations, self.emit, self.tone, board.entropy, self._hello_fields
         )
-        self.referee.announce = self.announce  # the race line's writer (Referee._say_race)
+        self.referee.announce = self.announce  # the race line's writer, at its decision
         self.referee.standard = pinmap.PLAYER_COLOURS
         self._kept_palette = "standard"  # the station colours as refbox.settings holds them
         if journal is not None:
@@ -182,8 +183,7 @@ class App:
         the `race` line next, then the held lines in their order (`press` lines of the race,
         `margin`, the game's bookkeeping), so what the players wait for costs no encoding of
         anything else (docs/protocol.md "Order of lines"). A `race` event's light and line are
-        out already: the referee's one writer of the race line (Referee._say_race) gave them
-        to `announce` before it."""
+        out already: the referee gave them to `announce` at the decision, before the event."""
         self._dirty = True  # every change of state comes with an event: redraw, then save it
         self._save_due = True
         self._stale = True  # and may change the display
@@ -193,23 +193,24 @@ class App:
                     if key == "winner":
                         self.keyboard.race(value)  # typed after the line and the LED (step)
             return
+        arbiter = self.referee.arbiter
         if (
             self._held
             or self._racing
-            or self.referee.arbiter.is_deciding()
-            or (name == "press" and self.referee.arbiter.phase == ARMED)
+            or (name == "press" and arbiter.phase == ARMED)
+            or arbiter.is_deciding()
         ):
             self._held.append((name, fields))  # encoded after the race line (see _release)
             return
         self._out(name, fields)
 
     def announce(self, fields):
-        """A race is decided (`fields`: its `race` event's), or its outcome fixed before the game's
-        bookkeeping for it (refbox.referee.Referee._announce_early): the winner's light before
-        any encoding, then the lines held from before the race's first press, then the `race`
-        line, never held and never behind the journal (a race opens only after a save): one
-        bytes format and one write (refbox.protocol.encode_race, refbox.outbox.Outbox.send).
-        Every later line of this pass waits for the LEDs (`_racing`)."""
+        """A race is decided (`fields`: its `race` event's; refbox.referee.Referee.arbiter_events,
+        the race line's one moment): the winner's light before any encoding, then the lines held
+        from before the race's first press, then the `race` line, never held and never behind
+        the journal (a race opens only after a save): one bytes format and one write
+        (refbox.protocol.encode_race, refbox.outbox.Outbox.send). Every later line of this pass
+        waits for the LEDs (`_racing`)."""
         self._racing = True
         self._light_floor(fields[0][1] - 1)
         if self._held:
@@ -312,11 +313,20 @@ class App:
         closure being judged can be decided sooner (its due tick, refbox.debounce.V_DUE_US, kept
         at every edge of a closure: its confirmation, its drop as noise or its cap, plus the
         capture lag): the pass that accepts it, and so decides its race, comes then instead of
-        up to a period later. Allocates nothing; 0 as soon as one is due (a crowd's 8 closures
-        cost ~0.4 ms here on the chip with a ticks_diff call each, between the pass that read
-        them and the one that decides)."""
+        up to a period later; and as soon as the horizon passes the instant of the first input
+        waiting in the referee's stream (a line queued at its arrival tick: an `arm` is handed
+        over, and its cue lit, ~50 µs after it arrived, not a period on). Allocates nothing; 0
+        as soon as one is due (a crowd's 8 closures cost ~0.4 ms here on the chip with a
+        ticks_diff call each, between the pass that read them and the one that decides)."""
         wait = self.loop_ms * 1000
         lag = self.capture_lag_us + 1
+        queue = self.referee._switches  # (Referee's stream, read off: a call saved)
+        if queue:  # an input waits for the horizon to pass its instant: then, not a period on
+            left = ((queue[0][0].us - now + _HALF) & _MAX) - _HALF + lag
+            if left <= 0:
+                return 0
+            if left < wait:
+                wait = left
         for deb in self._waiting:
             due = deb.v[_V_DUE_US]  # (-1: not a closure: a release, the boot's quiet spell)
             if due < 0:
@@ -357,7 +367,7 @@ class App:
                 self.board.flush()
                 raise e
             armed = self.referee.arbiter.phase == ARMED
-            if sleep_us is None or not (self._waiting or armed):
+            if sleep_us is None or not (self._waiting or armed or self.referee._switches):
                 sleep_ms(self.loop_ms)
             else:  # a press being confirmed (wake for it), or a race open (look again soon)
                 wait = self.wake_in_us(ticks_us())
@@ -473,26 +483,20 @@ class App:
             referee = self.referee
             referee.now = now
             edges = self._control_edges
-            found = None  # the horizons, when found before the switches are handed over
             if happenings:
                 self._dirty = True  # (anything else that changes the frame emits an event)
-                if (len(happenings) == 1 and happenings[0][0] == "press" and not data
-                        and self._controls_idle and edges.head == edges.tail and not edges.lost):
-                    # a press alone in its pass: the race it decides, if it does, is announced now
-                    # (Referee.announce_alone), and the pass's work after it changes nothing
-                    found = self.horizons(settled)
-                    referee.announce_alone(happenings[0][1], happenings[0][2], found[1])
                 self._handle_switches(happenings)
             elif n and not data and self._controls_idle and edges.head == edges.tail:
                 if not edges.lost and not referee.may_decide():
                     self._judging(now)  # capture words that are no press yet: the rest waits
                     return
-            horizon, press_horizon = self.horizons(settled) if found is None else found
-            referee.horizons(horizon, press_horizon)  # a control or a command hands over no more
-            if not self._controls_idle or edges.head != edges.tail or edges.lost:
+            horizon, press_horizon = self.horizons(settled)
+            controls = not self._controls_idle or edges.head != edges.tail or edges.lost
+            if controls or data:  # (a pass of switches alone: Referee.tick is given them)
+                referee.horizons(horizon, press_horizon)  # a control or a command hands over
+            if controls:  # no more than them
                 self._take_controls(edges, now)
-            if data:
-                self._dirty = True
+            if data:  # (what a line changes comes with an event: App.emit marks the frame)
                 arrived = self.board.input_tick  # commands run at their line's arrival, in order
                 for item in self.assembler.feed(data):
                     if isinstance(item, ProtocolError):
@@ -646,13 +650,28 @@ class App:
         floor as the LED language shows it (refbox.leds.render: the marker bar follows with the
         pass's own frame, a few ms later). Nothing when the board cannot (a CPU pixel write
         would mask the capture's interrupts): the full frame then comes as before."""
-        game = self.referee.game
+        referee = self.referee
+        game = referee.game
         if game is None:
             return
-        referee = self.referee
-        colours = game.station_colours(palette_colours(referee.palette, referee.standard))
+        kept = self._colours_kept  # (from the cue: _station_colours, its check written out)
+        if kept[0] is game and kept[1] == referee.palette:
+            colours = kept[2]
+        else:
+            colours = self._station_colours(game)
         if self.board.show_floor(winner, colours[winner]):
             self._floor_lit = True
+
+    def _station_colours(self, game):
+        """Each station's colour in `game` with the chosen palette (its team's, refbox.leds's
+        palettes), kept from the race's cue (show_cue) for its decision: the winner's light
+        looks nothing up on the race path. Made again for another game or palette."""
+        referee = self.referee
+        kept = self._colours_kept
+        if kept[0] is not game or kept[1] != referee.palette:
+            colours = game.station_colours(palette_colours(referee.palette, referee.standard))
+            kept = self._colours_kept = (game, referee.palette, colours)
+        return kept[2]
 
     def _race_decided(self):
         """A race's `race` line is out and its win recorded: light the winner's LED now, before
@@ -677,7 +696,7 @@ class App:
         game = referee.game
         if game is None:
             return
-        colours = game.station_colours(self.pinmap.PLAYER_COLOURS)
+        colours = self._station_colours(game)  # (the palette's, as every frame shows them)
         eligible = game.eligible()
         arbiter = referee.arbiter
         dark = (0, 0, 0)
@@ -708,11 +727,12 @@ class App:
 
     def can_block(self):
         """True at a safe moment: no race open (the arbiter is not ARMED, so no decision is
-        awaited), no debouncer waiting to accept or release a press, no capture word unread. Flash
-        writes, gc.collect() and big redraws happen only then (docs/architecture.md "Safe
-        moments")."""
-        if self.referee.arbiter.phase == ARMED:
-            return False
+        awaited), no input waiting in the referee's stream for its instant (an `arm` line read
+        this pass: its cue comes next pass, never behind a flash write), no debouncer waiting
+        to accept or release a press, no capture word unread. Flash writes, gc.collect() and
+        big redraws happen only then (docs/architecture.md "Safe moments")."""
+        if self.referee.arbiter.phase == ARMED or self.referee.may_decide():
+            return False  # (an input queued for its instant: its hand-over is a pass away)
         for deb in self.debouncers:
             if deb.is_waiting():
                 return False

@@ -150,29 +150,6 @@ class Arbiter:
             return None
         return self._first
 
-    def proven_alone(self):
-        """True while the open race has exactly one counted press and its order is proven (no
-        capture words lost): once the press horizon passes that press, it wins alone, no margin
-        yet (tick, _decide). Allocates nothing."""
-        return self.phase == ARMED and len(self._entries) == 1 and not self._unproven
-
-    def counts_alone(self, player, stamp):
-        """True when press(player, stamp) would be the open race's first counted press, its
-        order proven, with nothing said before it: ARMED, no press counted yet, no capture words
-        lost, `player` eligible and not locked out, `stamp` at or after the cue, and no timed
-        lockout ending at or before `stamp` (tick() at that press would unlock it first, and say
-        so). Allocates nothing but the locks' iterator (refbox.referee.Referee.announce_alone)."""
-        if self.phase != ARMED or self._entries or self._unproven:
-            return False
-        if player not in self.eligible or player in self.locked:
-            return False
-        if stamp.diff_ns(self.armed_at) < 0:
-            return False
-        for until in self.locked.values():
-            if until != _RACE_LONG and stamp.diff_ns(until) >= 0:
-                return False
-        return True
-
     def lockouts(self):
         """The lockouts as plain values for the journal: the question being asked first, then by
         player [player, µs, ns] for a timed one (until that Stamp), [player, "race", question]
@@ -243,8 +220,17 @@ class Arbiter:
                 if until != _RACE_LONG and now.diff_ns(until) >= 0:
                     del self.locked[player]
                     out.append(("unlock", player))
-        first = self.deciding()
-        if first is not None and now.diff_ns(first) > 0:
+        self.decide(now, out)
+
+    def decide(self, proven, out):
+        """Decide the open race once Stamp `proven` is past its first press: every press stamped
+        at or before `proven` has been given to press(), so none earlier or equal can still
+        come, ties included. The decision tick() takes, without the lockouts' ends: the referee
+        asks as soon as it has handed over a race's press with nothing else at or before
+        `proven` (refbox.referee.Referee._press), and each lockout ends at its own instant, at
+        the tick after it."""
+        first = self._first if self.phase == ARMED else None  # (deciding(), a call saved)
+        if first is not None and proven.diff_ns(first) > 0:
             self._decide(first, out)
 
     # ---------------------------------------------------------------- internals
@@ -261,6 +247,10 @@ class Arbiter:
             out.append(("lockout", player, "false_start", rule))
 
     def _decide(self, first, out):
+        entries = self._entries
+        if len(entries) == 1 and not self._unproven:  # a press alone: it wins, no margin yet
+            self._won(entries[0][1], None, [], first, out)
+            return
         ranked = []  # (ns after the first press, player)
         for stamp, player in self._entries:
             ranked.append((stamp.diff_ns(first), player))
@@ -286,10 +276,15 @@ class Arbiter:
             winner = tied[0]
             if later:
                 margin = later[0]
+        self._won(winner, margin, tied if len(tied) > 1 else [], first, out)
+
+    def _won(self, winner, margin, tied, first, out):
+        """The race is decided: 0-based `winner`, `margin` ns or None, `tied` [] or the drawn
+        players, `first` the first press's Stamp; its ("race", ...) appended to `out`."""
         self.winner = winner
         self._winner_stamp = first
         self._margin_known = margin is not None or self._unproven
         self.phase = DECIDED
         self._entries = []
         self._first = None
-        out.append(("race", winner, margin, tied if len(tied) > 1 else [], first))
+        out.append(("race", winner, margin, tied, first))

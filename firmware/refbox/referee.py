@@ -99,12 +99,9 @@ class Referee:
         self.save = None  # called just before a race opens: the App saves the journal then
         self.decided = None  # called once a race's win is recorded: the App lights the LEDs then
         self.cue = None  # called as a race opens, before its save: the App lights the cue then
-        # called with a race's fields the moment its outcome is fixed, before the game's hooks
-        # for its deciding press run (_press): the App lights the winner and sends the line
+        # called with a race's fields at its decision (arbiter_events), before its `race`
+        # event and the game's bookkeeping: the App lights the winner and sends the line
         self.announce = None
-        self._announced = None  # the Stamp of the race announced early, until it is decided
-        self._handing = Stamp(0)  # the press horizon of the hand-over under way (_hand_over)
-        self._deciding_pass = False  # that hand-over is the pass's own (tick), not a _flush
         self._buttons_sent = None  # the prompts last sent in a `buttons` event
 
     def error(self, code, detail, cid=None):
@@ -126,18 +123,16 @@ class Referee:
     def press(self, station, stamp):
         """An accepted press of 0-based `station`, its contact closed at Stamp `stamp`. Queued:
         `tick` delivers it in stamp order once every earlier press is known, after every timer
-        due at or before its stamp (docs/architecture.md "Deadlines")."""
-        self._queue(stamp, True, station)
+        due at or before its stamp (docs/architecture.md "Deadlines"). With jump pads (the
+        game's `trigger` "release") leaving the pad is the press: this is a release then."""
+        game = self.game
+        self._enqueue(stamp, game is None or game.trigger != "release", station)
 
     def release(self, station, stamp):
         """A press of 0-based `station` ended; the contact opened at Stamp `stamp`. Queued like
-        press()."""
-        self._queue(stamp, False, station)
-
-    def _queue(self, stamp, pressed, station):
-        if self.game is not None and self.game.trigger == "release":
-            pressed = not pressed  # jump pads: leaving the pad (its contact opening) is the press
-        self._enqueue(stamp, pressed, station)
+        press() (with jump pads, the press)."""
+        game = self.game
+        self._enqueue(stamp, game is not None and game.trigger == "release", station)
 
     def _enqueue(self, stamp, kind, what):
         """Queue one input at Stamp `stamp`, in stamp order. Equal stamps: switches first, by
@@ -189,8 +184,16 @@ class Referee:
         if self.game is not None:
             self.game.now = stamp.us
 
-    def _deliver(self, stamp, pressed, station):
-        self._at(stamp)
+    def _deliver(self, stamp, pressed, station, proven=None):
+        """Hand one queued input over at its Stamp `stamp`: a switch (`pressed` True / False:
+        `station`'s press / release), a control (CONTROL: its name) or a line (LINE). `proven`:
+        the Stamp up to which every press has been handed over with this one (the hand-over's
+        press horizon, or just before the next input queued): a race it proves is decided at
+        once (_press)."""
+        self.instant = stamp  # (_at written out: this runs for every input)
+        self.now = stamp.us
+        if self.game is not None:
+            self.game.now = stamp.us
         if pressed is CONTROL:
             try:
                 self._control(station)
@@ -202,7 +205,7 @@ class Referee:
             self._run_command(station[0], station[1], station[2])
             return
         if pressed:
-            self._press(station, stamp)
+            self._press(station, stamp, proven)
         else:
             if station in self.holding:
                 self.holding.remove(station)
@@ -210,12 +213,12 @@ class Referee:
                 self._offer(self.game.release_entry, station, stamp)
         self.prompts()  # after each input: where they stand never depends on the passes
 
-    def _press(self, station, stamp):
+    def _press(self, station, stamp, proven=None):
         in_menu = self.game is None  # in the menu every station reports presses: a wiring test
         if station >= (self.stations if in_menu else self.players):
             return
         if in_menu:
-            self._emit_press(station, stamp)
+            self.emit("press", (("player", station + 1), ("t_us", stamp.us), ("t_ns", stamp.ns)))
             if self.menu is not None:  # the wiring test: the station lights, the piezo beeps
                 self.menu.wiring_press(station, self.now)
                 self.tone(1175, 60)
@@ -225,95 +228,22 @@ class Referee:
             self.holding.append(station)
         out = []
         counted = self.arbiter.press(station, stamp, out)
-        # The race this press alone decides is announced before its own `press` line is even
-        # encoded: that line is held behind the race line all the same (App.emit), so the
-        # stream is the same, ~0.2 ms sooner on the chip. Not when the arbiter has events for
-        # this press (they would come before its line otherwise): the usual order then.
-        early = counted and not out and self._announce_early(station, stamp)
-        self._emit_press(station, stamp)
-        self.arbiter_events(out)
-        if counted and out:
-            early = self._announce_early(station, stamp)
-        if self.game.phase != OVER:
-            self._offer(self.game.press_entry, station, stamp)
-        if counted and self.game.phase != OVER:
-            self._offer(self.game.buzz_entry, station, stamp)
-        if early and self.arbiter.deciding() is not stamp:
-            # a game hook ended or reopened the race its own press had just won: a hook must
-            # not (Game.press_entry, buzz_entry), and the room has seen the win; say so
-            self._announced = None
-            detail = "P%d's race was announced, then ended by the game" % (station + 1)
-            self.error("internal", detail)
-
-    def _emit_press(self, station, stamp):
         self.emit("press", (("player", station + 1), ("t_us", stamp.us), ("t_ns", stamp.ns)))
-
-    def announce_alone(self, station, stamp, press_horizon):
-        """The loop's pass just accepted the press of 0-based `station` at Stamp `stamp`, alone
-        (no other switch in the pass, no control and no command in it), and `press_horizon` is
-        this pass's (App.horizons). When handing that press over in this pass's tick would reach
-        `_announce_early` with nothing said before it and announce the race for it (the queue
-        empty, no pass stopped at a decision, no game timer due by the stamp, the arbiter
-        counting it first and alone: Arbiter.counts_alone), announce it now, before the queue,
-        the horizons, the timers and the game's hooks run: on the emulated chip they cost
-        ~0.8 ms before the race line (issue 20). The hand-over itself, the decision, its log
-        entry and its events come where they always did (`_announce_early` finds it announced);
-        the stream is the same. True if announced."""
-        if self.announce is None or self._stopped is not None or self._switches:
-            return False
-        if self._announced is not None:
-            return False
+        if out:
+            self.arbiter_events(out)
         game = self.game
-        if game is None or game.phase == OVER or game.trigger == "release":
-            return False
-        if station >= self.players or press_horizon.diff_ns(stamp) <= 0:
-            return False
-        if not self.arbiter.counts_alone(station, stamp) or self._may_fire(game, stamp):
-            return False  # (a timer that may fall due by the press runs first: the usual order)
-        self._announced = stamp
-        self._say_race(_race_fields(station, None, (), stamp))
-        return True
-
-    def _say_race(self, fields):
-        """The one writer of the `race` line (`fields`: its event's): the App's `announce` (the
-        winner's light, the held lines from before the race, the line: refbox.app.App.announce)
-        at whichever comes first of the moments the race's outcome is fixed: the pass that
-        accepted its press alone (`announce_alone`), the hand-over of that press
-        (`_announce_early`), its decision (`arbiter_events`); `_announced` says it is out, so
-        the decision's `race` event writes nothing more. Without an App (a bare referee) the
-        `race` event is the line."""
-        if self.announce is not None:
-            self.announce(fields)
-
-    def _announce_early(self, station, stamp):
-        """The press of 0-based `station` at Stamp `stamp` was just counted as the first of the
-        open race, and the hand-over's press horizon has passed it with no other switch queued
-        at its stamp: the race is decided for it alone whatever comes next, at the `_timers`
-        that follows (Arbiter.tick: the entries are this press only, so no tie and no margin
-        yet). Announce it now, before the game's hooks for the press and the queue's work run:
-        on the emulated chip they cost ~1 ms before the race line (issue 20). The decision
-        itself, its log entry and its events come where they always did; the App sends nothing
-        twice (App.emit). True if announced."""
-        arbiter = self.arbiter
-        if self._announced is stamp:
-            return True  # (announce_alone, earlier in this pass)
-        if not self._deciding_pass:
-            # handed over before a control or a command (_flush): that may still end or reopen
-            # the race before its decision (a NO, a cancel), so it is announced at the decision
-            return False
-        if self.announce is None or arbiter.deciding() is not stamp or not arbiter.proven_alone():
-            return False
-        if self._handing.diff_ns(stamp) <= 0:
-            return False  # an earlier closure may still become a press: not proven
-        queue = self._switches
-        if queue and queue[0][0].diff_ns(stamp) == 0:
-            return False  # a tie to come: decided with it (_hand_over)
-        for item in queue:
-            if item[1] is CONTROL or item[1] is LINE:
-                return False  # it may end the race before its decision (a NO, a cancel)
-        self._announced = stamp
-        self._say_race(_race_fields(station, None, (), stamp))
-        return True
+        if game.hears_press and game.phase != OVER:
+            self._offer(game.press_entry, station, stamp)
+        if counted and game.hears_buzz and game.phase != OVER:
+            self._offer(game.buzz_entry, station, stamp)
+        if counted and proven is not None and self.arbiter.is_deciding():
+            # every press up to `proven` is in: the race is decided now, its press's hooks
+            # done, not at the hand-over's next tick (the same decision, ~0.4 ms sooner on the
+            # chip). Its line is written there, once (arbiter_events).
+            out = []
+            self.arbiter.decide(proven, out)
+            if out:
+                self.arbiter_events(out)
 
     def capture_lost(self, closed):
         """Capture words were lost; `closed` (0-based stations) read closed at the resync. The open
@@ -356,12 +286,15 @@ class Referee:
         pass_now = Stamp(now)
         self._at(pass_now)
         self._horizons = (horizon, press_horizon)
-        if self._finish_stopped(True):
+        if self._stopped is not None and self._finish_stopped(True):
             pass  # (another race decided: the rest again next pass)
         elif self._hand_over(horizon, press_horizon, True):
             self._stopped = (horizon, press_horizon)
         else:
-            self._timers(horizon, self._short_of_held(press_horizon))
+            queue = self._switches  # (_short_of_held written out: the deciding pass's call)
+            if queue and press_horizon.diff_ns(queue[0][0]) >= 0:
+                press_horizon = queue[0][0].after_ns(-1)
+            self._timers(horizon, press_horizon)
             self.prompts()
         self._at(pass_now)  # what comes outside the stream (a read-only line) sees the pass
 
@@ -384,24 +317,31 @@ class Referee:
         turn out to be an earlier press, or a timer may fall due before them. With `stop`, the
         switches after a race decided here stay queued: True then."""
         queue = self._switches
-        self._handing = press_horizon
-        self._deciding_pass = stop
         while queue and press_horizon.diff_ns(queue[0][0]) >= 0:
             stamp, pressed, station = queue[0]
             game = self.game
-            if (horizon.diff_ns(stamp) < 0 and game is not None and game.phase != OVER
+            before = horizon.diff_ns(stamp) < 0  # a release before it is still being judged
+            if (before and game is not None and game.phase != OVER
                     and self._may_fire(game, stamp)):
                 # a game timer may fall due by this switch, and a release before it is still
                 # being judged (`horizon` is held before it): the timer cannot run before that
                 # release is known, and the switch cannot come before the timer (a press at or
                 # after a deadline never beats it: docs/architecture.md "Deadlines"); it waits,
                 break  # and so do the arbiter's decisions at or after it (_short_of_held)
-            deciding = stop and self.arbiter.is_deciding()
-            self._timers(stamp if horizon.diff_ns(stamp) >= 0 else horizon, stamp)
-            if deciding and not self.arbiter.is_deciding():
+            arbiter = self.arbiter
+            deciding = arbiter.is_deciding()
+            due = horizon if before else stamp
+            if (deciding or arbiter.locked or (game is not None and game.phase != OVER
+                                               and self._may_fire(game, due))):
+                self._timers(due, stamp)  # (else none is due: no lockout, no race, no timer)
+            if stop and deciding and not arbiter.is_deciding():
                 return True  # decided before this switch: the race line and LED go first
             queue.pop(0)
-            self._deliver(stamp, pressed, station)
+            if pressed is True and queue and press_horizon.diff_ns(queue[0][0]) >= 0:
+                proven = queue[0][0].after_ns(-1)  # the next input: it may be a tie, a NO
+            else:
+                proven = press_horizon
+            self._deliver(stamp, pressed, station, proven)
         return False
 
     def _short_of_held(self, press_horizon):
@@ -427,7 +367,8 @@ class Referee:
     def _timers(self, horizon, press_horizon):
         out = []
         self.arbiter.tick(press_horizon, out)
-        self.arbiter_events(out)
+        if out:
+            self.arbiter_events(out)
         game = self.game
         if game is None:
             return
@@ -492,17 +433,16 @@ class Referee:
                 tied, first = item[OUT_TIED], item[OUT_FIRST]
                 self.tie_shown = bool(tied)
                 self.last_race = (winner, margin, list(tied))
-                announced = self._announced
-                self._announced = None
-                fields = _race_fields(winner, margin, tied, first)
-                if announced is not None and (
-                    announced is not first or margin is not None or tied
-                ):  # (never: _announce_early's conditions fix this outcome) the line is out
-                    self.error("internal", "a race was announced for another outcome")
-                    announced = None
-                if announced is None:
-                    self._say_race(fields)
-                self.emit("race", fields)
+                # its fields (refbox.protocol.RACE_KEYS): tied 0-based -> 1-based, first: Stamp
+                said = (("winner", winner + 1), ("margin_ns", margin), ("tie", bool(tied)),
+                        ("tied", [p + 1 for p in tied] if tied else []), ("t_us", first.us),
+                        ("t_ns", first.ns))
+                # the race line's one moment and one writer: its decision, before its event and
+                # the game's bookkeeping (the App's `announce`: the winner's light, the lines
+                # held from before the race, the line). Without an App the event is the line.
+                if self.announce is not None:
+                    self.announce(said)
+                self.emit("race", said)
                 self.tone(1760, 150)
                 self._record(self.game.win_entry(winner, first))
                 if self.decided is not None:
@@ -522,7 +462,7 @@ class Referee:
 
     def emit(self, name, fields=()):
         """Every event of the referee, the games and the menu goes out through here (a `race`
-        event's line: `_say_race`, before it)."""
+        event's line: `announce`, before it)."""
         self._emitted = True
         self._emit(name, fields)
 
@@ -971,16 +911,3 @@ class Referee:
             ("turn", None if game.turn is None else game.turn + 1),
             ("log", game.entries()),
         ) + tuple(game.state_fields())
-
-
-def _race_fields(winner, margin, tied, first):
-    """The `race` event's fields (refbox.protocol.RACE_KEYS): 0-based `winner`, `margin` ns or
-    None, `tied` 0-based players drawn among (empty: no tie), `first` the race's Stamp."""
-    return (
-        ("winner", winner + 1),
-        ("margin_ns", margin),
-        ("tie", bool(tied)),
-        ("tied", [p + 1 for p in tied]),
-        ("t_us", first.us),
-        ("t_ns", first.ns),
-    )

@@ -414,6 +414,12 @@ class Game:
     race_prng = None  # type: Prng | None
     turn = None  # type: int | None  # the 0-based player whose turn it is, if the game has turns (shown on the LEDs)
     trigger = "press"  # "release": a station's release is its press (jump pads; the quiz's option)
+    # Which of the press hooks below the game has: the referee calls press_entry only when
+    # `hears_press`, buzz_entry only when `hears_buzz` (a game that overrides one sets its flag;
+    # tests/test_layout.py checks). The race's deciding press goes through them before its
+    # decision: a hook with nothing to say is a call on the race path (~15 µs on the chip).
+    hears_press = False
+    hears_buzz = False
 
     def control_entry(self, name):
         """A control button: "arm", "yes", "no" (UNDO is the referee's). Raises GameError."""

@@ -261,6 +261,8 @@ class Deglingo(Game):
         """The race winner takes the floor; the timer pauses at the race's first press."""
         return ("win", player, stamp.us)
 
+    hears_press = True  # (Game.hears_press)
+
     def press_entry(self, player, stamp):
         """The active player's press in the eyes-closed phase calls Déglingo; an observer's is a
         false start (recorded once, shown at the call); a locked observer's press while racing

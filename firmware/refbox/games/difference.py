@@ -92,6 +92,8 @@ class Difference(RaceGame):
             shown.append(("P%d" % (self.answering + 1), "card under"))
         return shown
 
+    hears_press = True  # (Game.hears_press)
+
     def press_entry(self, player, stamp):
         """Beginner variant: the player with the floor presses again to put their card under."""
         if not self.options["beginner"] or self.phase != ANSWERING or player != self.answering:

@@ -358,6 +358,8 @@ class Evidence(Game):
         self.g_down[p] = None
         self.g_last[p] = None
 
+    hears_press = True  # (Game.hears_press)
+
     def press_entry(self, player, stamp):
         """A press of a claimant with no marker counts one (docs/games/evidence.md "Claiming");
         commit "hold": a press after a pause of more than TAP_GAP_MS starts the count again."""

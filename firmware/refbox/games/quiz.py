@@ -317,6 +317,7 @@ class Quiz(RaceGame):
 
     def reset(self):
         n = self.players
+        self.hears_buzz = bool(self.options["next_in_line"])  # buzz_entry: the line's buzzes
         given = self.options["teams"]
         self.teamed = bool(given)
         if given:

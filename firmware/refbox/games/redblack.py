@@ -357,6 +357,8 @@ class RedBlack(Game):
         """The `arm` command is the ARM button."""
         return self.control_entry("arm")
 
+    hears_press = True  # (Game.hears_press)
+
     def press_entry(self, player, stamp):
         """While giving, a buzzer press hands one penalty to that player; otherwise nothing."""
         if self.phase != GIVE:

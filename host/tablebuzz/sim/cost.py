@@ -46,7 +46,8 @@ CALIBRATION = {
     "Thumb machine code, the rest bytecode), booted from a saved flash image",
     "firmware": "main 8913962 (issue 20: the capture's per-edge loop's common words as "
     "asm_thumb machine code on the RP2040, refbox.edgeloop_thumb, the rest through the viper "
-    "loop; a press alone in its pass announces its race at once, Referee.announce_alone; "
+    "loop; a press alone in its pass announced its race at once, since removed: the race line "
+    "comes at the decision; "
     "before them: the viper loop, candidates judged on machine words, a closure's due tick, "
     "the games' timer check skipped before their next deadline, the winner's station lit first, "
     "the race line one bytes format, native hot modules)",
