@@ -58,8 +58,10 @@ DRIVER_PATHS = ("lib/ssd1306.mpy", "lib/ssd1306.py", "ssd1306.mpy", "ssd1306.py"
 # RP2040 (bench/README.md "Native modules"). The source is the same, so CPython and
 # CircuitPython run it as before. Native code is ~3.7 times the size of the bytecode and, like
 # it, is loaded into the heap: refbox/referee.py (+24 KB, no gain measured) and the games (the
-# quiz +43 KB: a MemoryError at new_game) stay bytecode. The native emitter cannot compile a
-# bare `raise` nor `raise ... from` (its emit_native_raise_varargs takes one argument only).
+# quiz +43 KB: a MemoryError at new_game) stay bytecode, and so does refbox/protocol.py (+16 KB
+# native, ~a third of what a resumed quiz had free on stock MicroPython; the race path calls it
+# once, for the `race` line: bench/README.md "Native modules"). The native emitter cannot
+# compile a bare `raise` nor `raise ... from` (its emit_native_raise_varargs takes one argument).
 NATIVE = (
     "refbox/app.py",
     "refbox/arbiter.py",
@@ -69,7 +71,6 @@ NATIVE = (
     "refbox/edgeloop_thumb.py",
     "refbox/edgeloop_viper.py",
     "refbox/leds.py",
-    "refbox/protocol.py",
     "refbox/ticks.py",
 )
 # mpy-cross -march names by native architecture number, as MicroPython numbers them in
