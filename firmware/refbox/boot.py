@@ -17,6 +17,10 @@ WATCHDOG_MS = 8000  # rp2 allows at most 8388 ms; the loop feeds it every pass (
 # Journal.load): what the Board and the App allocate after it (the capture ring alone is 8 KB)
 BOOT_HEAP = 20000
 PLATFORM = None  # the simulator's stand-in for the board (tablebuzz.sim.runner); None on a board
+# the App the board's loop runs (`main`), kept here so that after Ctrl-C it stays at the REPL,
+# game and journal included: `from refbox.boot import running` to look at it, and a heap read
+# there (bench/bench_budget_chip.py's) counts what the loop held
+running = None
 
 
 class ShiftedClock:
@@ -105,7 +109,8 @@ def main(platform=None):
             platform = Platform()
         else:
             platform = BoardPlatform()
-    app = start(platform)
+    global running
+    app = running = start(platform)
     app.watchdog = platform.start_watchdog()
     if hasattr(platform, "adopt"):
         platform.adopt(app)  # the simulator steps the loop on its virtual clock (and feeds it)
