@@ -2,23 +2,25 @@
 
 The simulator has no heap of its own under CPython; the MicroPython lane runs the very firmware
 under the unix port, whose `-X heapsize=` caps the heap. A header with `"heap": "chip"` runs the
-lane with `CHIP_HEAPSIZE`, which is fitted so that what the firmware has left once a game is set
-up is what the chip has left (docs/architecture.md "The memory model"):
+lane with `CHIP_HEAPSIZE`, which is fitted so that what the firmware has left with a quiz
+resumed is what the chip has left (docs/architecture.md "The memory model"):
 
-    CHIP_HEAPSIZE = LANE_LIVE_KB + POINTER_SCALE * CHIP_FREE_KB["quiz"]
+    CHIP_HEAPSIZE = LANE_RESUMED_LIVE_KB + POINTER_SCALE * CHIP_RESUMED_FREE_KB
 
-- `CHIP_FREE_KB`: heap free with each game set up on the emulated RP2040 (the real MicroPython
-  v1.28.0 rp2 firmware, `make flash`: bench/README.md, issue 38), KB.
+- `CHIP_RESUMED_FREE_KB`: heap free on the emulated RP2040 (the real MicroPython v1.28.0 rp2
+  firmware, stock, the `make flash` deploy: refbox/*.mpy, flash.NATIVE as armv6m code) with a
+  6-player quiz resumed after its first question, read at the REPL after Ctrl-C with a
+  collection, the App kept (refbox.boot.running): bench/bench_budget_chip.py's heap row, KB.
 - `POINTER_SCALE`: the unix port is 64-bit. A MicroPython object is words (a tuple's header and
   items, a list's items, a dict's slots) and its GC block is 4 words: 16 B on the RP2040, 32 B
   here, so the same objects take twice the bytes and the same count of blocks (a log entry,
   a 3-tuple, is 2 blocks on both). The chip's headroom is then twice as many bytes here.
-- `LANE_LIVE_KB`: the live heap (after gc.collect()) of the lane once a quiz is set up, with the
-  simulator's world, fakes and the firmware's .mpy modules in it, the simulator's own records
-  kept small (`lean`); measured by bench/bench_chip_heap_model.py on the firmware the chip's
-  figures were measured on (commit 6b4f703), and fixed since: a firmware that grows leaves less
-  free in the model, as on the chip. The model then leaves 3.9-10.7 KB less free than twice the
-  chip's figure across the six games (2-5 KB of the chip's; bench/README.md): a little tighter.
+- `LANE_RESUMED_LIVE_KB`: the live heap (after gc.collect()) of the lane with the same quiz
+  resumed, the simulator's world, fakes and the firmware's bytecode modules in it, its own
+  records kept small (`lean`): bench/bench_chip_heap_model.py's first line.
+Both figures come from the same firmware (FITTED_ON); a firmware that grows leaves less free in
+the model, as on the chip, and a change of what the chip alone holds (flash.NATIVE) needs a new
+fit. bench_chip_heap_model.py prints the lane's figure now beside the fit's.
 
 What the model leaves out: a power cut within one run keeps the unix port's heap as the last run
 left it (its pieces in use), where the chip starts empty; a board powered up on a journal is a
@@ -30,19 +32,11 @@ A run that needs more than the chip has then fails in the lane as on the chip (M
 `not_saved`, `journal_bad`); under CPython nothing changes.
 """
 
-# heap free with the game set up on the emulated RP2040 (stock MicroPython v1.28.0, make flash)
-CHIP_FREE_KB = {
-    "menu": 59.7,
-    "difference": 54.9,
-    "deglingo": 49.7,
-    "diddly": 49.0,
-    "evidence": 46.5,
-    "redblack": 44.8,
-    "quiz": 38.8,
-}
+CHIP_RESUMED_FREE_KB = 34.4  # bench_budget_chip.py BUILDS=stock PATHS=power RUNS=1
+LANE_RESUMED_LIVE_KB = 304.3  # bench_chip_heap_model.py
+FITTED_ON = "73d7fdb"  # the firmware both were measured on (bench/README.md)
 POINTER_SCALE = 2  # 64-bit unix port / 32-bit RP2040: bytes per GC block (32 / 16)
-LANE_LIVE_KB = 287  # the lean lane's live heap with a quiz set up (bench_chip_heap_model.py)
-CHIP_HEAPSIZE = "%dK" % round(LANE_LIVE_KB + POINTER_SCALE * CHIP_FREE_KB["quiz"])
+CHIP_HEAPSIZE = "%dK" % round(LANE_RESUMED_LIVE_KB + POINTER_SCALE * CHIP_RESUMED_FREE_KB)
 RECORD_LIMIT = 2  # the simulator's records of LED frames and tones kept in the lean lane
 
 
