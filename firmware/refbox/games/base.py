@@ -24,7 +24,7 @@ _JUDGE_CORRECT = const(1)  # ("judge", correct)
 UNDO_KEEP = 50
 LOG_CAP = 400
 
-_spare = None  # a log list with room for LOG_CAP entries, reserved by reserve_log
+_spare = None  # type: list | None  # a log list with room for LOG_CAP entries (reserve_log)
 
 
 def reserve_log():
@@ -244,11 +244,13 @@ class Game:
         # entries, which a fragmented heap did not have: issue 38), nor shrinks (a slice
         # deletion keeps its room; the log is only ever cut in place)
         global _spare
-        if _spare is not None:  # reserved at power-up before the journal was read (a resume)
-            self.log, _spare = _spare, None
+        spare = _spare  # reserved at power-up before the journal was read (a resume), or None
+        _spare = None
+        if spare is not None:
+            self.log = spare  # type: list
         else:
             try:
-                self.log = [None] * LOG_CAP  # type: list
+                self.log = [None] * LOG_CAP
             except MemoryError:  # no 1.6 KB in one piece (stock MicroPython after a few games,
                 self.log = []  # on the emulated RP2040): the game starts, its list grows
         del self.log[:]
