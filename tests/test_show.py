@@ -155,7 +155,7 @@ GAMES = [
     ("redblack_2p.jsonl", 4, ("#rb-table", ["♠", "given"]), ["Red or Black: game over"]),
     ("diddly_2p.jsonl", 2.5, ("#diddly-grid", ["total", "★"]),
      ["Diddly: game over", "P1 and P2 tied on 50 points"]),
-    ("evidence_2p.jsonl", 8, ("#ev-markers", ["10"]), ["Evidence: game over"]),
+    ("evidence_2p.jsonl", 4, ("#ev-markers", ["10"]), ["Evidence: game over"]),
 ]
 
 
