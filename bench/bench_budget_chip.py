@@ -6,7 +6,8 @@ Per build: one deploy (`--save-flash`), then one run from that image (t0 = power
 every game for 6 players RUNS times (`new_game` -> `game`, the quiz last), plays RUNS questions
 (`arm` -> `armed`, `judge` -> `score`, the save included), then cuts the power and restores it
 RUNS times (power-on -> `hello`, -> `resume`), and at the end reads the heap free with the quiz
-resumed (`--heap`: a collection at the REPL after Ctrl-C). A long game's resume:
+resumed (`--heap`: a collection at the REPL after Ctrl-C, the App kept there by
+refbox.boot.running), and with PATHS heap each game's. A long game's resume:
 bench_long_journal_chip.py. Prints min / median / max (ms) per path and build, beside
 the issue's targets. Times are from a command's arrival on the wire (or the power-on) to the line
 reaching the host: they include the loop's reading of the command and the journal's save.
@@ -18,7 +19,9 @@ reaching the host: they include the loop's reading of the command and the journa
   BUILDS=LIST stock,frozen (default both)
   CLOCKS=LIST the system clocks to run at, MHz: 200,125 (default both; main.py's
               `set_up(machine, time)` is given the clock: refbox.sysclock)
-  PATHS=LIST  new_game,judge,arm,power (default all): the parts of the timeline to play
+  PATHS=LIST  new_game,judge,arm,power,heap (default all): the parts of the timeline to play;
+              heap: one more short run per game from the same image (power-on, `new_game` for
+              6 players, then the heap read as below), for the heap free in every game
 
 The harness must follow the firmware's clock (bench/rp2emu-clock.patch applied to RP2EMU's
 copy): without it every instruction lasts 8 ns whatever the PLL says, and a 200 MHz row is not
@@ -51,7 +54,7 @@ GAMES = ("difference", "deglingo", "redblack", "diddly", "evidence", "quiz")
 
 
 CLOCKS = [int(c) for c in (os.environ.get("CLOCKS") or "200,125").split(",")]
-PARTS = (os.environ.get("PATHS") or "new_game,judge,arm,power").split(",")
+PARTS = (os.environ.get("PATHS") or "new_game,judge,arm,power,heap").split(",")
 _SET_UP = "set_up(machine, time)"  # main.py's call (refbox.sysclock)
 
 
@@ -100,8 +103,28 @@ def timeline(runs, parts=PARTS):
     return lines, marks
 
 
+def game_heaps(npx, image, emu, env, tmp):
+    """{game: heap free (bytes)} with each game set up for 6 players on the image `image` (a
+    fresh power-on, no journal), read at the REPL after Ctrl-C with the App kept
+    (refbox.boot.running); a game whose run failed is left out."""
+    heaps = {}
+    for game in GAMES:
+        tl = Path(tmp) / ("heap-%s.jsonl" % game)
+        tl.write_text(json.dumps({"at_us": 2_500_000, "send": {"cmd": "new_game", "game": game,
+                                                               "players": 6}}) + "\n")
+        proc = subprocess.run(npx + ["--load-flash", str(image), "--timeline", str(tl), "--ms",
+                                     "1000", "--heap", "--quiet"],
+                              cwd=emu, env=env, capture_output=True, text=True)
+        out = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+        free = [o["heap"]["free"] for o in out if "heap" in o]
+        if free:
+            heaps[game] = free[-1]
+    return heaps
+
+
 def measure(emu, uf2, frozen, runs, mhz):
-    """{path: [ms...]} and the heap free (bytes) at the end, or a reason it failed (str)."""
+    """({path: [ms...]}, the heap free (bytes) at the end, the error events, {game: heap free
+    with it set up} (PATHS heap)), or a reason it failed (str)."""
     from tablebuzz.link import flash
 
     lines, marks = timeline(runs)
@@ -124,6 +147,7 @@ def measure(emu, uf2, frozen, runs, mhz):
                               cwd=emu, env=env, capture_output=True, text=True)
         if proc.returncode:
             return "run failed: " + proc.stderr[-1500:]
+        heaps = game_heaps(npx, image, emu, env, tmp) if "heap" in PARTS else {}
     out = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     found = {path: [] for path, _ in marks}
     for path, at in marks:
@@ -135,7 +159,7 @@ def measure(emu, uf2, frozen, runs, mhz):
     heap = [o["heap"]["free"] for o in out if "heap" in o]
     errors = [o["json"] for o in out if isinstance(o.get("json"), dict)
               and o["json"].get("ev") == "error"]
-    return found, (heap[-1] if heap else None), errors
+    return found, (heap[-1] if heap else None), errors, heaps
 
 
 def main():
@@ -164,7 +188,7 @@ def main():
         if isinstance(result, str):
             print("%-30s %s" % (name, result))
             continue
-        found, heap, errors = result
+        found, heap, errors, heaps = result
         paths = ["hello", "resume"] + ["game:" + g for g in GAMES] + ["armed", "score"]
         for path in [p for p in paths if p in found]:
             ms = found[path]
@@ -175,7 +199,10 @@ def main():
             print("%-30s %-16s %24s %8s  (%d runs; %s -> %s)" % (
                 name, path, spread, "<= %d" % TARGETS[kind], len(ms), label, kind))
         print("%-30s %-16s %24s %8s" % (name, "heap free", "%.1f KB" % (heap / 1024) if heap
-                                       else "-", ">= 100 KB"))
+                                       else "-", ">= 100 KB  (the quiz resumed)"))
+        for game, free in heaps.items():
+            print("%-30s %-16s %24s %8s" % (name, "heap:" + game, "%.1f KB" % (free / 1024),
+                                           ">= 100 KB  (set up for 6 players)"))
         for e in errors:
             print("%-30s error: %s" % (name, json.dumps(e)))
     return 0
