@@ -54,23 +54,24 @@ DOCS = "see docs/flashing.md"
 DRIVER = "ssd1306"  # micropython-lib's SSD1306 driver: the optional display's (refbox.board)
 DRIVER_PATHS = ("lib/ssd1306.mpy", "lib/ssd1306.py", "ssd1306.mpy", "ssd1306.py")
 # The modules compiled to the board CPU's machine code (mpy-cross -X emit=native -march=ARCH)
-# instead of bytecode: the race path's hot code, where native code earned it on the emulated
-# RP2040 (bench/README.md "Native modules"). The source is the same, so CPython and
-# CircuitPython run it as before. Native code is ~3.7 times the size of the bytecode and, like
-# it, is loaded into the heap: refbox/referee.py (+24 KB, no gain measured) and the games (the
-# quiz +43 KB: a MemoryError at new_game) stay bytecode, and so does refbox/protocol.py (+16 KB
-# native, ~a third of what a resumed quiz had free on stock MicroPython; the race path calls it
-# once, for the `race` line: bench/README.md "Native modules"). The native emitter cannot
-# compile a bare `raise` nor `raise ... from` (its emit_native_raise_varargs takes one argument).
+# instead of bytecode: the capture's per-edge path (its words, the debounce and noise rule's
+# Python forms, the arbiter), where native code earned it on the emulated RP2040 (bench/README.md
+# "Native modules"). The source is the same, so CPython and CircuitPython run it as before.
+# Native code is ~3.7 times the size of the bytecode and, like it, is loaded into the heap of
+# stock MicroPython (the tablebuzz image runs every module as frozen bytecode from flash), so the
+# rest stays bytecode: refbox/app.py (+23 KB native), refbox/protocol.py (+16 KB) and
+# refbox/leds.py (+5 KB) were native once, and as bytecode a 6-player quiz resumed has 25 KB
+# more free (bench/README.md "bench_budget_chip.py") while its race line comes ~0.4 ms later at
+# 200 MHz; refbox/referee.py (+24 KB, no gain measured) and the games (the quiz +43 KB: a
+# MemoryError at new_game) never were. The native emitter cannot compile a bare `raise` nor
+# `raise ... from` (its emit_native_raise_varargs takes one argument only).
 NATIVE = (
-    "refbox/app.py",
     "refbox/arbiter.py",
     "refbox/capture.py",
     "refbox/debounce.py",
     "refbox/edgeloop.py",
     "refbox/edgeloop_thumb.py",
     "refbox/edgeloop_viper.py",
-    "refbox/leds.py",
     "refbox/ticks.py",
 )
 # mpy-cross -march names by native architecture number, as MicroPython numbers them in
