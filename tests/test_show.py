@@ -146,16 +146,18 @@ def wait_text(page, selector, words, timeout=30000):
 
 # ------------------------------------------------------------------------------ six games
 GAMES = [
-    # (timeline, clock speed (each lasts about 5 s), what the scoreboard shows while it plays
+    # (timeline, clock speed (each lasts about 5-10 s: on a loaded machine the pages come up in
+    # seconds, and the check that a game is still being played needs it not over by then), what
+    # the scoreboard shows while it plays
     # (selector, words), what it shows at the end)
     ("quiz_demo.jsonl", 1, ("#race-winner", ["P"]), ["quiz: game over", "1st", "P5"]),
     ("difference_6p.jsonl", 1, ("#race-margin", ["by"]), ["Difference: game over", "P3"]),
-    ("deglingo_4p.jsonl", 6, ("#gameview", ["round", "active", "observers"]),
+    ("deglingo_4p.jsonl", 3, ("#gameview", ["round", "active", "observers"]),
      ["Déglingo: game over"]),
-    ("redblack_2p.jsonl", 4, ("#rb-table", ["♠", "given"]), ["Red or Black: game over"]),
+    ("redblack_2p.jsonl", 2, ("#rb-table", ["♠", "given"]), ["Red or Black: game over"]),
     ("diddly_2p.jsonl", 2.5, ("#diddly-grid", ["total", "★"]),
      ["Diddly: game over", "P1 and P2 tied on 50 points"]),
-    ("evidence_2p.jsonl", 4, ("#ev-markers", ["10"]), ["Evidence: game over"]),
+    ("evidence_2p.jsonl", 2, ("#ev-markers", ["10"]), ["Evidence: game over"]),
 ]
 
 
