@@ -29,6 +29,9 @@ Environment:
                paths ("refbox/referee.py,refbox/arbiter.py"), "none" for bytecode only: what each
                module's native code gains (bench/README.md "Native modules")
   PACK=1       deploy with refbox.pack, as `tablebuzz flash --pack` (default: as `make flash`)
+  MHZ=N        the system clock main.py sets, MHz (default refbox.sysclock.SYS_MHZ, 200; 125:
+               MicroPython's own). The harness times the clock only with bench/rp2emu-clock.patch
+               (else every clock runs at 125 MHz): the header says the clock `hello` reports
   SAVE=DIR     also keep the run for the simulator's CPU model (bench/bench_cpu_model.py):
                DIR/NAME.sim.jsonl (the timeline with its set-up line), NAME.meta.json (each
                race: kind, presses [station, µs]), NAME.chip.jsonl (each line the chip wrote, with
@@ -66,6 +69,9 @@ DEPLOY_EXT = ("--ext", ".py,.mpy,.json,.pack,.tbj")
 PACK = os.environ.get("PACK") == "1"
 # FROZEN=1: UF2 is the tablebuzz image (make firmware, refbox frozen in): main.py alone is deployed
 FROZEN = bool(os.environ.get("FROZEN"))
+# MHZ=N: main.py's `set_up(machine, time)` given that clock (refbox.sysclock)
+MHZ = int(os.environ["MHZ"]) if os.environ.get("MHZ") else None
+_SET_UP = "set_up(machine, time)"
 KINDS = ("1 press", "2 presses", "4 presses", "6 presses", "8 presses", "noise bursts",
          "noise bursts x4", "bounce")
 
@@ -81,6 +87,16 @@ def _environment():
     if not uf2.is_file():
         return "no MicroPython firmware at %s (set UF2=FILE)" % uf2
     return emu, uf2
+
+
+def at_clock(build, mhz):
+    """Make the deployed main.py in `build` set the system clock to `mhz` MHz (refbox.sysclock's
+    `set_up`). Raises SystemExit when main.py has no such call."""
+    main = build / "main.py"
+    text = main.read_text()
+    if _SET_UP not in text:
+        raise SystemExit("main.py has no %r to give the clock to" % _SET_UP)
+    main.write_text(text.replace(_SET_UP, "set_up(machine, time, %d)" % mhz, 1))
 
 
 def timeline(races_per_kind, seed=20, kinds=KINDS):
@@ -237,6 +253,8 @@ def deployed_run(emu, uf2, timeline_text, play_args, extra=None):
     with tempfile.TemporaryDirectory() as tmp:
         build = Path(tmp) / "mpy"
         flash.build(out=build, arch=flash.PICO_ARCH, pack=PACK, frozen=FROZEN)
+        if MHZ is not None:
+            at_clock(build, MHZ)
         for name, data in (extra or {}).items():
             (build / name).write_bytes(data)
         image = Path(tmp) / "flash.img"
@@ -303,8 +321,14 @@ def main():
         save(Path(os.environ["SAVE"]), name, lines, races, rows)
     results = measure(rows, races)
     summary = proc.stderr.strip().splitlines()[-1:] or [""]
+    # the board's clock from its `hello`: the capture samples every 7 cycles (56 ns at 125 MHz,
+    # 35 ns at 200 MHz); the harness times it right only with bench/rp2emu-clock.patch
+    hello = [r["json"] for r in rows
+             if isinstance(r.get("json"), dict) and r["json"].get("ev") == "hello"]
+    sample = hello[0].get("sample_ns") if hello else None
+    clock = "%d MHz" % (7000 // sample) if sample else "clock unknown"
     print("First press -> winner's LED / -> race line on the emulated RP2040 (rp2emu, MicroPython")
-    print("v1.28.0 RPI_PICO, .mpy deploy, 125 MHz), ms: min median max")
+    print("v1.28.0 RPI_PICO, .mpy deploy, %s), ms: min median max" % clock)
     print("  native modules: %s" % (", ".join(flash.NATIVE) or "none (bytecode only)"))
     print("  %-14s %5s  %-22s %-22s %s" % ("race", "races", "-> LED", "-> race line", "winner"))
     for kind in kinds + ("all",):

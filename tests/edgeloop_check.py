@@ -3,7 +3,7 @@ quiet spell, long gaps, the ring's wrap) to the debouncers three ways and prints
 reported and hold, one line per run:
 - "general": EdgeDecoder.decode's Python loop, every edge to Debouncer.edge_at (not bound), and
   every poll judged by Debouncer._judge;
-- "twin": refbox.edgeloop.run (the bound decoder's loop, in Python) and refbox.edgeloop.judge;
+- "twin": refbox.edgeloop.run (the bound decoder's loop, in Python) and refbox.debounce.judge;
 - "viper": refbox.edgeloop_viper's, when this interpreter can import it (MicroPython);
 - "thumb": refbox.edgeloop_thumb's, when it imports (an RP2040: bench/check_edgeloop_chip.py).
 Exits 1 at the first run where they differ. Plain MicroPython-subset code, so the same script
@@ -22,7 +22,7 @@ if __name__ == "__main__":
 
 from array import array  # noqa: E402
 
-from refbox import edgeloop  # noqa: E402
+from refbox import debounce, edgeloop  # noqa: E402
 from refbox.capture import EdgeDecoder  # noqa: E402
 from refbox.debounce import bank_of  # noqa: E402
 from refbox.prng import Prng  # noqa: E402
@@ -150,7 +150,7 @@ def play(mode, words, reads, start_us, quiet, mhz):
         judge = viper_judge
     elif mode == "twin":
         dec.edge_loop = edgeloop.run
-        judge = edgeloop.judge
+        judge = debounce.judge
     for deb in debs:
         deb.judge_words = judge
     ring = array("I", [0] * RING)

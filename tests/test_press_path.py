@@ -2,7 +2,7 @@
 simulator under CPython, from the capture read of its PIO stamp to the race line written and the
 winner's LED lit (sys.setprofile), and counts the firmware modules and the Python calls on the
 way. Counts, not times: this fails when the path grows past the figures of bench/README.md
-"press_path.py" (11 modules, 87 calls), so a new module or call on the race path is a choice
+"press_path.py" (10 modules, 87 calls), so a new module or call on the race path is a choice
 made in the open."""
 
 import importlib.util
@@ -15,8 +15,7 @@ CROSSED = {
     "refbox.board",  # the capture's DMA ring, the LEDs' PIO, the console
     "refbox.capture",  # PIO words to edges
     "refbox.edgeloop",  # the per-edge loop (its Python form under CPython)
-    "refbox.closure",  # the debounce and noise rule
-    "refbox.debounce",  # the station's closure judged a press
+    "refbox.debounce",  # the debounce and noise rule: the station's closure judged a press
     "refbox.ticks",  # Stamps and tick arithmetic
     "refbox.referee",  # the ordered stream, the decision's one moment
     "refbox.arbiter",  # first press, ties
@@ -37,5 +36,5 @@ def test_a_lone_press_crosses_no_more_modules_and_calls_than_measured():
     calls, winner, _ = _trace()
     assert winner == 3  # (the race the trace followed: P3 alone)
     assert set(calls) <= CROSSED, sorted(set(calls) - CROSSED)
-    assert len(calls) <= 11
+    assert len(calls) <= 10
     assert sum(calls.values()) <= CALLS, calls

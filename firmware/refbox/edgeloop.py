@@ -10,13 +10,14 @@ edge cost ~0.17 ms on the chip (EdgeDecoder.decode and Debouncer.edge_at, both n
 ~20 ms before the race it hides could be decided (issue 20: 5 ms from the first press).
 
 What each edge does is refbox.debounce.Debouncer.edge_at's, and whether it decides is
-refbox.closure's rule, which this Python form calls. The loop itself feeds the edges that begin a
-closure and those that only add to its times (bounce, a noise burst's spikes: a candidate that
-neither becomes a press nor is dropped at that edge) into the state array `Debouncer.v`; every
-other edge (a press, a drop, a release, the boot's quiet spell, anything out of range) goes to
-`edge_at` itself, untouched. The viper form writes refbox.closure's statements out on machine
-words (a viper function cannot call Python cheaply): tests/test_edgeloop.py checks it against
-this form on MicroPython, and both against Debouncer.edge_at alone.
+refbox.debounce's rule (`verdict`, `wait_ns`), which this Python form calls. The loop itself
+feeds the edges that begin a closure and those that only add to its times (bounce, a noise
+burst's spikes: a candidate that neither becomes a press nor is dropped at that edge) into the
+state array `Debouncer.v`; every other edge (a press, a drop, a release, the boot's quiet spell,
+anything out of range) goes to `edge_at` itself, untouched. The viper form writes the rule's
+statements out on machine words (a viper function cannot call Python cheaply):
+tests/test_edgeloop.py checks it against this form on MicroPython, and both against
+Debouncer.edge_at alone.
 
 Arguments (both forms):
 - `words`, `index`, `mask`, `n`: `n` PIO words of the ring `words` (32-bit items) from `index`
@@ -37,8 +38,8 @@ stays a 32-bit machine word (`fits`).
 
 from array import array
 
-from refbox.closure import NOISE, PRESS, UNDECIDED, verdict, wait_ns
 from refbox.compat import const
+from refbox.debounce import UNDECIDED, thresholds, verdict, wait_ns
 
 # refbox.debounce's states and V_ fields (the viper form repeats them: a viper function sees only
 # its own module's constants; tests/test_edgeloop.py checks all three agree)
@@ -61,15 +62,9 @@ _MAX = const((1 << 30) - 1)
 _FAR_US = const(1000000)  # a gap this long (µs) goes to edge_at: its ns would pass 32 bits
 
 
-def thresholds(debouncer):
-    """(press_ns, bounce_gap_ns, noise_ratio, judge_ns) of `debouncer` (a Debouncer or its
-    class): `judge`'s `rules`, and the middle of `run`'s `limits`."""
-    return (debouncer.press_us * 1000, debouncer.bounce_gap_us * 1000, debouncer.noise_ratio,
-            debouncer.judge_us * 1000)
-
-
 def limits_for(n_pins, counter_mask, ns_num, ns_den, debouncer):
-    """The `limits` array of `run` for a decoder of `n_pins` and `debouncer`'s thresholds."""
+    """The `limits` array of `run` for a decoder of `n_pins` and `debouncer`'s thresholds
+    (refbox.debounce.thresholds)."""
     return array("i", (n_pins, counter_mask, (1 << n_pins) - 1, ns_num, ns_den)
                  + thresholds(debouncer)
                  + (debouncer.press_us, ns_num // ns_den if ns_num % ns_den == 0 else 0))
@@ -121,7 +116,7 @@ def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
     level_mask = limits[2]
     ns_num = limits[3]
     ns_den = limits[4]
-    rules = (limits[5], limits[6], limits[7], limits[8])  # refbox.closure's
+    rules = (limits[5], limits[6], limits[7], limits[8])  # refbox.debounce.thresholds
     judge_ns = limits[8]
     press_us = limits[9]
     per_count = limits[10]
@@ -202,7 +197,7 @@ def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
                     held = d * 1000 + ns - since_ns
                     to_cap = judge_ns - df * 1000 - (since_ns - bank[b + _V_FIRST_NS])
                     # the level held until here (the opposite of this edge's) decides nothing:
-                    # bounce, the closure's times grow (refbox.closure; Debouncer.edge_at)
+                    # bounce, the closure's times grow (refbox.debounce.verdict; Debouncer.edge_at)
                     if held >= 0 and verdict(1 - closed, held, closed_ns, open_ns, to_cap,
                                              rules) == UNDECIDED:
                         slow = 0
@@ -231,36 +226,3 @@ def run(words, index, mask, n, chain, limits, lowest, bank, debouncers, out):
     chain[3] = ns
     chain[4] = levels
     chain[5] = calls
-
-
-def judge(bank, station, t_us, t_ns, rules):
-    """Debouncer._judge for a candidate (a closure being judged) with no edge since `since`, by
-    µs tick `t_us` and `t_ns` inside it, on the bank's fields of `station`: 0 nothing decided
-    (nothing changed), 1 a press (state DOWN: the caller reports it), 2 noise (state UP: the
-    caller counts it), 3 not here (not a candidate, the boot's quiet spell, out of range: the
-    caller's `_judge` decides). `rules`: array('i') [press_ns, bounce_gap_ns, noise_ratio,
-    judge_ns] (`thresholds`, as refbox.debounce.bank_of makes it)."""
-    b = station * _V_FIELDS
-    if bank[b + _V_QUIET] != 0 or bank[b + _V_STATE] != _CANDIDATE:
-        return 3
-    since_us = bank[b + _V_SINCE_US]
-    since_ns = bank[b + _V_SINCE_NS]
-    open_ns = bank[b + _V_OPEN_NS]
-    closed_ns = bank[b + _V_CLOSED_NS]
-    d = ((t_us - since_us + _HALF) & _MAX) - _HALF
-    df = ((since_us - bank[b + _V_FIRST_US] + _HALF) & _MAX) - _HALF
-    if (d < 0 or d >= _FAR_US or df < 0 or df >= _FAR_US or open_ns < 0 or open_ns > _MAX
-            or closed_ns < 0 or closed_ns > _MAX):
-        return 3
-    held = d * 1000 + t_ns - since_ns
-    if held < 0:
-        return 3
-    to_cap = rules[3] - df * 1000 - (since_ns - bank[b + _V_FIRST_NS])
-    said = verdict(bank[b + _V_CLOSED], held, closed_ns, open_ns, to_cap, rules)
-    if said == PRESS:
-        bank[b + _V_STATE] = _DOWN
-        bank[b + _V_DUE_US] = -1
-    elif said == NOISE:
-        bank[b + _V_STATE] = _UP
-        bank[b + _V_DUE_US] = -1
-    return said

@@ -24,12 +24,12 @@ RP2350 has no such divider, which is why this module imports only on an RP2040 (
 runs the viper loop).
 
 Arguments, return and guarantees: refbox.edgeloop's `run`. Its closure statements are
-refbox.closure's rule (`verdict`, `wait_ns`) in Thumb instructions. CI proves it on the bytes the
+refbox.debounce's rule (`verdict`, `wait_ns`) in Thumb instructions. CI proves it on the bytes the
 chip runs: tests/test_thumb_kernel.py compiles this file with mpy-cross for armv6m as the flash
 build does, reads the kernel's machine code out of the .mpy and runs it under unicorn on a
 Cortex-M0 (the SIO divider modelled), on generated edges, against refbox.edgeloop's Python loop
-(which calls refbox.closure); two of its constants swapped fail there. bench/check_edgeloop_chip.py
-runs tests/edgeloop_check.py on the emulated RP2040 (rp2emu) as well.
+(which calls refbox.debounce's rule); two of its constants swapped fail there.
+bench/check_edgeloop_chip.py runs tests/edgeloop_check.py on the emulated RP2040 (rp2emu) as well.
 """
 
 import sys

@@ -2,7 +2,7 @@
 machine words, for a MicroPython board (refbox.capture imports it when it can: CPython and
 CircuitPython, which has no native emitter, raise ImportError here or SyntaxError compiling it).
 
-Arguments, return and guarantees: refbox.edgeloop. Its closure statements are refbox.closure's
+Arguments, return and guarantees: refbox.edgeloop. Its closure statements are refbox.debounce's
 rule (`verdict`, `wait_ns`) written out on machine words, as refbox.edgeloop's Python form calls
 it: that module is the source; this form is checked against it. On the chip a word with one
 edge costs a few µs here instead of ~0.17 ms as Python (bench/README.md).
@@ -186,7 +186,7 @@ def run(words, index: int, mask: int, n: int, chain, limits, lowest, bank, debou
 
 @micropython.viper
 def judge(bank, station: int, t_us: int, t_ns: int, rules) -> int:
-    # refbox.edgeloop.judge (its docstring), on machine words
+    # refbox.debounce.judge (its docstring), on machine words
     v = ptr32(uint(ptr32(bank)) + station * _V_BYTES)  # noqa: F821
     r = ptr32(rules)  # noqa: F821
     if v[_V_QUIET] != 0 or v[_V_STATE] != _CANDIDATE:

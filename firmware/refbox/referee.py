@@ -223,8 +223,7 @@ class Referee:
                 self.menu.wiring_press(station, self.now)
                 self.tone(1175, 60)
             return
-        self.game.now = self.now
-        if station not in self.holding:
+        if station not in self.holding:  # (the game's `now` is the press's: _deliver)
             self.holding.append(station)
         out = []
         counted = self.arbiter.press(station, stamp, out)
@@ -412,9 +411,34 @@ class Referee:
         return horizon.diff_ns(deadline) >= 0
 
     def arbiter_events(self, out):
+        """The arbiter's decisions in `out` ((kind, ...) items, refbox.arbiter) as events, in their
+        order. A race's is asked first (the kind a decided race's list holds): its line's one
+        moment (the App's `announce`), before the game's bookkeeping."""
         for item in out:
             kind = item[OUT_KIND]
-            if kind == "lockout":
+            if kind == "race":
+                winner, margin = item[OUT_WINNER], item[OUT_RACE_MARGIN]
+                tied, first = item[OUT_TIED], item[OUT_FIRST]
+                # its fields (refbox.protocol.RACE_KEYS): tied 0-based -> 1-based, first: Stamp
+                said = (("winner", winner + 1), ("margin_ns", margin), ("tie", bool(tied)),
+                        ("tied", [p + 1 for p in tied] if tied else []), ("t_us", first.us),
+                        ("t_ns", first.ns))
+                # the race line's one moment and one writer: its decision, before its event and
+                # the game's bookkeeping (the App's `announce`: the winner's light, the lines
+                # held from before the race, the line). Without an App the event is the line.
+                self.tie_shown = bool(tied)
+                self.last_race = (winner, margin, list(tied))
+                if self.announce is not None:
+                    self.announce(said)
+                self.emit("race", said)
+                self.tone(1760, 150)
+                self._record(self.game.win_entry(winner, first))
+                if self.decided is not None:
+                    self.decided()  # the winner's LED before the rest of the pass
+                # the prompts the win brings, right behind it: before any later press is handed
+                # over, in whichever pass that falls (a decision can stop its pass's hand-over)
+                self.prompts()
+            elif kind == "lockout":
                 fields = (("player", item[OUT_PLAYER] + 1), ("reason", item[OUT_REASON]),
                           ("ms", item[OUT_MS]))
                 self.emit("lockout", fields)
@@ -428,28 +452,6 @@ class Referee:
                 race = self.last_race
                 if race is not None and race[RACE_WINNER] == winner and race[RACE_MARGIN] is None:
                     self.last_race = (winner, margin, race[RACE_TIED])
-            elif kind == "race":
-                winner, margin = item[OUT_WINNER], item[OUT_RACE_MARGIN]
-                tied, first = item[OUT_TIED], item[OUT_FIRST]
-                self.tie_shown = bool(tied)
-                self.last_race = (winner, margin, list(tied))
-                # its fields (refbox.protocol.RACE_KEYS): tied 0-based -> 1-based, first: Stamp
-                said = (("winner", winner + 1), ("margin_ns", margin), ("tie", bool(tied)),
-                        ("tied", [p + 1 for p in tied] if tied else []), ("t_us", first.us),
-                        ("t_ns", first.ns))
-                # the race line's one moment and one writer: its decision, before its event and
-                # the game's bookkeeping (the App's `announce`: the winner's light, the lines
-                # held from before the race, the line). Without an App the event is the line.
-                if self.announce is not None:
-                    self.announce(said)
-                self.emit("race", said)
-                self.tone(1760, 150)
-                self._record(self.game.win_entry(winner, first))
-                if self.decided is not None:
-                    self.decided()  # the winner's LED before the rest of the pass
-                # the prompts the win brings, right behind it: before any later press is handed
-                # over, in whichever pass that falls (a decision can stop its pass's hand-over)
-                self.prompts()
 
     def buttons(self):
         """What each control does now, for people: [(control, meaning)] (Game.buttons; the menu's;
