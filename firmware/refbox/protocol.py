@@ -99,31 +99,53 @@ def _escaped(text):
 
 def encode_value(value):
     """JSON text of None, bool, int, str, list/tuple or dict (keys sorted). Floats raise
-    TypeError."""
+    TypeError. The common classes are told apart by `__class__` first and the items of a list,
+    tuple or dict that are ints or str are encoded in place, without a call each: a journal
+    record's entries are tuples of ints and short str (on the chip a call costs ~20 µs)."""
+    cls = value.__class__
+    if cls is int:
+        return str(value)
+    if cls is str:
+        return _encode_str(value)
     if value is None:
         return "null"
     if value is True:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return _encode_str(value)
-    if isinstance(value, list):
+    if cls is list:
         first = value[0] if value else 0
         if first.__class__ is list:
             first = first[0] if first else 0
-        if first.__class__ is not str:  # (a list of str, or of lists of str: item by item)
+        if first.__class__ is int:  # (a list of str, tuples, lists of str...: item by item)
             text = str(value)  # one C call; a list of ints (nested too) prints as JSON + spaces
             if not text.strip("0123456789-,[] "):
                 return text.replace(" ", "")
+    if cls is list or cls is tuple:
+        return "[" + ",".join([str(v) if v.__class__ is int else _item(v) for v in value]) + "]"
+    if cls is dict:
+        keys = sorted(value)
+        return "{" + ",".join([_encode_str(k) + ":" + _item(value[k]) for k in keys]) + "}"
+    if isinstance(value, int):  # (a subclass)
+        return str(value)
+    if isinstance(value, str):
+        return _encode_str(value)
     if isinstance(value, (list, tuple)):
         return "[" + ",".join([encode_value(v) for v in value]) + "]"
     if isinstance(value, dict):
         keys = sorted(value)
         return "{" + ",".join([_encode_str(k) + ":" + encode_value(value[k]) for k in keys]) + "}"
     raise TypeError("protocol values are int, str, bool, None, lists and dicts")
+
+
+def _item(value):
+    """encode_value(value) for an item of a list, tuple or dict."""
+    cls = value.__class__
+    if cls is int:
+        return str(value)
+    if cls is str:
+        return _encode_str(value)
+    return encode_value(value)
 
 
 def _shape(name, keys):
