@@ -99,9 +99,11 @@ def _escaped(text):
 
 def encode_value(value):
     """JSON text of None, bool, int, str, list/tuple or dict (keys sorted). Floats raise
-    TypeError. The common classes are told apart by `__class__` first and the items of a list,
-    tuple or dict that are ints or str are encoded in place, without a call each: a journal
-    record's entries are tuples of ints and short str (on the chip a call costs ~20 µs)."""
+    TypeError. The common classes are told apart by `__class__` first, and the items of a list,
+    tuple or dict that are ints or str are encoded in place: a journal record's entries are
+    tuples of ints and short str (on the chip a call costs ~20 µs). One frame per level of
+    nesting (loops, no comprehension's frame): the journal saves deep in the loop's calls, and
+    the chip's C stack is small (a record's encoding once hit "maximum recursion depth")."""
     cls = value.__class__
     if cls is int:
         return str(value)
@@ -121,31 +123,34 @@ def encode_value(value):
             text = str(value)  # one C call; a list of ints (nested too) prints as JSON + spaces
             if not text.strip("0123456789-,[] "):
                 return text.replace(" ", "")
-    if cls is list or cls is tuple:
-        return "[" + ",".join([str(v) if v.__class__ is int else _item(v) for v in value]) + "]"
-    if cls is dict:
-        keys = sorted(value)
-        return "{" + ",".join([_encode_str(k) + ":" + _item(value[k]) for k in keys]) + "}"
+    if cls is list or cls is tuple or isinstance(value, (list, tuple)):
+        parts = []
+        for v in value:
+            c = v.__class__
+            if c is int:
+                parts.append(str(v))
+            elif c is str:
+                parts.append(_encode_str(v))
+            else:
+                parts.append(encode_value(v))
+        return "[" + ",".join(parts) + "]"
+    if cls is dict or isinstance(value, dict):
+        parts = []
+        for k in sorted(value):
+            v = value[k]
+            c = v.__class__
+            if c is int:
+                parts.append(_encode_str(k) + ":" + str(v))
+            elif c is str:
+                parts.append(_encode_str(k) + ":" + _encode_str(v))
+            else:
+                parts.append(_encode_str(k) + ":" + encode_value(v))
+        return "{" + ",".join(parts) + "}"
     if isinstance(value, int):  # (a subclass)
         return str(value)
     if isinstance(value, str):
         return _encode_str(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join([encode_value(v) for v in value]) + "]"
-    if isinstance(value, dict):
-        keys = sorted(value)
-        return "{" + ",".join([_encode_str(k) + ":" + encode_value(value[k]) for k in keys]) + "}"
     raise TypeError("protocol values are int, str, bool, None, lists and dicts")
-
-
-def _item(value):
-    """encode_value(value) for an item of a list, tuple or dict."""
-    cls = value.__class__
-    if cls is int:
-        return str(value)
-    if cls is str:
-        return _encode_str(value)
-    return encode_value(value)
 
 
 def _shape(name, keys):
