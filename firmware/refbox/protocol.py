@@ -99,58 +99,34 @@ def _escaped(text):
 
 def encode_value(value):
     """JSON text of None, bool, int, str, list/tuple or dict (keys sorted). Floats raise
-    TypeError. The common classes are told apart by `__class__` first, and the items of a list,
-    tuple or dict that are ints or str are encoded in place: a journal record's entries are
-    tuples of ints and short str (on the chip a call costs ~20 µs). One frame per level of
-    nesting (loops, no comprehension's frame): the journal saves deep in the loop's calls, and
-    the chip's C stack is small (a record's encoding once hit "maximum recursion depth")."""
-    cls = value.__class__
-    if cls is int:
-        return str(value)
-    if cls is str:
-        return _encode_str(value)
+    TypeError. An int or str item of a list, tuple or dict is encoded in place (a journal
+    record's entries are tuples of ints and short str; on the chip a call costs ~20 µs), and
+    each level of nesting is one frame (a loop, no comprehension's frame: the journal saves deep
+    in the loop's calls, and the chip's C stack is small)."""
     if value is None:
         return "null"
     if value is True:
         return "true"
     if value is False:
         return "false"
-    if cls is list:
-        first = value[0] if value else 0
-        if first.__class__ is list:
-            first = first[0] if first else 0
-        if first.__class__ is int:  # (a list of str, tuples, lists of str...: item by item)
-            text = str(value)  # one C call; a list of ints (nested too) prints as JSON + spaces
-            if not text.strip("0123456789-,[] "):
-                return text.replace(" ", "")
-    if cls is list or cls is tuple or isinstance(value, (list, tuple)):
-        parts = []
-        for v in value:
-            c = v.__class__
-            if c is int:
-                parts.append(str(v))
-            elif c is str:
-                parts.append(_encode_str(v))
-            else:
-                parts.append(encode_value(v))
-        return "[" + ",".join(parts) + "]"
-    if cls is dict or isinstance(value, dict):
-        parts = []
-        for k in sorted(value):
-            v = value[k]
-            c = v.__class__
-            if c is int:
-                parts.append(_encode_str(k) + ":" + str(v))
-            elif c is str:
-                parts.append(_encode_str(k) + ":" + _encode_str(v))
-            else:
-                parts.append(_encode_str(k) + ":" + encode_value(v))
-        return "{" + ",".join(parts) + "}"
-    if isinstance(value, int):  # (a subclass)
+    if isinstance(value, int):
         return str(value)
     if isinstance(value, str):
         return _encode_str(value)
-    raise TypeError("protocol values are int, str, bool, None, lists and dicts")
+    dict_ = isinstance(value, dict)
+    if isinstance(value, list) and value and value[0].__class__ is int:
+        text = str(value)  # one C call; a list of ints prints as JSON plus spaces
+        if not text.strip("0123456789-,[] "):
+            return text.replace(" ", "")
+    if not dict_ and not isinstance(value, (list, tuple)):
+        raise TypeError("protocol values are int, str, bool, None, lists and dicts")
+    parts = []
+    for k in sorted(value) if dict_ else value:
+        v = value[k] if dict_ else k
+        c = v.__class__
+        text = str(v) if c is int else _encode_str(v) if c is str else encode_value(v)
+        parts.append(_encode_str(k) + ":" + text if dict_ else text)
+    return ("{%s}" if dict_ else "[%s]") % ",".join(parts)
 
 
 def _shape(name, keys):
