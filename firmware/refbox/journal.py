@@ -681,33 +681,20 @@ class Journal:
         """Write the header and one snapshot record of `fields` to a new file, and rename it
         over the journal. Its payload is made twice, a piece at a time (snapshot_pieces): once
         to sum its length and checksum, once to write it; RAM never holds the whole record
-        (littlefs commits the file at close). A snapshot of at most `_Chunks.whole` bytes (a game
-        just started) is made once: its pieces are kept for the write (its own bytes, no more
-        than the one write's buffer holds)."""
+        (littlefs commits the file at close)."""
         new = self.path + ".new"
         digest = sha256(b"")
         length = 0
-        kept = []  # type: list | None  # the pieces while they fit one write: made once
         for piece in snapshot_pieces(fields):
             length += len(piece)  # (ASCII: as many bytes as characters)
-            data = piece.encode()
-            digest.update(data)
-            if kept is not None:
-                if length <= _Chunks.whole:
-                    kept.append(data)
-                else:
-                    kept = None  # a long game's: made again as it is written
+            digest.update(piece.encode())
         head = header() + ("%d %s " % (length, hexlify(digest.digest()[:4]).decode())).encode()
         try:
             f = self.fs.open(new, "wb")
             try:
                 out = _Chunks(f, head, len(head) + length + 1)
-                if kept is not None:
-                    for data in kept:
-                        out.write(data)
-                else:
-                    for piece in snapshot_pieces(fields):
-                        out.write(piece.encode())
+                for piece in snapshot_pieces(fields):
+                    out.write(piece.encode())
                 out.write(b"\n")
                 out.flush()
             finally:
