@@ -92,7 +92,8 @@ TABLE = {
     "gc": 25000000,
     # Python CPU ns between automatic collections, a loop pass itself not counted (see _auto_gc
     # and _spend): the loop collects before
-    # every race (App._before_race), so a race and its judgement fit between two collections
+    # every race (App._before_race) and once after it (App._after_race), so a race, and then
+    # its judgement, each fit between two collections
     "auto_gc_after": 250000000,
     "boot": 386000000,  # power-up: main.py imports the firmware (.mpy), until the App starts
     # the decision's own work before its event goes out, by event name
