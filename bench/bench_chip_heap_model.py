@@ -52,17 +52,6 @@ def live_kb(game, players, heapsize):
     raise SystemExit(proc.stderr[-2000:])
 
 
-RESUMED = """
-import gc, json, sys
-from tablebuzz.sim import runner
-head = json.loads(sys.stdin.readline())
-sim = runner.Simulation(head, lambda t, line: None)
-sim.run([])
-gc.collect()
-print("#live", gc.mem_alloc(), gc.mem_free())
-"""
-
-
 def resumed_live_kb():
     """KB live in the lane (after a collection) once a 6-player quiz is resumed after its first
     question: the false-start quiz's first 1.3 s played, then a power-up on the journal it left
@@ -72,7 +61,7 @@ def resumed_live_kb():
             "flash": {"dir": folder + "/"}, "options": {"questions": 0, "target": 0}}
     first = [r for r in parse(false_start_quiz(1), 6, CONTROLS) if r["t"] < 1_500_000_000]
     simulate.run(head, first, "micropython")
-    cmd = simulate.micropython_command(RESUMED, heap="8M", root=REPO)
+    cmd = simulate.micropython_command(SETUP, heap="8M", root=REPO)  # (a power-up resumes)
     env = dict(os.environ, MICROPYPATH="")
     proc = subprocess.run(cmd, input=json.dumps(head) + "\n", capture_output=True, text=True,
                           env=env, cwd=str(REPO))
