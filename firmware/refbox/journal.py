@@ -569,13 +569,8 @@ class Journal:
         if c is not None and (snapshot or rebase is not None or game.unchanged < c.log_len):
             self._compactor = None  # its game's log changed under it (an undo, a checkpoint)
         if snapshot:
-            self._compact = False
-        if snapshot:
-            fields["game"] = None if game is None else game.name
-            if game is not None:
-                fields.update(game_fields(referee, game, game.log))
-            fields["over"] = over
-            fields["setup"] = setup
+            self._compact = False  # (this is one)
+            fields = snapshot_fields(now, referee, game, over, setup)
             ok = self._write_snapshot(fields, referee)
             if ok:
                 self._snapped = None if game is None else game.base
@@ -650,10 +645,7 @@ class Journal:
             try:
                 from refbox.compaction import Compactor
 
-                fields = {"t": self._t, "game": game.name}
-                fields.update(game_fields(referee, game, game.log))
-                fields["over"] = False
-                fields["setup"] = self._setup
+                fields = snapshot_fields(self._t, referee, game, False, self._setup)
                 self._compactor = Compactor(fields, self._size, game, self._deltas)
             except MemoryError:  # (saved: the compaction begins after a later save)
                 self._compactor = None
@@ -728,21 +720,25 @@ class Journal:
         return False
 
 
-def game_fields(referee, game, log):
-    """A snapshot's fields of `game` (refbox.games.base.Game) with `log`."""
-    fields = {
-        "players": game.players,
-        "options": game.options,
-        "seed": _hex(referee.seed),
-        "log": log,
-        "ties": list(referee.arbiter.prng.state()),
-        "locked": referee.arbiter.lockouts(),
-    }
-    if game.base is not None:
-        fields["base"] = game.base
-        fields["base_len"] = game.base_len
-    if game.next_base is not None:
-        fields["next_base"] = game.next_base
+def snapshot_fields(t, referee, game, over, setup):
+    """A snapshot record's fields: µs tick `t`, `game` (refbox.games.base.Game, or None: the
+    menu) with its log, checkpoints and `referee`'s seed, ties and lockouts, `over` and the
+    menu's `setup`."""
+    fields = {"t": t, "game": None if game is None else game.name}
+    if game is not None:
+        fields["players"] = game.players
+        fields["options"] = game.options
+        fields["seed"] = _hex(referee.seed)
+        fields["log"] = game.log
+        fields["ties"] = list(referee.arbiter.prng.state())
+        fields["locked"] = referee.arbiter.lockouts()
+        if game.base is not None:
+            fields["base"] = game.base
+            fields["base_len"] = game.base_len
+        if game.next_base is not None:
+            fields["next_base"] = game.next_base
+    fields["over"] = over
+    fields["setup"] = setup
     return fields
 
 
