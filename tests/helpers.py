@@ -259,12 +259,15 @@ CP_MPY_CROSS = _circuitpython_mpy_cross()
 def bare_referee(stations=6):
     """(a Referee with no board: a fixed entropy, no tones, no clock), [(event name, fields
     dict)] it emitted)."""
+    from refbox.protocol import Encoded
     from refbox.referee import Referee
 
     out = []
     ref = Referee(
         stations,
-        lambda name, fields: out.append((name, dict(fields))),
+        lambda name, fields: out.append(
+            (name, {k: v.value if v.__class__ is Encoded else v for k, v in fields})
+        ),
         lambda f, ms: None,
         lambda: bytes(16),
         lambda: (),

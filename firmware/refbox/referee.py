@@ -601,7 +601,7 @@ class Referee:
             (
                 ("game", name),
                 ("players", players),
-                ("options", options),
+                ("options", self.game.encoded_options()),
                 ("commit", commitment(self.seed)),
             ),
         )
@@ -647,7 +647,7 @@ class Referee:
             (
                 ("game", game.name),
                 ("players", game.players),
-                ("options", game.options),
+                ("options", game.encoded_options()),
                 ("commit", commitment(self.seed)),
                 ("log", game.entries()),
                 ("reopened", game.phase == "racing"),  # the race open at the last save: its

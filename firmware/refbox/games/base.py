@@ -9,6 +9,7 @@ Source: tablebuzz design notes, principle 2 "Event-sourced".
 
 from refbox.compat import const
 from refbox.prng import Prng
+from refbox.protocol import Encoded
 from refbox.ticks import Stamp
 
 # A log entry's kind is its first slot (every game's entries: see each game's own list); the
@@ -264,7 +265,16 @@ class Game:
         self.base_len = 0
         self.next_base = None  # type: tuple | None
         self.decided = 0
+        self._encoded = None  # the options' JSON text, once made (encoded_options)
         self.restart()
+
+    def encoded_options(self):
+        """The options as refbox.protocol.Encoded: their JSON text made once for the game (its
+        `game` line, each snapshot), since they never change in it."""
+        encoded = self._encoded
+        if encoded is None:
+            encoded = self._encoded = Encoded(self.options)
+        return encoded
 
     def restart(self):
         """The state of an empty log, with the game's PRNG back at its start: a refold makes the
