@@ -60,6 +60,10 @@ class App:
     # (the deciding pass waits for that one's end: issue 20)
     armed_sleep_us = 200
     gc_threshold = 48 * 1024  # bytes: no automatic gc before this much is allocated
+    # µs after a decision's lines went out that the garbage is collected (at the next safe
+    # moment): the next command then has `gc_threshold` bytes to allocate from, and the lines
+    # have left the USB buffers (a collection stops the console's background task meanwhile)
+    gc_after_lines_us = 20000
     frame_us = 25000  # a moving frame is re-rendered this often (every blink period divides it)
 
     def __init__(self, board, clock, pinmap, boot_game=None, journal=None):
@@ -96,6 +100,7 @@ class App:
         self._tone_until = None
         self._gc_due = False  # a collection is due at the next safe moment (see _before_race)
         self._collected_race = None  # the cue (Arbiter.armed_at) of the race last collected after
+        self._gc_after = None  # µs tick from which a collection is due (_collect_after_lines)
         self.display = getattr(board, "display", None)  # refbox.oled.Oled, if one answered
         self.keyboard = getattr(board, "keyboard", None)  # refbox.keys.Typist: USB keyboard mode
         if self.display is not None:
@@ -415,6 +420,10 @@ class App:
         if wrote:
             return
         maintained = False
+        gc_after = self._gc_after
+        if gc_after is not None and ticks_diff(now, gc_after) >= 0:
+            self._gc_after = None
+            self._gc_due = True  # (_collect_after_lines)
         if self._save_due or self._gc_due or capture.count < capture.rearm_below:
             if self.can_block():
                 if self.journal is not None and self._save_due:
@@ -424,6 +433,7 @@ class App:
                 self._save_due = False
                 if self._unsaved:
                     self._release_saved()  # the journal holds the decision: the room may see it
+                    self._collect_after_lines(now)
                 self._after_race()
                 self._maintain()
                 maintained = True
@@ -724,6 +734,7 @@ class App:
             self._gc_due = True
             return
         self._gc_due = False
+        self._gc_after = None  # (this one serves)
         self.board.collect()
         self.referee.now = self.clock.ticks_us()
 
@@ -738,6 +749,16 @@ class App:
         if arbiter.phase == DECIDED and arbiter.armed_at is not self._collected_race:
             self._collected_race = arbiter.armed_at
             self._gc_due = True
+            self._gc_after = None  # (this one serves)
+
+    def _collect_after_lines(self, now):
+        """A decision's lines went out: collect the garbage `gc_after_lines_us` later, at a safe
+        moment, so that the next command (a `new_game`, a judgement, a control) has
+        `gc_threshold` bytes to allocate from. Without it MicroPython's automatic collection
+        (~8 ms at 200 MHz on the emulated chip) fell inside `new_game` -> `game` at whatever
+        allocation crossed the threshold (bench/README.md "bench_budget_chip.py"). A race
+        collects before it and after it anyway (_before_race, _after_race)."""
+        self._gc_after = ticks_add(now, self.gc_after_lines_us)
 
     def can_block(self):
         """True at a safe moment: no race open (the arbiter is not ARMED, so no decision is
@@ -808,6 +829,8 @@ class App:
             return True
         if self.keyboard is not None and self.keyboard.pending:
             return True  # a key report waits for the host's next poll
+        if self._gc_after is not None:
+            return True  # a collection after a decision's lines (_collect_after_lines)
         return self._timed() or self._display_due()  # the picture is not all out yet
 
     # ------------------------------------------------------------------ capture
