@@ -3,7 +3,7 @@
 A Pico has about 200 KB of heap, and the six games' code would take a good part of it, so only the
 game being set up or played is imported: the catalogue knows names and player counts without
 loading anything, `game_class(name)` imports one game, and on the board `release_others(name)`
-lets the others' code be collected.
+lets the others' code be collected, unless the heap has room to spare (release_others).
 """
 
 import gc
@@ -70,7 +70,7 @@ def game_class(name):
     _, module, cls, _, _ = _entry(name)
     for retry in (False, True):
         if retry:  # a game module no game uses any longer goes now, not after
-            release_others(name)
+            release_others(name, True)
             gc.collect()
         try:
             return getattr(__import__(module, None, None, (cls,)), cls)
@@ -86,8 +86,15 @@ def game_class(name):
     )
 
 
-def release_others(keep):
+def release_others(keep, force=False):
     """On the board, forget every game module but `keep`'s so the GC can free its code.
+
+    Not on MicroPython while more of its heap is free than taken (garbage counts as taken), and
+    not `force` (a module that found no room): the tablebuzz image (refbox frozen in) has ~190 KB
+    free of ~240 with a game, and a game's frozen module costs a few KB of it, while importing
+    one again cost 5-12 ms of `new_game` -> `game` at 200 MHz on the emulated chip; stock
+    MicroPython (~60 KB free: the modules' bytecode is in RAM) and the simulator's memory model
+    (tablebuzz.sim.heap) let them go.
 
     On both boards' interpreters, MicroPython and CircuitPython (on a CircuitPython Pico the
     games kept after each new_game ran its ~160 KB heap out by the fourth, emulated); not on
@@ -96,6 +103,8 @@ def release_others(keep):
     """
     if sys.implementation.name == "cpython":
         return
+    if not force and sys.implementation.name == "micropython" and gc.mem_free() > gc.mem_alloc():
+        return  # (room for them: not imported again at the next change of game)
     package = sys.modules.get("refbox.games")
     for name, module, _, _, _ in CATALOG:
         if name != keep and module in sys.modules:
