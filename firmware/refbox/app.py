@@ -433,7 +433,7 @@ class App:
                 self._save_due = False
                 if self._unsaved:
                     self._release_saved()  # the journal holds the decision: the room may see it
-                    self._collect_after_lines(now)
+                    self._collect_after_lines()
                 self._after_race()
                 self._maintain()
                 maintained = True
@@ -751,14 +751,14 @@ class App:
             self._gc_due = True
             self._gc_after = None  # (this one serves)
 
-    def _collect_after_lines(self, now):
+    def _collect_after_lines(self):
         """A decision's lines went out: collect the garbage `gc_after_lines_us` later, at a safe
         moment, so that the next command (a `new_game`, a judgement, a control) has
         `gc_threshold` bytes to allocate from. Without it MicroPython's automatic collection
         (~8 ms at 200 MHz on the emulated chip) fell inside `new_game` -> `game` at whatever
         allocation crossed the threshold (bench/README.md "bench_budget_chip.py"). A race
         collects before it and after it anyway (_before_race, _after_race)."""
-        self._gc_after = ticks_add(now, self.gc_after_lines_us)
+        self._gc_after = ticks_add(self.clock.ticks_us(), self.gc_after_lines_us)
 
     def can_block(self):
         """True at a safe moment: no race open (the arbiter is not ARMED, so no decision is

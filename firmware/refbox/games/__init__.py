@@ -3,7 +3,7 @@
 A Pico has about 200 KB of heap, and the six games' code would take a good part of it, so only the
 game being set up or played is imported: the catalogue knows names and player counts without
 loading anything, `game_class(name)` imports one game, and on the board `release_others(name)`
-lets the others' code be collected, unless the heap has room to spare (release_others).
+lets the others' code be collected, unless it is frozen into the firmware (release_others).
 """
 
 import gc
@@ -23,6 +23,10 @@ CATALOG = (
     ("diddly", "refbox.games.diddly", "Diddly", 2, 6),
     ("evidence", "refbox.games.evidence", "Evidence", 2, 6),
 )
+# MicroPython names a frozen module's __file__ after its .py source and a module loaded from the
+# filesystem after its .mpy file (py/builtinimport.c): the game modules' code is then in flash
+# (`make firmware`), and keeping one imported costs only its functions' and classes' objects
+_FROZEN = sys.implementation.name == "micropython" and __file__.endswith(".py")
 GAME_ORDER = tuple([name for name, _, _, _, _ in CATALOG])
 # the names people read (README's game table), ASCII for the display's 8x8 font
 TITLES = (
@@ -89,12 +93,11 @@ def game_class(name):
 def release_others(keep, force=False):
     """On the board, forget every game module but `keep`'s so the GC can free its code.
 
-    Not on MicroPython while more of its heap is free than taken (garbage counts as taken), and
-    not `force` (a module that found no room): the tablebuzz image (refbox frozen in) has ~190 KB
-    free of ~240 with a game, and a game's frozen module costs a few KB of it, while importing
-    one again cost 5-12 ms of `new_game` -> `game` at 200 MHz on the emulated chip; stock
-    MicroPython (~60 KB free: the modules' bytecode is in RAM) and the simulator's memory model
-    (tablebuzz.sim.heap) let them go.
+    Not when their code is frozen into the firmware (_FROZEN: the tablebuzz image, ~190 KB of
+    heap free with a game; also the unix port run from the .py sources), unless `force` (a
+    module that found no room): importing one again cost 5-12 ms of `new_game` -> `game` at
+    200 MHz on the emulated chip. Stock MicroPython (`make flash`: .mpy files, their bytecode in
+    RAM, ~60 KB free) and the simulator's memory model (tablebuzz.sim.heap: .mpy) let them go.
 
     On both boards' interpreters, MicroPython and CircuitPython (on a CircuitPython Pico the
     games kept after each new_game ran its ~160 KB heap out by the fourth, emulated); not on
@@ -103,8 +106,8 @@ def release_others(keep, force=False):
     """
     if sys.implementation.name == "cpython":
         return
-    if not force and sys.implementation.name == "micropython" and gc.mem_free() > gc.mem_alloc():
-        return  # (room for them: not imported again at the next change of game)
+    if _FROZEN and not force:
+        return  # (not imported again at the next change of game)
     package = sys.modules.get("refbox.games")
     for name, module, _, _, _ in CATALOG:
         if name != keep and module in sys.modules:
