@@ -168,6 +168,12 @@ class Encoded:
         self.value = value
         self.text = encode_value(value)
 
+    def __eq__(self, other):  # (two runs' events compared: the same text is the same value)
+        return other.__class__ is Encoded and other.text == self.text
+
+    def __repr__(self):
+        return "Encoded(%s)" % self.text
+
 
 def _shape(name, keys):
     """The `%` format of an event line with these keys: every value a %s."""
