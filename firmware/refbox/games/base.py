@@ -41,7 +41,7 @@ def reserve_log():
             pass
 # the attributes of a Game that are not its folded state (a checkpoint leaves them out)
 _NOT_STATE = ("players", "options", "seed", "log", "revision", "race_prng", "now", "prng",
-              "base", "base_len", "next_base", "decided", "unchanged")  # fmt: skip
+              "base", "base_len", "next_base", "decided", "unchanged", "_encoded")  # fmt: skip
 
 # Game.next_deadline's answer for "ask tick_entry every pass" (a game that does not say)
 ASK_EVERY_PASS = "ask"
