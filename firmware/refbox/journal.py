@@ -28,7 +28,7 @@ import json
 from binascii import hexlify, unhexlify
 
 from refbox.compat import sha256
-from refbox.protocol import Encoded, encode_value
+from refbox.protocol import encode_value
 
 MAGIC = "tablebuzz-journal"
 VERSION = 1
@@ -92,8 +92,8 @@ def encode_snapshot(fields):
 _LONG = ("log", "base", "next_base", "add", "pend", "now")
 _NESTED = ("next_base", "pend", "now")  # [position, decisions, state]: the state in pieces too
 PIECE = 96  # characters: a snapshot is made and written in pieces of about this many (Journal)
-# log entries at most in a snapshot made once and kept for its write (a game's start, ~0.5 KB):
-# a longer one is made twice, summed then written, and never held whole (Journal._write_snapshot)
+# log entries at most in a snapshot made once, as one str (a game's start, ~0.5 KB): a longer
+# one is made twice, summed then written, a piece at a time, never whole (Journal._write_snapshot)
 SHORT_LOG = 8
 
 
@@ -104,29 +104,18 @@ def snapshot_pieces(fields, log_len=None):
     On the chip a quiz's snapshot (~7 KB) was made as one str, its bytes and its line: after 50
     questions the heap, ~40 KB free, had no such block left in one piece (MemoryError: issue
     38). A game's options come twice in it, as the game's own and in the menu's remembered
-    set-up (game, players, options), most often the same values; their JSON text is then made
-    once (encoding the options took ~11 ms of a quiz snapshot's ~35 on the emulated RP2040),
-    and not at all when they come encoded already (refbox.protocol.Encoded: snapshot_fields).
+    set-up (game, players, options), most often the same values: snapshot_fields gives both
+    as the game's refbox.protocol.Encoded, their JSON text made once for the game (encoding
+    them took ~11 ms of a quiz snapshot's ~35 on the emulated RP2040).
     `log_len`: the log's first entries only (a compaction's snapshot of a log that has grown
     since: Journal.work), all of them when None."""
-    options = fields.get("options")
-    setup = fields.get("setup")
-    value = options.value if options.__class__ is Encoded else options
-    text = None
-    if isinstance(value, dict) and isinstance(setup, tuple) and len(setup) == 3:
-        if setup[2] == value:
-            text = encode_value(options)  # (an Encoded's text as it is)
     first = True
     yield "{"
     for key in sorted(fields):
         value = fields[key]
         yield ("" if first else ",") + encode_value(key) + ":"
         first = False
-        if key == "options" and text is not None:
-            yield text
-        elif key == "setup" and text is not None:
-            yield "[%s,%s,%s]" % (encode_value(setup[0]), encode_value(setup[1]), text)
-        elif key in _LONG and isinstance(value, (list, tuple)):
+        if key in _LONG and isinstance(value, (list, tuple)):
             count = log_len if key == "log" else None
             yield from _pieces(value, key in _NESTED, count)
         else:
@@ -679,29 +668,32 @@ class Journal:
         over the journal. Its payload is made twice, a piece at a time (snapshot_pieces): once
         to sum its length and checksum, once to write it; RAM never holds the whole record
         (littlefs commits the file at close). A short one (SHORT_LOG entries at most and no
-        checkpoint: a game's start) is made once and its pieces kept for the write: a new
-        quiz's snapshot was ~9 ms a pass at 200 MHz on the emulated chip, inside `new_game`."""
+        checkpoint: a game's start) is made once, as one str (encode_value: the same JSON): a
+        new quiz's snapshot took ~10 ms at 200 MHz on the emulated chip, inside `new_game`."""
         new = self.path + ".new"
-        digest = sha256(b"")
-        length = 0
-        made = None
-        if len(fields.get("log") or ()) <= SHORT_LOG and "base" not in fields:
-            made = []  # a game's start (a few hundred bytes): made once, kept for the write
-        for piece in snapshot_pieces(fields):
-            length += len(piece)  # (ASCII: as many bytes as characters)
-            data = piece.encode()
-            digest.update(data)
-            if made is not None:
-                made.append(data)
+        short = len(fields.get("log") or ()) <= SHORT_LOG and "base" not in fields
+        if short:  # a game's start (a few hundred bytes): made once, as one str
+            payload = encode_value(fields).encode()
+            length = len(payload)
+            digest = sha256(payload)
+        else:
+            digest = sha256(b"")
+            length = 0
+            for piece in snapshot_pieces(fields):
+                length += len(piece)  # (ASCII: as many bytes as characters)
+                digest.update(piece.encode())
         head = header() + ("%d %s " % (length, hexlify(digest.digest()[:4]).decode())).encode()
         try:
             f = self.fs.open(new, "wb")
             try:
-                out = _Chunks(f, head, len(head) + length + 1)
-                for piece in made if made is not None else snapshot_pieces(fields):
-                    out.write(piece if made is not None else piece.encode())
-                out.write(b"\n")
-                out.flush()
+                if short:
+                    f.write(head + payload + b"\n")
+                else:
+                    out = _Chunks(f, head, len(head) + length + 1)
+                    for piece in snapshot_pieces(fields):
+                        out.write(piece.encode())
+                    out.write(b"\n")
+                    out.flush()
             finally:
                 f.close()
             self.fs.rename(new, self.path)
@@ -751,6 +743,8 @@ def snapshot_fields(t, referee, game, over, setup):
         if game.next_base is not None:
             fields["next_base"] = game.next_base
     fields["over"] = over
+    if game is not None and setup is not None and setup[2] == game.options:
+        setup = (setup[0], setup[1], game.encoded_options())  # (their text made once)
     fields["setup"] = setup
     return fields
 
