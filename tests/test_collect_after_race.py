@@ -22,8 +22,8 @@ GAME = timeline(
 )
 
 
-def _collections_at_lines():
-    """[(event name, the board's collections when its line reached the host)] of GAME."""
+def _collections_at_lines(game=GAME):
+    """[(event name, the board's collections when its line reached the host)] of `game`."""
     head = {"seed": "1", "game": "quiz", "players": 6, "options": {}, "flash": {}}
     seen = []
     holder = []
@@ -35,7 +35,7 @@ def _collections_at_lines():
     sim = runner.Simulation.__new__(runner.Simulation)
     holder.append(sim)
     runner.Simulation.__init__(sim, head, sink)
-    sim.run(parse(GAME, 6, CONTROLS))
+    sim.run(parse(game, 6, CONTROLS))
     return seen
 
 
@@ -46,3 +46,18 @@ def test_each_race_is_followed_by_one_collection_before_its_judgement():
     assert len(races) == 2 and len(judges) == 2
     for race, judge in zip(races, judges, strict=True):
         assert seen[judge][1] == seen[race][1] + 1, seen  # one collection between them
+
+
+def test_a_decision_s_lines_are_followed_by_a_collection_before_the_next_command():
+    """Not only a race: every decision's lines, once out, are followed by one collection
+    (App._collect_after_lines, ~20 ms later), so the next command (here a new game after a new
+    game, and a judgement after the race's) starts with gc_threshold bytes to allocate from:
+    on the emulated chip the automatic collection had fallen inside `new_game` -> `game`."""
+    seen = _collections_at_lines(timeline(
+        {"at_us": 100 * MS, "send": {"cmd": "new_game", "game": "difference", "players": 4}},
+        {"at_us": 400 * MS, "send": {"cmd": "new_game", "game": "redblack", "players": 4}},
+        {"at_us": 700 * MS, "send": {"cmd": "new_game", "game": "quiz", "players": 4}},
+    ))
+    games = [count for name, count in seen if name == "game"]
+    assert len(games) == 3, seen
+    assert games[1] == games[0] + 1 and games[2] == games[1] + 1, seen
