@@ -151,11 +151,15 @@ def measure(emu, uf2, frozen, runs, mhz):
     out = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     found = {path: [] for path, _ in marks}
     for path, at in marks:
+        kind, _, game = path.partition(":")
         for o in out:
             ev = o.get("json")
-            if o["at_us"] >= at and isinstance(ev, dict) and ev.get("ev") == path.split(":")[0]:
-                found[path].append((o["at_us"] - at) / 1000)
-                break
+            if o["at_us"] < at or not isinstance(ev, dict) or ev.get("ev") != kind:
+                continue
+            if game and ev.get("game") != game:
+                break  # (another game's line: this new_game was refused, not measured)
+            found[path].append((o["at_us"] - at) / 1000)
+            break
     heap = [o["heap"]["free"] for o in out if "heap" in o]
     errors = [o["json"] for o in out if isinstance(o.get("json"), dict)
               and o["json"].get("ev") == "error"]
