@@ -680,17 +680,17 @@ def _cue_out(lines):
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_a_short_snapshot_made_at_once_is_the_snapshot_made_in_pieces(game):
-    """Journal._write_snapshot makes a game's start's snapshot as one str (encode_value of its
-    fields) and a longer one a piece at a time (snapshot_pieces): the same JSON either way,
-    with the options' text made once for the game (protocol.Encoded) in both places."""
+    """Journal._write_snapshot makes a game's start's snapshot as one record (encode_record of
+    its fields) and a longer one a piece at a time (encode_snapshot's pieces): the same bytes
+    either way, with the options' text made once for the game (protocol.Encoded) in both
+    places."""
     from helpers import bare_referee
-    from refbox.journal import snapshot_fields, snapshot_pieces
-    from refbox.protocol import encode_value
+    from refbox.journal import encode_record, encode_snapshot, snapshot_fields
 
     ref, _ = bare_referee()
     ref.new_game(game, 4, {})
     fields = snapshot_fields(1234, ref, ref.game, False, ref.last_setup)
-    whole = encode_value(fields)
-    assert whole == "".join(snapshot_pieces(fields))
-    parsed = json.loads(whole)
+    whole = encode_record(fields)
+    assert whole == encode_snapshot(fields)
+    parsed = json.loads(whole.split(b" ", 2)[2])
     assert parsed["options"] == ref.game.options == parsed["setup"][2]

@@ -668,28 +668,28 @@ class Journal:
         over the journal. Its payload is made twice, a piece at a time (snapshot_pieces): once
         to sum its length and checksum, once to write it; RAM never holds the whole record
         (littlefs commits the file at close). A short one (SHORT_LOG entries at most and no
-        checkpoint: a game's start) is made once, as one str (encode_value: the same JSON): a
+        checkpoint: a game's start) is made once, as one str (encode_record: the same bytes): a
         new quiz's snapshot took ~10 ms at 200 MHz on the emulated chip, inside `new_game`."""
         new = self.path + ".new"
         short = len(fields.get("log") or ()) <= SHORT_LOG and "base" not in fields
         if short:  # a game's start (a few hundred bytes): made once, as one str
-            payload = encode_value(fields).encode()
-            length = len(payload)
-            digest = sha256(payload)
+            whole = header() + encode_record(fields)
+            size = len(whole)
         else:
             digest = sha256(b"")
             length = 0
             for piece in snapshot_pieces(fields):
                 length += len(piece)  # (ASCII: as many bytes as characters)
                 digest.update(piece.encode())
-        head = header() + ("%d %s " % (length, hexlify(digest.digest()[:4]).decode())).encode()
+            head = header() + ("%d %s " % (length, hexlify(digest.digest()[:4]).decode())).encode()
+            size = len(head) + length + 1
         try:
             f = self.fs.open(new, "wb")
             try:
                 if short:
-                    f.write(head + payload + b"\n")
+                    f.write(whole)
                 else:
-                    out = _Chunks(f, head, len(head) + length + 1)
+                    out = _Chunks(f, head, size)
                     for piece in snapshot_pieces(fields):
                         out.write(piece.encode())
                     out.write(b"\n")
@@ -699,7 +699,6 @@ class Journal:
             self.fs.rename(new, self.path)
         except OSError as e:
             return self._failed(e, referee)
-        size = len(head) + length + 1
         self._size = self._base_bytes = size
         self._deltas = 0
         self._rewrite = False

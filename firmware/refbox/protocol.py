@@ -54,7 +54,7 @@ _SHAPES = {
 _STRS_MAX = const(64)  # short str values kept encoded at most
 _STR_KEPT_LEN = const(16)  # characters: longer texts (details, names typed in) are not kept
 _STRS = {}  # str -> its JSON text
-_DICTS_MAX = const(24)  # dict shapes kept at most (bounded RAM; past it, dicts go key by key)
+_DICTS_MAX = const(24)  # dict shapes kept at most (bounded RAM; past it, made per dict)
 # a dict's keys in its own iteration order -> (its keys sorted, the `%` format of its JSON text):
 # a dict is then one `%` format, as an event line is. The games' options and a ranking's entries
 # ({"place", "player", "score"}) repeat their shapes: 3-4 times faster than key by key on the
@@ -121,26 +121,24 @@ def encode_value(value):
         return _encode_str(value)
     if value.__class__ is Encoded:
         return value.text
-    dict_ = isinstance(value, dict)
-    if dict_ and (len(_DICTS) < _DICTS_MAX or tuple(value) in _DICTS):
+    if isinstance(value, dict):
         return _encode_dict(value)
     if isinstance(value, list) and value and value[0].__class__ is int:
         text = str(value)  # one C call; a list of ints prints as JSON plus spaces
         if not text.strip("0123456789-,[] "):
             return text.replace(" ", "")
-    if not dict_ and not isinstance(value, (list, tuple)):
+    if not isinstance(value, (list, tuple)):
         raise TypeError("protocol values are int, str, bool, None, lists and dicts")
     parts = []
-    for k in sorted(value) if dict_ else value:
-        v = value[k] if dict_ else k
+    for v in value:
         c = v.__class__
-        text = str(v) if c is int else _encode_str(v) if c is str else encode_value(v)
-        parts.append(_encode_str(k) + ":" + text if dict_ else text)
-    return ("{%s}" if dict_ else "[%s]") % ",".join(parts)
+        parts.append(str(v) if c is int else _encode_str(v) if c is str else encode_value(v))
+    return "[%s]" % ",".join(parts)
 
 
 def _encode_dict(value):
-    """encode_value of dict `value` (str keys, in sorted order) through its kept shape."""
+    """encode_value of dict `value` (str keys, in sorted order) through its shape, kept while
+    fewer than _DICTS_MAX are (past that a new shape is made for the one dict)."""
     order = tuple(value)
     shape = _DICTS.get(order)
     if shape is None:
