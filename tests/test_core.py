@@ -109,6 +109,46 @@ def test_prng_below_from_restored_words_draws_as_the_reference():
             assert [ours.below(n) for _ in range(50)] == [reference.below(n) for _ in range(50)]
 
 
+def _reference_shuffle(generator, items):
+    for i in range(len(items) - 1, 0, -1):
+        j = generator.below(i + 1)
+        items[i], items[j] = items[j], items[i]
+
+
+def _word_drawing(output):
+    """Words whose next 32-bit output is `output`: s1 from result = rotl(s1 * 5, 7) * 9."""
+    m = 0xFFFFFFFF
+    x = (output * pow(9, -1, 1 << 32)) & m
+    x = ((x >> 7) | (x << 25)) & m  # rotr(x, 7)
+    return [0, (x * pow(5, -1, 1 << 32)) & m, 0, 0]
+
+
+@given(st.binary(min_size=16, max_size=16), st.integers(0, 70))
+def test_prng_shuffle_deals_what_the_reference_deals(seed, length):
+    ours, reference = Prng(seed), _Xoshiro128StarStar(seed)
+    deck, expected = list(range(length)), list(range(length))
+    ours.shuffle(deck)
+    _reference_shuffle(reference, expected)
+    assert deck == expected and ours.state() == reference.s
+    assert ours.below(1000) == reference.below(1000)  # and the draws go on from there
+
+
+def test_prng_shuffle_rejects_the_draws_below_rejects():
+    """From words whose next output is the last one (2**32 - 1, rejected for every n that does
+    not divide 2**32, as 52 does not), the shuffle draws again, as below does."""
+    words = _word_drawing(0xFFFFFFFF)
+    probe = _Xoshiro128StarStar(b"")
+    probe.s = list(words)
+    assert probe.next32() == 0xFFFFFFFF
+    ours, reference = Prng(b""), _Xoshiro128StarStar(b"")
+    ours.restore(words)
+    reference.s = list(words)
+    deck, expected = list(range(52)), list(range(52))
+    ours.shuffle(deck)
+    _reference_shuffle(reference, expected)
+    assert deck == expected and ours.state() == reference.s
+
+
 def test_seed_commitment_is_sha256_of_the_revealed_seed():
     import hashlib
 

@@ -143,7 +143,54 @@ class Prng:
             return ((hi % n) * m + lo) % n
 
     def shuffle(self, items):
-        """Fisher-Yates shuffle of a list in place."""
-        for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+        """Fisher-Yates shuffle of a list in place: for i from the last index down to 1, swap
+        item i with item below(i + 1). The same draws as below's, with _step written out in the
+        loop on local halves: on the chip the calls and the list's loads and stores were most
+        of dealing Red or Black's deck (52 cards) in its `new_game`."""
+        if len(items) > _SMALL_N:
+            for i in range(len(items) - 1, 0, -1):
+                j = self.below(i + 1)
+                items[i], items[j] = items[j], items[i]
+            return
+        h = self._h
+        a0, b0, a1, b1, a2, b2, a3, b3 = h
+        i = len(items) - 1
+        while i > 0:
+            n = i + 1
+            m = 65536 % n
+            r = (m * m) % n  # 2**32 mod n: outputs from 2**32 - r on are rejected (below)
+            while True:  # _step, written out
+                lo = b1 * 5
+                hi = (a1 * 5 + (lo >> 16)) & 0xFFFF
+                lo &= 0xFFFF
+                hi, lo = ((hi << 7) | (lo >> 9)) & 0xFFFF, ((lo << 7) | (hi >> 9)) & 0xFFFF
+                lo *= 9
+                hi = (hi * 9 + (lo >> 16)) & 0xFFFF
+                lo &= 0xFFFF
+                ta = ((a1 << 9) | (b1 >> 7)) & 0xFFFF
+                tb = (b1 << 9) & 0xFFFF
+                a2 ^= a0
+                b2 ^= b0
+                a3 ^= a1
+                b3 ^= b1
+                a1 ^= a2
+                b1 ^= b2
+                a0 ^= a3
+                b0 ^= b3
+                a2 ^= ta
+                b2 ^= tb
+                a3, b3 = ((a3 << 11) | (b3 >> 5)) & 0xFFFF, ((b3 << 11) | (a3 >> 5)) & 0xFFFF
+                if not (r and hi == 0xFFFF and lo >= 65536 - r):
+                    break
+            j = ((hi % n) * m + lo) % n
             items[i], items[j] = items[j], items[i]
+            i -= 1
+        h[0] = a0
+        h[1] = b0
+        h[2] = a1
+        h[3] = b1
+        h[4] = a2
+        h[5] = b2
+        h[6] = a3
+        h[7] = b3
+        self._s = None
