@@ -1,17 +1,27 @@
 """A change of game that does not fit in the heap (issue 24: a CircuitPython Pico ran out at the
-fifth new_game in a row): the next game's module is retried once after the other games' modules
-are released and the garbage collected, and if it still does not fit the board refuses with
-`no_memory` and the game in play goes on untouched (refbox.games.game_class)."""
+fifth new_game in a row; issue 38: on the emulated stock RP2040 Evidence found no room after
+Diddly). The next game's module is retried once after the other games' modules are released and
+the garbage collected (refbox.games.game_class). If it still does not fit, the game in play ends
+as the change of game ends it anyway, leaves RAM, and the set-up is made again
+(Referee.new_game): the same lines as a change of game with room. Only a set-up that fits
+nowhere is refused (`no_memory`), the board then in the menu.
+
+Differential: each change of game is played with and without the heap running out, and the lines
+must be the same."""
 
 import builtins
+import json
 
 import pytest
-from helpers import bare_referee
-from refbox.games.base import GameError
+from helpers import CONTROLS, bare_referee, timeline
+from refbox.games.base import Game, GameError
+from refbox.ticks import Stamp
+from tablebuzz.sim import runner
+from tablebuzz.sim.timeline import parse
 
 
 def _failing_import(monkeypatch, module, times):
-    """Importing `module` raises MemoryError the first `times` times."""
+    """Importing `module` raises MemoryError the first `times` times; returns [times left]."""
     real = builtins.__import__
     left = [times]
 
@@ -25,25 +35,162 @@ def _failing_import(monkeypatch, module, times):
     return left
 
 
+def _quiz_then(monkeypatch, fails):
+    """A referee with a quiz in play (one tossup judged), then `new_game` diddly with its import
+    failing `fails` times: (referee, lines from the change of game on, error or None, times the
+    journal was told to let go)."""
+    ref, out = bare_referee()
+    let_go = []
+    ref.letting_go = lambda: let_go.append(1)
+    ref.new_game("quiz", 4, {})
+    ref.command("arm", {})
+    ref.press(1, Stamp(500_000))
+    ref.tick(600_000, Stamp(600_000), Stamp(600_000))
+    ref.command("judge", {"correct": True})
+    assert ref.game.scores[1] > 0
+    del out[:]
+    left = _failing_import(monkeypatch, "refbox.games.diddly", fails)
+    error = None
+    try:
+        ref.new_game("diddly", 2, {})
+    except GameError as e:
+        error = e
+    assert left == [0]  # it did run out, as often as asked
+    return ref, out, error, len(let_go)
+
+
 def test_a_game_that_fits_once_the_garbage_is_collected_starts(monkeypatch):
-    ref, out = bare_referee()
-    ref.new_game("quiz", 4, {})
-    left = _failing_import(monkeypatch, "refbox.games.diddly", 1)
-    ref.new_game("diddly", 2, {})
-    assert left == [0]  # it did run out once
+    ref, out, error, let_go = _quiz_then(monkeypatch, 1)
+    assert error is None and let_go == 0
     assert ref.game.name == "diddly"
-    assert [name for name, _ in out].count("game") == 2
+    assert [name for name, _ in out] == ["game_over", "game", "score", "buttons"][:len(out)]
 
 
-def test_a_game_that_does_not_fit_is_refused_and_the_game_in_play_goes_on(monkeypatch):
+@pytest.mark.parametrize("fails", [2, 3])
+def test_a_game_with_no_room_beside_the_one_in_play_ends_it_and_starts(monkeypatch, fails):
+    roomy = _quiz_then(monkeypatch, 0)
+    monkeypatch.undo()
+    tight = _quiz_then(monkeypatch, fails)
+    assert tight[2] is None and tight[3] == 1  # started; the journal let the quiz go
+    assert tight[0].game.name == "diddly" and tight[0].menu is None
+    assert tight[1] == roomy[1]  # the very same lines, game_over (abandoned) included
+    over = dict(tight[1])["game_over"]
+    assert over["abandoned"] is True and over["game"] == "quiz"
+
+
+def test_a_game_that_fits_nowhere_is_refused_from_the_menu(monkeypatch):
+    ref, out, error, let_go = _quiz_then(monkeypatch, 4)
+    assert error.code == "no_memory" and "diddly" in error.detail
+    assert let_go == 1
+    assert ref.game is None and ref.menu is not None  # never in neither
+    assert [name for name, _ in out] == ["game_over", "menu"]  # the quiz's end was told
+    assert dict(out)["game_over"]["abandoned"] is True
+
+
+def test_from_the_menu_a_game_that_does_not_fit_is_refused_and_the_menu_stands(monkeypatch):
     ref, out = bare_referee()
-    ref.new_game("quiz", 4, {})
-    game, log = ref.game, list(ref.game.log)
-    before = list(out)
+    ref.open_menu()
+    menu = ref.menu
+    del out[:]
     _failing_import(monkeypatch, "refbox.games.diddly", 2)
     with pytest.raises(GameError) as refused:
         ref.new_game("diddly", 2, {})
     assert refused.value.code == "no_memory"
-    assert "open the menu" in refused.value.detail
+    assert ref.menu is menu and ref.game is None and out == []  # the caller sends the error
+
+
+def test_a_game_whose_making_runs_out_lets_the_one_in_play_go_and_starts(monkeypatch):
+    roomy = _quiz_then(monkeypatch, 0)
+    monkeypatch.undo()
+    from refbox.games.diddly import Diddly
+
+    left = [1]
+
+    def tight_init(self, *args):
+        if left[0]:
+            left[0] -= 1
+            raise MemoryError("memory allocation failed, allocating 1148 bytes")
+        Game.__init__(self, *args)
+
+    monkeypatch.setattr(Diddly, "__init__", tight_init)
+    tight = _quiz_then(monkeypatch, 0)
+    assert left == [0] and tight[2] is None and tight[3] == 1
+    assert tight[1] == roomy[1]
+
+
+def test_a_bad_set_up_with_room_leaves_the_game_in_play_untouched():
+    ref, out = bare_referee()
+    ref.new_game("quiz", 4, {})
+    game, log = ref.game, list(ref.game.log)
+    before = list(out)
+    with pytest.raises(GameError) as refused:
+        ref.new_game("diddly", 2, {"columns": 99})
+    assert refused.value.code == "bad_option"
     assert ref.game is game and ref.game.log == log and ref.game.phase != "over"
-    assert out == before  # not a line: the caller sends the error
+    assert out == before
+
+
+# ---------------------------------------------------------------- the board, its journal on files
+def _night(folder, *records):
+    """The lines (event dicts) of a board powered up on the journal in `folder` (real files)
+    playing `records`."""
+    head = {"seed": "ab12", "flash": {"dir": str(folder) + "/"}}
+    lines = runner.run(head, parse(timeline(*records), 4, CONTROLS))
+    return [json.loads(line) for _, line in lines if line.startswith("{")]
+
+
+QUIZ = [
+    {"at_us": 200_000, "send": {"cmd": "new_game", "game": "quiz", "players": 4}},
+    {"at_us": 400_000, "send": {"cmd": "arm"}},
+    {"at_us": 500_000, "press": 2},
+    {"at_us": 560_000, "release": 2},
+    {"at_us": 800_000, "send": {"cmd": "judge", "correct": True}},
+    {"at_us": 1_200_000, "send": {"cmd": "new_game", "game": "diddly", "players": 2}},
+]
+
+
+@pytest.mark.parametrize("fails", [0, 2, 4])
+def test_the_journal_holds_what_the_room_saw_after_a_change_with_no_room(
+    monkeypatch, tmp_path, fails
+):
+    folder = tmp_path / "flash"
+    folder.mkdir()
+    _failing_import(monkeypatch, "refbox.games.diddly", fails)
+    first = _night(folder, *QUIZ)
+    monkeypatch.undo()
+    evs = [e["ev"] for e in first]
+    assert "internal" not in {e.get("code") for e in first if e["ev"] == "error"}
+    assert evs.count("game_over") == 1  # the quiz ended, its seed revealed
+    again = _night(folder, {"at_us": 300_000, "send": {"cmd": "state"}})  # powered up anew
+    resumed = [e for e in again if e["ev"] == "resume"]
+    if fails < 4:
+        assert "diddly" in [e.get("game") for e in first if e["ev"] == "game"]
+        assert [e["game"] for e in resumed] == ["diddly"]
+    else:  # refused: the board was in the menu, and powers up there, not in the ended quiz
+        assert [e["code"] for e in first if e["ev"] == "error"] == ["no_memory"]
+        assert resumed == [] and "menu" in [e["ev"] for e in again]
+
+
+def test_the_game_let_go_leaves_ram(monkeypatch, tmp_path):
+    """Once let go, nothing holds the game in play (the referee, the App, the journal): its
+    module's code can be collected before the next game's is loaded."""
+    import gc
+    import weakref
+
+    from refbox.referee import Referee
+
+    real, gone = Referee._let_go, []
+
+    def watched(self):
+        old = weakref.ref(self.game)
+        real(self)
+        gc.collect()
+        gone.append(old() is None)
+
+    monkeypatch.setattr(Referee, "_let_go", watched)
+    _failing_import(monkeypatch, "refbox.games.diddly", 2)
+    folder = tmp_path / "flash"
+    folder.mkdir()
+    first = _night(folder, *QUIZ)
+    assert gone == [True]
+    assert [e["game"] for e in first if e["ev"] == "game"] == ["quiz", "diddly"]

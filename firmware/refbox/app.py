@@ -153,6 +153,7 @@ class App:
         self.referee.save = self._before_race
         self.referee.decided = self._race_decided
         self.referee.cue = self.show_cue
+        self.referee.letting_go = self._let_go
         if journal is not None:
             self._hold = True
         self.referee.prompts()  # what the controls do at power-up (a `buttons` event)
@@ -750,6 +751,13 @@ class App:
             self._collected_race = arbiter.armed_at
             self._gc_due = True
             self._gc_after = None  # (this one serves)
+
+    def _let_go(self):
+        """The referee lets its game go from RAM (a change of game on a heap that cannot hold
+        two: Referee.new_game): what the App and the journal hold of it goes too."""
+        self._colours_kept = (None, None, ())
+        if self.journal is not None:
+            self.journal.let_go()
 
     def _collect_after_lines(self):
         """A decision's lines went out: collect the garbage `gc_after_lines_us` later, at a safe

@@ -34,6 +34,7 @@ MAGIC = "tablebuzz-journal"
 VERSION = 1
 PATH = "journal.tbj"
 _ENOSPC = 28
+_LET_GO = object()  # Journal._game once the referee let its game go: not any game, nor None
 
 try:  # MicroPython's json parses any buffer: the payload where it lies in its record's line
     json.loads(memoryview(b"0"))  # type: ignore[type-var]  # (the stubs say str or bytes)
@@ -504,6 +505,17 @@ class Journal:
         self._base = game.base if game is not None else None
         self._base_len = game.base_len if game is not None else 0
         self._pending = game.next_base if game is not None else None
+
+    def let_go(self):
+        """The referee lets its game go from RAM (Referee._let_go: a change of game on a heap
+        that cannot hold two): drop every reference to it, so its module's code can be
+        collected. The next save is a whole snapshot of whatever the referee holds then."""
+        self._game = _LET_GO
+        self._failed_game = None
+        self._compactor = None
+        self._compact = False
+        self._base = self._pending = self._snapped = None
+        self._rewrite = True
 
     def forget(self):
         """The game resumed from `saved` holds its log now: let the folded copy go (RAM)."""

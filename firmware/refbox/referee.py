@@ -14,6 +14,8 @@ and a line refused on its face (not JSON, an unknown command, an unknown control
 answered at once and never enter the stream.
 """
 
+import gc
+
 from refbox.arbiter import (
     ARMED,
     DECIDED,
@@ -31,7 +33,7 @@ from refbox.arbiter import (
     Arbiter,
 )
 from refbox.compat import TYPE_CHECKING, const
-from refbox.games import GAME_ORDER, game_class, is_game, release_others
+from refbox.games import GAME_ORDER, game_class, is_game, no_room, release_others
 from refbox.games.base import ASK_EVERY_PASS, Game, GameError, parse_options  # noqa: F401 (Game: type comment)
 from refbox.prng import Prng, commitment, seed_hex
 from refbox.protocol import ProtocolError, parse_command
@@ -102,6 +104,9 @@ class Referee:
         # called with a race's fields at its decision (arbiter_events), before its `race`
         # event and the game's bookkeeping: the App lights the winner and sends the line
         self.announce = None
+        # called when a change of game lets the game in play go from RAM (_let_go): the App
+        # and its journal drop what they hold of it
+        self.letting_go = None
         self._buttons_sent = None  # the prompts last sent in a `buttons` event
 
     def error(self, code, detail, cid=None):
@@ -340,6 +345,7 @@ class Referee:
                 proven = queue[0][0].after_ns(-1)  # the next input: it may be a tie, a NO
             else:
                 proven = press_horizon
+            game = None  # type: ignore[assignment]  # not held as the input runs (_let_go)
             self._deliver(stamp, pressed, station, proven)
         return False
 
@@ -576,7 +582,61 @@ class Referee:
         return cls, options
 
     def new_game(self, name, players, given_options):
-        """Start game `name` for `players` with options from the wire. Raises GameError."""
+        """Start game `name` for `players` with options from the wire. Raises GameError.
+
+        On a heap that cannot hold the next game beside the game in play (stock MicroPython:
+        every module's bytecode is in RAM; on the emulated RP2040 Evidence after Diddly found
+        no room), the game in play ends as this command ends it anyway (`game_over`, abandoned,
+        its seed revealed: the same lines), leaves RAM (_let_go), and the set-up is made again.
+        Then a set-up refused (`bad_option`, or `no_memory` still) finds the board in the menu,
+        not in the game that was in play: on such a heap the next game's rules cannot be read
+        beside it."""
+        if not is_game(name):
+            raise GameError("unknown_game", "games: %s" % ", ".join(GAME_ORDER))
+        try:
+            self._new_game(name, players, given_options)
+            return
+        except GameError as e:
+            if e.code != "no_memory":
+                raise
+        except MemoryError:  # making the game itself, its module loaded: as the import's
+            pass
+        if self.game is None:  # from the menu, which stands: nothing to let go
+            raise no_room(name)  # (out of the except clause: its traceback's memory goes)
+        self._let_go()
+        made = False
+        try:
+            self._new_game(name, players, given_options)
+            made = True
+        except MemoryError:
+            pass
+        finally:
+            if self.game is None and self.menu is None:
+                self.open_menu()  # refused: the board waits in the menu, never in neither
+        if not made:
+            raise no_room(name)
+
+    def _let_go(self):
+        """End the game in play (as a change of game does: its lines, seed revealed) and drop
+        every reference to it, the journal's too (`letting_go`), so its module's code can be
+        collected before the next game's is loaded. Leaves neither a game nor the menu: only
+        new_game calls it, and it leaves the board in one of them."""
+        if self.game.phase != OVER:
+            self._game_over(abandoned=True)  # a published commitment is always honoured
+        self.game = None  # type: ignore[assignment]
+        self.arbiter = Arbiter(None)
+        self.players = 0
+        self.last_race = None
+        self.holding = []
+        self._timers_asked = (None, 0, Stamp(0))  # (caches keyed on the game itself)
+        self._deadline = (None, 0, None)
+        if self.letting_go is not None:
+            self.letting_go()
+        release_others("", True)  # (every game module: the next is imported afresh)
+        gc.collect()
+
+    def _new_game(self, name, players, given_options):
+        """new_game once. Raises GameError, MemoryError."""
         cls, options = self._checked(name, players, given_options)
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured

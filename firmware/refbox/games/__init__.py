@@ -69,8 +69,8 @@ def game_class(name):
     """The class of game `name`, its module imported now. Raises KeyError for an unknown name,
     GameError `no_memory` when the heap cannot hold the module even after the other games'
     modules are released and the garbage collected (on a CircuitPython Pico, a fifth change of
-    game in a row ran out so: the game in play and the next one's module were both in RAM); the
-    game in play is untouched then, and starting from the menu (which ends it) has room."""
+    game in a row ran out so: the game in play and the next one's module were both in RAM);
+    Referee.new_game then lets the game in play go and asks again."""
     _, module, cls, _, _ = _entry(name)
     for retry in (False, True):
         if retry:  # a game module no game uses any longer goes now, not after
@@ -81,17 +81,20 @@ def game_class(name):
         except MemoryError:
             pass  # out of the except clause: the traceback's memory goes with it
     gc.collect()  # what the failed import took: the refusal's own line must fit
+    raise no_room(name)
+
+
+def no_room(name):
+    """The GameError `no_memory` refusing game `name` (its module or the game itself does not
+    fit in the heap)."""
     from refbox.games.base import GameError
 
-    raise GameError(
-        "no_memory",
-        "no room to load %s beside the game in play: open the menu (it ends), then start it"
-        % name,
-    )
+    return GameError("no_memory", "no room in the heap for %s" % name)
 
 
 def release_others(keep, force=False):
-    """On the board, forget every game module but `keep`'s so the GC can free its code.
+    """On the board, forget every game module but game `keep`'s (and its helpers: "" keeps
+    none) so the GC can free their code.
 
     Not when their code is frozen into the firmware (_FROZEN: the tablebuzz image, ~190 KB of
     heap free with a game; also the unix port run from the .py sources), unless `force` (a
@@ -109,8 +112,10 @@ def release_others(keep, force=False):
     if _FROZEN and not force:
         return  # (not imported again at the next change of game)
     package = sys.modules.get("refbox.games")
-    for name, module, _, _, _ in CATALOG:
-        if name != keep and module in sys.modules:
+    kept = "-" if keep == "" else _entry(keep)[1]
+    for module in [m for m in sys.modules if m.startswith("refbox.games.")]:
+        # a game's own helpers (diddly_scoring) go and stay with it; the rules' base stays
+        if module != "refbox.games.base" and not module.startswith(kept):
             del sys.modules[module]
             try:
                 delattr(package, module.rsplit(".", 1)[1])
