@@ -194,3 +194,25 @@ def test_the_game_let_go_leaves_ram(monkeypatch, tmp_path):
     first = _night(folder, *QUIZ)
     assert gone == [True]
     assert [e["game"] for e in first if e["ev"] == "game"] == ["quiz", "diddly"]
+
+
+def test_warming_after_power_up_changes_no_line():
+    """The board's warming (App.warm: each game's module imported once at a safe moment after
+    power-up, refbox.games.warm) sends nothing and moves nothing: the same lines with and without
+    it, a race and a change of game among them."""
+    from refbox.games import GAME_ORDER
+
+    records = QUIZ + [{"at_us": 1_500_000, "send": {"cmd": "new_game", "game": "evidence",
+                                                    "players": 4}}]
+    runs = []
+    for warmed in (False, True):
+        lines = []
+        sim = runner.Simulation({"seed": "ab12"}, lambda t, line, lines=lines: lines.append(
+            (t, line)))
+        if warmed:
+            sim.app.warm = list(GAME_ORDER)
+        sim.run(parse(timeline(*records), 4, CONTROLS))
+        assert sim.app.warm == []
+        runs.append(lines)
+    assert runs[0] == runs[1]
+    assert '"game":"evidence"' in "".join(line for _, line in runs[1])

@@ -694,3 +694,28 @@ def test_a_short_snapshot_made_at_once_is_the_snapshot_made_in_pieces(game):
     assert whole == encode_snapshot(fields)
     parsed = json.loads(whole.split(b" ", 2)[2])
     assert parsed["options"] == ref.game.options == parsed["setup"][2]
+
+
+@pytest.mark.parametrize("game", ["quiz", "redblack"])
+def test_a_game_s_start_with_no_block_for_its_record_is_saved_in_pieces(monkeypatch, game):
+    """A game's start's snapshot is made as one record; on a heap with no block of its size in
+    one piece (stock MicroPython after a night of games: MemoryError, emulated RP2040) it is
+    made in pieces instead: the same file, and no `not_saved`."""
+    import refbox.journal as journal_module
+
+    text = timeline({"at_us": 200_000, "send": {"cmd": "new_game", "game": game, "players": 4}})
+    roomy, roomy_fs = run(text, game=game)
+    real, refused = journal_module.encode_record, []
+
+    def tight(fields):
+        if "log" in fields and not refused:  # (the snapshot's record: deltas have "keep")
+            refused.append(1)
+            raise MemoryError("memory allocation failed, allocating 796 bytes")
+        return real(fields)
+
+    monkeypatch.setattr(journal_module, "encode_record", tight)
+    tight_run, tight_fs = run(text, game=game)
+    assert refused == [1]
+    assert tight_fs.files["journal.tbj"] == roomy_fs.files["journal.tbj"]
+    assert tight_run == roomy
+    assert "not_saved" not in json.dumps(tight_run)

@@ -266,3 +266,36 @@ def test_idle_passes_allocate_nothing():
     assert proc.stdout.split() == [
         "menu", "30", "quiz_ready", "30", "quiz_armed", "30", "difference", "30"
     ], proc.stdout
+
+
+WARMING_PROBE = """
+import sys, micropython
+from refbox.games import GAME_ORDER, game_class, needs_warming, warm
+
+print("warming", needs_warming())
+if %s:
+    [warm(name, "") for name in GAME_ORDER]
+micropython.qstr_info()  # "qstr pool: n_pool=.., n_qstr=.., ...": the names interned
+game_class("evidence")
+micropython.qstr_info()
+print(sorted(m for m in sys.modules if m.startswith("refbox.games.")))
+"""
+
+
+@pytest.mark.parametrize("warmed", [False, True])
+def test_warming_interns_every_game_s_names_once(warmed):
+    """On the .mpy build (stock MicroPython), games.warm imports a game's module and lets it go
+    again: the game's names stay interned, so a later change of game interns none (no new qstr
+    pool, the block the chip's fragmented heap could not give: refbox.games.warm)."""
+    proc = subprocess.run(micropython_command(WARMING_PROBE % warmed), capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "warming True" in proc.stdout  # (the lane runs the .mpy build: tests/conftest.py)
+    before, after = [int(line.split("n_qstr=")[1].split(",")[0])
+                     for line in proc.stdout.splitlines() if "n_qstr=" in line]
+    if warmed:
+        assert after == before, proc.stdout  # nothing left to intern
+    else:
+        assert after > before + 50, proc.stdout  # (what warming spares the change of game)
+    kept = proc.stdout.strip().splitlines()[-1]
+    assert "'refbox.games.evidence'" in kept and "'refbox.games.quiz'" not in kept, kept

@@ -12,7 +12,7 @@ from refbox.capture import open_reader
 from refbox.compat import const
 from refbox.controls import ControlButtons
 from refbox.debounce import bank_of
-from refbox.games import GAME_ORDER
+from refbox.games import GAME_ORDER, warm
 from refbox.games.base import GameError
 from refbox.leds import moves, palette_colours, render
 from refbox.protocol import LineAssembler, ProtocolError, encode_event, encode_race
@@ -101,6 +101,7 @@ class App:
         self._gc_due = False  # a collection is due at the next safe moment (see _before_race)
         self._collected_race = None  # the cue (Arbiter.armed_at) of the race last collected after
         self._gc_after = None  # µs tick from which a collection is due (_collect_after_lines)
+        self.warm = []  # games whose module to import once, one a safe moment (_warm_one; boot)
         self.display = getattr(board, "display", None)  # refbox.oled.Oled, if one answered
         self.keyboard = getattr(board, "keyboard", None)  # refbox.keys.Typist: USB keyboard mode
         if self.display is not None:
@@ -441,6 +442,8 @@ class App:
         journal = self.journal
         if not maintained and journal is not None and journal.compacting() and self.can_block():
             self._compact_journal()  # one piece of a long game's snapshot (refbox.journal)
+        elif not maintained and self.warm and self.can_block():
+            self._warm_one()
         if self.display is not None and self._display_due() and self.can_block():
             self._update_display()
 
@@ -643,6 +646,7 @@ class App:
         """True when the next pass will save, collect, re-arm or compact the journal (the
         simulator steps it)."""
         due = self._save_due or self._gc_due or self._capture.count < self._capture.rearm_below
+        due = due or bool(self.warm)
         journal = self.journal
         if journal is not None and journal.compacting():
             due = True
@@ -751,6 +755,22 @@ class App:
             self._collected_race = arbiter.armed_at
             self._gc_due = True
             self._gc_after = None  # (this one serves)
+
+    def _warm_one(self):
+        """One game module imported and let go again at a safe moment after power-up (`warm`,
+        refbox.games.warm: stock MicroPython interns its names while the heap is young), the
+        garbage then collected. A module that finds no room ends the warming: each game is
+        imported when it is started, as without it. Nothing is sent."""
+        referee = self.referee
+        if referee.game is not None:
+            keep = referee.game.name
+        else:
+            keep = referee.menu.game if referee.menu is not None else ""
+        try:
+            warm(self.warm.pop(0), keep)
+        except GameError:
+            self.warm = []
+        self.board.collect()
 
     def _let_go(self):
         """The referee lets its game go from RAM (a change of game on a heap that cannot hold

@@ -111,6 +111,11 @@ def main(platform=None):
             platform = BoardPlatform()
     global running
     app = running = start(platform)
+    if isinstance(platform, BoardPlatform):
+        from refbox.games import GAME_ORDER, needs_warming
+
+        if needs_warming():  # stock MicroPython: every game's names, while the heap is young
+            app.warm = list(GAME_ORDER)
     app.watchdog = platform.start_watchdog()
     if hasattr(platform, "adopt"):
         platform.adopt(app)  # the simulator steps the loop on its virtual clock (and feeds it)

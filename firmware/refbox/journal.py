@@ -681,11 +681,17 @@ class Journal:
         to sum its length and checksum, once to write it; RAM never holds the whole record
         (littlefs commits the file at close). A short one (SHORT_LOG entries at most and no
         checkpoint: a game's start) is made once, as one str (encode_record: the same bytes): a
-        new quiz's snapshot took ~10 ms at 200 MHz on the emulated chip, inside `new_game`."""
+        new quiz's snapshot took ~10 ms at 200 MHz on the emulated chip, inside `new_game`;
+        in pieces after all when the heap has no block of its size in one piece."""
         new = self.path + ".new"
         short = len(fields.get("log") or ()) <= SHORT_LOG and "base" not in fields
+        whole = b""
         if short:  # a game's start (a few hundred bytes): made once, as one str
-            whole = header() + encode_record(fields)
+            try:
+                whole = header() + encode_record(fields)
+            except MemoryError:  # no such block in one piece (stock MicroPython's heap after
+                short = False  # a night of games, emulated RP2040): in pieces, the same bytes
+        if short:
             size = len(whole)
         else:
             digest = sha256(b"")

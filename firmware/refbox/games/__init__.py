@@ -92,6 +92,28 @@ def no_room(name):
     return GameError("no_memory", "no room in the heap for %s" % name)
 
 
+def needs_warming():
+    """True where a game's module loaded from a .mpy file interns its names at the import
+    (stock MicroPython, `make flash`): warm() each game once after power-up. Not on the image
+    (its names are in flash), nor on CPython or CircuitPython."""
+    return sys.implementation.name == "micropython" and not _FROZEN
+
+
+def warm(name, keep):
+    """Import game `name`'s module once, then let every game module but game `keep`'s go again
+    ("" keeps none: release_others), so that its names are interned while the heap is young.
+
+    Why: MicroPython interns the names of a module loaded from a .mpy file into its qstr pools,
+    which are never freed and grow by doubling, each time into one new block (v1.28.0
+    py/qstr.c). On the emulated stock RP2040, after two games had been played, the heap had
+    72 KB free in pieces of at most 3.5 KB and the next game's import failed allocating such a
+    pool (1,280 bytes) even with the game in play let go, and so did a start from the menu;
+    with every game's module imported once at power-up every change of game fitted. Raises
+    GameError `no_memory` (game_class)."""
+    game_class(name)
+    release_others(keep, True)
+
+
 def release_others(keep, force=False):
     """On the board, forget every game module but game `keep`'s (and its helpers: "" keeps
     none) so the GC can free their code.
