@@ -4,13 +4,18 @@ the tablebuzz image (`make firmware`: refbox frozen in, main.py alone on the fil
 
 Per build: one deploy (`--save-flash`), then one run from that image (t0 = power-on) that starts
 every game for 6 players RUNS times (`new_game` -> `game`, the quiz last), plays RUNS questions
-(`arm` -> `armed`, `judge` -> `score`, the save included), then cuts the power and restores it
+(`arm` -> the cue, `arm` -> `armed`, `judge` -> `score`, the save included), then cuts the power
+and restores it
 RUNS times (power-on -> `hello`, -> `resume`), and at the end reads the heap free with the quiz
 resumed (`--heap`: a collection at the REPL after Ctrl-C, the App kept there by
 refbox.boot.running), and with PATHS heap each game's. A long game's resume:
 bench_long_journal_chip.py. Prints min / median / max (ms) per path and build, beside
 the issue's targets. Times are from a command's arrival on the wire (or the power-on) to the line
-reaching the host: they include the loop's reading of the command and the journal's save.
+reaching the host: they include the loop's reading of the command and the journal's save. The
+cue is the stations lit for the race: the first edge on the NeoPixel pin (refbox.pinmap
+NEOPIXEL_GPIO, `--watch-pins`) after the `arm` line, which comes before the race's save and
+collection (refbox.app show_cue); the 200 ms before each `arm` must show no edge on that pin, or
+the row says so (a frame written for another reason would be taken for the cue).
 
   RP2EMU=DIR  rp2emu with `npm install` done (default: ../shared/rp2emu)
   UF2=FILE    stock MicroPython v1.28.0 for RPI_PICO (default: $RP2EMU/RPI_PICO.uf2)
@@ -45,7 +50,10 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from bench_chip_latency import DEPLOY_EXT, _environment  # noqa: E402
 
-TARGETS = {"hello": 250, "resume": 400, "game": 50, "score": 20, "armed": 20}
+sys.path.insert(0, str(REPO / "firmware"))
+from refbox.pinmap import NEOPIXEL_GPIO  # noqa: E402
+
+TARGETS = {"hello": 250, "resume": 400, "game": 50, "score": 20, "armed": 20, "cue": 20}
 RUNS = int(os.environ.get("RUNS") or 5)
 
 
@@ -88,6 +96,7 @@ def timeline(runs, parts=PARTS):
             t += 500_000
     for i in range(runs if "judge" in parts or "arm" in parts else 0):
         lines.append({"at_us": t, "send": {"cmd": "arm"}})
+        marks.append(("cue", t))
         marks.append(("armed", t))
         lines.append({"at_us": t + 200_000, "press": 1 + i % 6})
         lines.append({"at_us": t + 260_000, "release": 1 + i % 6})
@@ -143,15 +152,26 @@ def measure(emu, uf2, frozen, runs, mhz):
         if proc.returncode:
             return "deploy failed: " + proc.stderr[-1500:]
         proc = subprocess.run(npx + ["--load-flash", str(image), "--timeline", str(tl), "--ms",
-                                     "1500", "--heap", "--quiet", "--pins", "2,3,4,5,6,7,8,9"],
+                                     "1500", "--heap", "--quiet", "--pins", "2,3,4,5,6,7,8,9",
+                                     "--watch-pins", str(NEOPIXEL_GPIO)],
                               cwd=emu, env=env, capture_output=True, text=True)
         if proc.returncode:
             return "run failed: " + proc.stderr[-1500:]
         heaps = game_heaps(npx, image, emu, env, tmp) if "heap" in PARTS else {}
     out = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
     found = {path: [] for path, _ in marks}
+    errors = []
+    edges = [o["at_us"] for o in out if o.get("pin") == NEOPIXEL_GPIO]
     for path, at in marks:
         kind, _, game = path.partition(":")
+        if kind == "cue":
+            after = [e for e in edges if e >= at]
+            if any(at - 200_000 <= e < at for e in edges):
+                errors.append({"ev": "bench", "detail": "a NeoPixel frame before the arm at %d us:"
+                               " its cue is not measured" % at})
+            elif after:
+                found[path].append((after[0] - at) / 1000)
+            continue
         for o in out:
             ev = o.get("json")
             if o["at_us"] < at or not isinstance(ev, dict) or ev.get("ev") != kind:
@@ -161,8 +181,8 @@ def measure(emu, uf2, frozen, runs, mhz):
             found[path].append((o["at_us"] - at) / 1000)
             break
     heap = [o["heap"]["free"] for o in out if "heap" in o]
-    errors = [o["json"] for o in out if isinstance(o.get("json"), dict)
-              and o["json"].get("ev") == "error"]
+    errors += [o["json"] for o in out if isinstance(o.get("json"), dict)
+               and o["json"].get("ev") == "error"]
     return found, (heap[-1] if heap else None), errors, heaps
 
 
@@ -193,13 +213,14 @@ def main():
             print("%-30s %s" % (name, result))
             continue
         found, heap, errors, heaps = result
-        paths = ["hello", "resume"] + ["game:" + g for g in GAMES] + ["armed", "score"]
+        paths = ["hello", "resume"] + ["game:" + g for g in GAMES] + ["cue", "armed", "score"]
         for path in [p for p in paths if p in found]:
             ms = found[path]
             spread = ("%7.1f %7.1f %7.1f" % (min(ms), statistics.median(ms), max(ms))
                       if ms else "-")
             kind = path.split(":")[0]
-            label = {"game": "new_game", "armed": "arm", "score": "judge"}.get(kind, "power")
+            label = {"game": "new_game", "armed": "arm", "cue": "arm", "score": "judge"}.get(
+                kind, "power")
             print("%-30s %-16s %24s %8s  (%d runs; %s -> %s)" % (
                 name, path, spread, "<= %d" % TARGETS[kind], len(ms), label, kind))
         print("%-30s %-16s %24s %8s" % (name, "heap free", "%.1f KB" % (heap / 1024) if heap
