@@ -216,3 +216,85 @@ def test_warming_after_power_up_changes_no_line():
         runs.append(lines)
     assert runs[0] == runs[1]
     assert '"game":"evidence"' in "".join(line for _, line in runs[1])
+
+
+def test_a_retry_that_runs_out_making_the_game_leaves_the_menu_and_no_game_line(monkeypatch):
+    """The next game fits beside nothing: let go, made again, and its tie-break generator finds
+    no heap (the game itself was made). Nothing of it was held: the board is in the menu, and no
+    `game` line names a game the board does not hold."""
+    from refbox import referee as referee_module
+
+    def no_heap(seed):
+        raise MemoryError("memory allocation failed, allocating 64 bytes")
+
+    ref, out = bare_referee()
+    ref.new_game("quiz", 4, {})
+    del out[:]
+    _failing_import(monkeypatch, "refbox.games.diddly", 2)
+    monkeypatch.setattr(referee_module, "Prng", no_heap)
+    with pytest.raises(GameError) as refused:
+        ref.new_game("diddly", 2, {})
+    assert refused.value.code == "no_memory"
+    assert ref.game is None and ref.menu is not None
+    assert [name for name, _ in out] == ["game_over", "menu"]
+
+
+def test_letting_go_that_runs_out_leaves_the_menu(monkeypatch):
+    ref, out = bare_referee()
+
+    def no_heap():
+        raise MemoryError("memory allocation failed, allocating 32 bytes")
+
+    ref.letting_go = no_heap
+    ref.new_game("quiz", 4, {})
+    _failing_import(monkeypatch, "refbox.games.diddly", 2)
+    with pytest.raises(GameError):
+        ref.new_game("diddly", 2, {})
+    assert ref.game is None and ref.menu is not None  # never neither
+    ref.command("state", {})  # the loop's next passes run
+    ref.prompts()
+
+
+def test_players_refused_from_the_catalogue_leave_the_game_in_play(monkeypatch):
+    """A tight heap ends the game in play only for a set-up that may be right: the player count
+    is checked from the catalogue first."""
+    ref, out = bare_referee()
+    ref.new_game("quiz", 4, {})
+    game = ref.game
+    _failing_import(monkeypatch, "refbox.games.diddly", 2)
+    with pytest.raises(GameError) as refused:
+        ref.new_game("diddly", 9, {})
+    assert refused.value.code == "bad_players"
+    assert ref.game is game and game.phase != "over"
+
+
+def test_a_refused_change_after_a_failed_save_saves_the_menu(monkeypatch):
+    """Saving had stopped (a write failed: `not_saved`); the refused change of game leaves the
+    board in the menu, and the journal tries again and holds it: a power-up opens the menu, not
+    the quiz whose seed the room has seen."""
+    from tablebuzz.sim.flashfs import FlashFS
+
+    class Flaky(FlashFS):
+        writes = 0
+
+        def open(self, name, mode):
+            if "r" not in mode:
+                self.writes += 1
+                if self.writes == 2:  # the quiz's first save after its start
+                    raise OSError(5, "EIO")
+            return FlashFS.open(self, name, mode)
+
+    fs = Flaky()
+    _failing_import(monkeypatch, "refbox.games.diddly", 4)
+    lines = []
+    runner.Simulation({"seed": "ab12", "flash": {}}, lambda t, line: lines.append(line),
+                      fs=fs).run(parse(timeline(*QUIZ), 4, CONTROLS))
+    monkeypatch.undo()
+    codes = [json.loads(line).get("code") for line in lines if '"error"' in line]
+    assert codes == ["not_saved", "no_memory"], codes
+    again = []
+    runner.Simulation({"seed": "ab12", "flash": {}}, lambda t, line: again.append(line),
+                      fs=fs).run(parse(timeline({"at_us": 300_000, "send": {"cmd": "state"}}),
+                                       4, CONTROLS))
+    evs = [json.loads(line)["ev"] for line in again if line.startswith("{")]
+    assert "resume" not in evs and "menu" in evs

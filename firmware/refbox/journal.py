@@ -511,7 +511,7 @@ class Journal:
         that cannot hold two): drop every reference to it, so its module's code can be
         collected. The next save is a whole snapshot of whatever the referee holds then."""
         self._game = _LET_GO
-        self._failed_game = None
+        self._failed_game = _LET_GO  # (whatever the referee holds next is tried, the menu too)
         self._compactor = None
         self._compact = False
         self._base = self._pending = self._snapped = None

@@ -33,7 +33,7 @@ from refbox.arbiter import (
     Arbiter,
 )
 from refbox.compat import TYPE_CHECKING, const
-from refbox.games import GAME_ORDER, game_class, is_game, no_room, release_others
+from refbox.games import GAME_ORDER, game_class, is_game, no_room, player_range, release_others
 from refbox.games.base import ASK_EVERY_PASS, Game, GameError, parse_options  # noqa: F401 (Game: type comment)
 from refbox.prng import Prng, commitment, seed_hex
 from refbox.protocol import ProtocolError, parse_command
@@ -593,65 +593,85 @@ class Referee:
         beside it."""
         if not is_game(name):
             raise GameError("unknown_game", "games: %s" % ", ".join(GAME_ORDER))
+        made = None
         try:
-            self._new_game(name, players, given_options)
-            return
+            made = self._make(name, players, given_options)
         except GameError as e:
             if e.code != "no_memory":
                 raise
         except MemoryError:  # making the game itself, its module loaded: as the import's
             pass
-        if self.game is None:  # from the menu, which stands: nothing to let go
-            raise no_room(name)  # (out of the except clause: its traceback's memory goes)
-        self._let_go()
-        made = False
-        try:
-            self._new_game(name, players, given_options)
-            made = True
-        except MemoryError:
-            pass
-        finally:
-            if self.game is None and self.menu is None:
-                self.open_menu()  # refused: the board waits in the menu, never in neither
-        if not made:
-            raise no_room(name)
+        if made is None:
+            if self.game is None:  # from the menu, which stands: nothing to let go
+                raise no_room(name)  # (out of the except clause: its traceback's memory goes)
+            self._check_players(name, players)  # (what can be refused before the game ends)
+            try:
+                self._let_go()
+                made = self._make(name, players, given_options)
+            except MemoryError:
+                pass
+            finally:
+                if made is None and self.game is None and self.menu is None:
+                    self.open_menu()  # refused: the board waits in the menu, never in neither
+            if made is None:
+                raise no_room(name)
+        self._start(made)
+
+    def _check_players(self, name, players):
+        """Refuse `players` for game `name` from the catalogue (its module not loaded), as
+        _checked does once it is. Raises GameError `bad_players`."""
+        fewest, most = player_range(name)
+        high = min(most, self.stations)
+        if not fewest <= players <= high:
+            raise GameError("bad_players", "%s takes %d to %d players" % (name, fewest, high))
 
     def _let_go(self):
         """End the game in play (as a change of game does: its lines, seed revealed) and drop
         every reference to it, the journal's too (`letting_go`), so its module's code can be
-        collected before the next game's is loaded. Leaves neither a game nor the menu: only
-        new_game calls it, and it leaves the board in one of them."""
+        collected before the next game's is loaded. Leaves neither a game nor the menu (only
+        new_game calls it, and it leaves the board in one of them); a MemoryError before the
+        game is dropped leaves it where it was."""
         if self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
-        self.game = None  # type: ignore[assignment]
         self.arbiter = Arbiter(None)
         self.players = 0
         self.last_race = None
         self.holding = []
         self._timers_asked = (None, 0, Stamp(0))  # (caches keyed on the game itself)
         self._deadline = (None, 0, None)
+        self.game = None  # type: ignore[assignment]
         if self.letting_go is not None:
             self.letting_go()
         release_others("", True)  # (every game module: the next is imported afresh)
         gc.collect()
 
-    def _new_game(self, name, players, given_options):
-        """new_game once. Raises GameError, MemoryError."""
+    def _make(self, name, players, given_options):
+        """The next game made, not yet held: (name, players, options, seed, game, arbiter,
+        commitment). Nothing the loop or the room sees changes: a MemoryError making any of it
+        (a full heap on the chip) leaves the board where it was, the game in play (or the
+        menu, or the last game's end) in place. Raises GameError, MemoryError."""
         cls, options = self._checked(name, players, given_options)
+        release_others(name)  # only this game's code stays in RAM
+        seed = self.entropy()
+        game = cls(players, options, seed)
+        arbiter = Arbiter(Prng(seed))
+        arbiter.false_start = options.get("false_start", 250)
+        game.race_prng = arbiter.prng
+        game.encoded_options()  # (made now: the `game` line's text)
+        return (name, players, options, seed, game, arbiter, commitment(seed))
+
+    def _start(self, made):
+        """Hold the game `made` (_make) and announce it; a game in play ends first."""
+        name, players, options, seed, game, arbiter, commit = made
         if self.game is not None and self.game.phase != OVER:
             self._game_over(abandoned=True)  # a published commitment is always honoured
-        release_others(name)  # only this game's code stays in RAM
-        self.seed = self.entropy()
+        self.seed = seed
         self.last_setup = (name, players, dict(options))
-        # the menu goes only once the game is made: a MemoryError making it (a full heap on the
-        # chip) leaves the board in the menu, or at the last game's end, never in neither
-        self.game = cls(players, options, self.seed)
+        self.game = game
         self.menu = None
-        self.game.now = self.now
+        game.now = self.now
         self.players = players
-        self.arbiter = Arbiter(Prng(self.seed))
-        self.arbiter.false_start = options.get("false_start", 250)
-        self.game.race_prng = self.arbiter.prng
+        self.arbiter = arbiter
         self.tie_shown = False
         self.last_race = None
         self.abandoned = False
@@ -661,13 +681,13 @@ class Referee:
             (
                 ("game", name),
                 ("players", players),
-                ("options", self.game.encoded_options()),
-                ("commit", commitment(self.seed)),
+                ("options", game.encoded_options()),
+                ("commit", commit),
             ),
         )
-        self.emit(*self.game.score_event())
+        self.emit(*game.score_event())
         self._sync_arbiter()
-        for name, fields in self.game.prompt_events():
+        for name, fields in game.prompt_events():
             self.emit(name, fields)
 
     def resume(self, saved):
