@@ -442,8 +442,8 @@ class App:
         journal = self.journal
         if not maintained and journal is not None and journal.compacting() and self.can_block():
             self._compact_journal()  # one piece of a long game's snapshot (refbox.journal)
-        elif not maintained and self.warm and self.can_block():
-            self._warm_one()
+        elif not maintained and self.warm and not outbox.size and self.can_block():
+            self._warm_one()  # (once the boot's lines are out: `hello`, `resume` wait for none)
         if self.display is not None and self._display_due() and self.can_block():
             self._update_display()
 
