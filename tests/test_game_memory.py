@@ -198,8 +198,9 @@ def test_the_game_let_go_leaves_ram(monkeypatch, tmp_path):
 
 def test_warming_after_power_up_changes_no_line():
     """The board's warming (App.warm: each game's module imported once at a safe moment after
-    power-up, refbox.games.warm) sends nothing and moves nothing: the same lines with and without
-    it, a race and a change of game among them."""
+    power-up, refbox.games.warm) sends nothing and decides nothing: the same lines with and
+    without it, a race and a change of game among them. Only when they leave may change (a
+    command read during a warming pass waits for it, as for any pass that blocks)."""
     from refbox.games import GAME_ORDER
 
     records = QUIZ + [{"at_us": 1_500_000, "send": {"cmd": "new_game", "game": "evidence",
@@ -213,9 +214,9 @@ def test_warming_after_power_up_changes_no_line():
             sim.app.warm = list(GAME_ORDER)
         sim.run(parse(timeline(*records), 4, CONTROLS))
         assert sim.app.warm == []
-        runs.append(lines)
+        runs.append([line for _, line in lines])
     assert runs[0] == runs[1]
-    assert '"game":"evidence"' in "".join(line for _, line in runs[1])
+    assert '"game":"evidence"' in "".join(runs[1])
 
 
 def test_a_retry_that_runs_out_making_the_game_leaves_the_menu_and_no_game_line(monkeypatch):

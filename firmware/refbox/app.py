@@ -59,6 +59,11 @@ class App:
     # comes at most this plus an idle pass (~0.3 ms on the chip) after it, not a whole period
     # (the deciding pass waits for that one's end: issue 20)
     armed_sleep_us = 200
+    # µs after the last line written before a warming import (_warm_one): an import runs no
+    # bytecode, so MicroPython's USB task waits for it and the bytes queued in the USB FIFO
+    # with it (stock, 200 MHz: `resume` reached the host 49 ms later with the warming right
+    # after its write)
+    warm_quiet_us = 200_000
     gc_threshold = 48 * 1024  # bytes: no automatic gc before this much is allocated
     # µs after a decision's lines went out that the garbage is collected (at the next safe
     # moment): the next command then has `gc_threshold` bytes to allocate from, and the lines
@@ -102,6 +107,7 @@ class App:
         self._collected_race = None  # the cue (Arbiter.armed_at) of the race last collected after
         self._gc_after = None  # µs tick from which a collection is due (_collect_after_lines)
         self.warm = []  # games whose module to import once, one a safe moment (_warm_one; boot)
+        self._wrote_at = 0  # µs tick of the last pass that had lines to write
         self.display = getattr(board, "display", None)  # refbox.oled.Oled, if one answered
         self.keyboard = getattr(board, "keyboard", None)  # refbox.keys.Typist: USB keyboard mode
         if self.display is not None:
@@ -417,6 +423,7 @@ class App:
         wrote = 0
         if outbox.size or outbox.dropped:
             wrote = board.flush()  # what this pass decided goes out before anything may block
+            self._wrote_at = now
         # a change to save, a collection due, the DMA to re-arm: only at a safe moment, and in a
         # pass that wrote nothing (the decision's lines are out, or the host is not taking any)
         if wrote:
@@ -442,7 +449,8 @@ class App:
         journal = self.journal
         if not maintained and journal is not None and journal.compacting() and self.can_block():
             self._compact_journal()  # one piece of a long game's snapshot (refbox.journal)
-        elif not maintained and self.warm and not outbox.size and self.can_block():
+        elif (not maintained and self.warm and not outbox.size
+              and ticks_diff(now, self._wrote_at) >= self.warm_quiet_us and self.can_block()):
             self._warm_one()  # (once the boot's lines are out: `hello`, `resume` wait for none)
         if self.display is not None and self._display_due() and self.can_block():
             self._update_display()
