@@ -601,3 +601,26 @@ def test_same_events_under_micropython(players):
     assert micropython == cpython
     last = [line for _, line in cpython if not line.startswith('{"ev":"buttons"')][-1]
     assert len(cpython) > 100 and '"ev":"game_over"' in last
+
+
+def test_the_deck_dealt_when_first_needed_is_the_deck_shuffled_at_the_start():
+    """The deck is shuffled at the first card needed, not in new_game (RedBlack.deck): the same
+    deck as the game's PRNG shuffled at once, also from a state taken before the deal, and from
+    a checkpoint of older firmware that names it "deck"."""
+    from refbox.prng import Prng
+
+    seed = b"\x05" * 16
+    eager = list(range(52))
+    Prng(seed + b"/game").shuffle(eager)
+    game = RedBlack(4, parse_options(RedBlack.OPTIONS, {}), seed)
+    assert game._deck is None  # nothing drawn yet: new_game's work is the game's set-up only
+    early = game.state()
+    assert game.deck == eager
+    again = RedBlack(4, parse_options(RedBlack.OPTIONS, {}), seed)
+    again.prng = Prng(b"elsewhere")
+    again.restore(early)
+    assert again.deck == eager
+    older = [["deck", eager] if name == "_deck" else [name, value] for name, value in game.state()]
+    third = RedBlack(4, parse_options(RedBlack.OPTIONS, {}), seed)
+    third.restore(older)
+    assert third.deck == eager
