@@ -559,15 +559,16 @@ class Referee:
 
     def _checked(self, name, players, given_options):
         """(game class, options with defaults) for a game set-up, checked as the wire's is.
-        Raises GameError."""
+        Raises GameError. The player count is checked from the catalogue before the game's
+        module is imported (its rows are the classes' min_players / max_players: test_core),
+        so that a change of game with no room refuses it before the game in play is let go."""
         if not is_game(name):
             raise GameError("unknown_game", "games: %s" % ", ".join(GAME_ORDER))
+        fewest, most = player_range(name)
+        high = min(most, self.stations)
+        if not fewest <= players <= high:
+            raise GameError("bad_players", "%s takes %d to %d players" % (name, fewest, high))
         cls = game_class(name)
-        high = min(cls.max_players, self.stations)
-        if not cls.min_players <= players <= high:
-            raise GameError(
-                "bad_players", "%s takes %d to %d players" % (name, cls.min_players, high)
-            )
         options = parse_options(cls.OPTIONS, given_options, cls.presets)
         cls.check_options(players, options)
         fixed = cls.fixed_options(players)
@@ -591,8 +592,6 @@ class Referee:
         Then a set-up refused (`bad_option`, or `no_memory` still) finds the board in the menu,
         not in the game that was in play: on such a heap the next game's rules cannot be read
         beside it."""
-        if not is_game(name):
-            raise GameError("unknown_game", "games: %s" % ", ".join(GAME_ORDER))
         made = None
         try:
             made = self._make(name, players, given_options)
@@ -604,7 +603,6 @@ class Referee:
         if made is None:
             if self.game is None:  # from the menu, which stands: nothing to let go
                 raise no_room(name)  # (out of the except clause: its traceback's memory goes)
-            self._check_players(name, players)  # (what can be refused before the game ends)
             try:
                 self._let_go()
                 made = self._make(name, players, given_options)
@@ -616,14 +614,6 @@ class Referee:
             if made is None:
                 raise no_room(name)
         self._start(made)
-
-    def _check_players(self, name, players):
-        """Refuse `players` for game `name` from the catalogue (its module not loaded), as
-        _checked does once it is. Raises GameError `bad_players`."""
-        fewest, most = player_range(name)
-        high = min(most, self.stations)
-        if not fewest <= players <= high:
-            raise GameError("bad_players", "%s takes %d to %d players" % (name, fewest, high))
 
     def _let_go(self):
         """End the game in play (as a change of game does: its lines, seed revealed) and drop
