@@ -17,7 +17,7 @@ never between (tests/test_checkpoints.py cuts after every filesystem operation).
 from binascii import hexlify
 
 from refbox.compat import sha256
-from refbox.journal import _Chunks, header, snapshot_pieces
+from refbox.journal import header, record_head, snapshot_pieces, write_pieces
 
 
 def work(journal):
@@ -60,21 +60,11 @@ def append_pieces(journal, fields, referee):
     summed, then written through one small buffer), as a snapshot is: a checkpoint's state (~1 KB
     for a quiz) is never one block of the heap. True if written; a failure goes to
     Journal._failed."""
-    digest = sha256(b"")
-    length = 0
-    for piece in snapshot_pieces(fields):
-        length += len(piece)  # (ASCII: as many bytes as characters)
-        digest.update(piece.encode())
-    head = ("%d %s " % (length, hexlify(digest.digest()[:4]).decode())).encode()
-    size = len(head) + length + 1
+    head, size = record_head(fields)
     try:
         f = journal.fs.open(journal.path, "ab")
         try:
-            out = _Chunks(f, head, size)
-            for piece in snapshot_pieces(fields):
-                out.write(piece.encode())
-            out.write(b"\n")
-            out.flush()
+            write_pieces(f, head, size, fields)
         finally:
             f.close()
     except OSError as e:

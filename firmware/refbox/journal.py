@@ -694,24 +694,17 @@ class Journal:
         if short:
             size = len(whole)
         else:
-            digest = sha256(b"")
-            length = 0
-            for piece in snapshot_pieces(fields):
-                length += len(piece)  # (ASCII: as many bytes as characters)
-                digest.update(piece.encode())
-            head = header() + ("%d %s " % (length, hexlify(digest.digest()[:4]).decode())).encode()
-            size = len(head) + length + 1
+            first = header()
+            head, size = record_head(fields)
+            head = first + head
+            size += len(first)
         try:
             f = self.fs.open(new, "wb")
             try:
                 if short:
                     f.write(whole)
                 else:
-                    out = _Chunks(f, head, size)
-                    for piece in snapshot_pieces(fields):
-                        out.write(piece.encode())
-                    out.write(b"\n")
-                    out.flush()
+                    write_pieces(f, head, size, fields)
             finally:
                 f.close()
             self.fs.rename(new, self.path)
@@ -764,6 +757,30 @@ def snapshot_fields(t, referee, game, over, setup):
         setup = (setup[0], setup[1], game.encoded_options())  # (their text made once)
     fields["setup"] = setup
     return fields
+
+
+def record_head(fields):
+    """A record of `fields` made a piece at a time (snapshot_pieces), never whole: (its head,
+    b"<length> <checksum> ", and its size in bytes, head and newline included), the payload
+    summed here and made again by write_pieces."""
+    digest = sha256(b"")
+    length = 0
+    for piece in snapshot_pieces(fields):
+        length += len(piece)  # (ASCII: as many bytes as characters)
+        digest.update(piece.encode())
+    head = ("%d %s " % (length, hexlify(digest.digest()[:4]).decode())).encode()
+    return head, len(head) + length + 1
+
+
+def write_pieces(f, first, size, fields):
+    """Write `first` (bytes: the record's head, a file's header before it), then the payload of
+    `fields` made again a piece at a time and its newline, to file `f` through one small buffer
+    (_Chunks); `size`: the bytes written in all (record_head)."""
+    out = _Chunks(f, first, size)
+    for piece in snapshot_pieces(fields):
+        out.write(piece.encode())
+    out.write(b"\n")
+    out.flush()
 
 
 class _Chunks:
