@@ -258,6 +258,45 @@ probe("quiz_armed", {"seed": "1", "game": "quiz", "players": 6}, ['{"cmd":"arm"}
 probe("difference", {"seed": "1", "game": "difference", "players": 4}, [])
 """
 
+IDLE_FRAME_PROBE = """
+import gc, micropython
+from tablebuzz.sim import runner
+
+class Quiet:  # the PIO state machine's put, as the chip's (the fake's records the words)
+    def put(self, words, shift):
+        pass
+
+def probe(name, header, lines):
+    sim = runner.Simulation(header, lambda t, line: None)
+    w = sim.world
+    for line in lines:
+        sim.console.feed(line.encode() + b"\\n")
+    w.run_until(w.now + 1000000000)  # boot, the commands, their lines and tones out
+    app = sim.app
+    del app.board.show  # the firmware's own Board.show, not the CPU model's charge around it
+    app.board.pixels.sm = Quiet()
+    free = rendered = 0
+    for _ in range(30):
+        w.run_until(w.now + app.frame_us * 1000)  # a moving frame is due at every pass
+        before = app._render_at
+        gc.collect()
+        micropython.heap_lock()
+        try:
+            app.step()
+            free += 1
+        except MemoryError:
+            pass
+        micropython.heap_unlock()
+        rendered += app._render_at != before
+    print(name, free, rendered)
+
+for game in ("deglingo", "diddly", "evidence", "redblack"):
+    probe(game, {"seed": "1", "game": game, "players": 4}, [])
+probe("difference_over", {"seed": "1", "game": "difference", "players": 4}, ['{"cmd":"end"}'])
+probe("teams_over", {"seed": "1", "game": "quiz", "players": 4,
+                     "options": {"teams": [[1, 2], [3, 4]]}}, ['{"cmd":"end"}'])
+"""
+
 
 def test_idle_passes_allocate_nothing():
     proc = subprocess.run(micropython_command(IDLE_PASS_PROBE), capture_output=True, text=True)
@@ -265,6 +304,21 @@ def test_idle_passes_allocate_nothing():
     # 30 idle passes each, every one under heap_lock(): an allocation raises MemoryError there
     assert proc.stdout.split() == [
         "menu", "30", "quiz_ready", "30", "quiz_armed", "30", "difference", "30"
+    ], proc.stdout
+
+
+def test_moving_frames_allocate_nothing():
+    """A frame that moves with time alone (a pulse, a blink, a chase, a game's own painting) is
+    rendered every 25 ms while the game waits: Déglingo's, Diddly's, Evidence's and Red or
+    Black's from their start, every game's at game over. Each render allocates nothing, or the
+    idle table fills MicroPython's collection threshold in seconds and the collection falls
+    inside the next command (bench/README.md "Idle frames")."""
+    proc = subprocess.run(micropython_command(IDLE_FRAME_PROBE), capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    # 30 passes each, every one under heap_lock() and every one rendering a frame
+    assert proc.stdout.split() == [
+        "deglingo", "30", "30", "diddly", "30", "30", "evidence", "30", "30",
+        "redblack", "30", "30", "difference_over", "30", "30", "teams_over", "30", "30",
     ], proc.stdout
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from refbox.arbiter import Arbiter
 from refbox.games.base import GameError, parse_options
 from refbox.games.redblack import RedBlack, card_text, is_right
-from refbox.leds import render
+from refbox.leds import NOTHING_SHOWN, render
 from scripts_redblack import SEEDS, example_path, game_seed, plan_game
 
 RANK_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
@@ -536,6 +536,7 @@ class _View:
         self.arbiter = Arbiter(None)
         self.players = game.players
         self.tie_shown = False
+        self.shown = NOTHING_SHOWN
 
 
 COLOURS = ((255, 0, 0), (0, 96, 255), (0, 200, 0), (255, 160, 0), (200, 0, 255), (0, 220, 200))

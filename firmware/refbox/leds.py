@@ -78,26 +78,43 @@ _MENU = (64, 64, 64)
 _ARMED_BAR = (24, 24, 24)
 
 
-def _scale(colour, num, den):
-    return (colour[0] * num // den, colour[1] * num // den, colour[2] * num // den)
+_DIMMED = {}  # den -> {colour: colour // den}: each computed once, so a frame allocates no tuple
 
 
-_TENTHS = {}  # colour -> a tenth of it: computed once per colour, so a render allocates no tuple
-_QUARTERS = {}
-
-
-def _tenth(colour):
-    dim = _TENTHS.get(colour)
+def dimmed(colour, den):
+    """`colour` ((r, g, b) 0..255) with each channel divided by `den` (floor), the same tuple
+    every call: a frame that moves (a blink every 25 ms) must allocate nothing, or it fills
+    MicroPython's collection threshold in seconds and the collection falls inside a command
+    (bench/README.md "Idle frames"). Keeps one tuple per colour and `den` seen."""
+    kept = _DIMMED.get(den)
+    if kept is None:
+        kept = _DIMMED[den] = {}
+    dim = kept.get(colour)
     if dim is None:
-        dim = _TENTHS[colour] = _scale(colour, 1, 10)
+        dim = kept[colour] = (colour[0] // den, colour[1] // den, colour[2] // den)
     return dim
 
 
-def _quarter(colour):
-    dim = _QUARTERS.get(colour)
-    if dim is None:
-        dim = _QUARTERS[colour] = _scale(colour, 1, 4)
-    return dim
+NOTHING_SHOWN = (None, 0, None, None, None, None, None)
+
+
+def shown(view, colours):
+    """What a frame of `view`'s game needs from its state, computed once per log revision, phase
+    (the state is the fold of the log; an abandoned game ends without an entry) and palette
+    (`colours`, the stations' colours): (game, revision, phase, colours, eligible(),
+    station_colours(colours), champions() at game over else None). `view.shown` keeps it
+    (refbox.referee.Referee: NOTHING_SHOWN at first, and again when a game is let go). Every
+    game's `eligible` and `champions` make a new list: asked every 25 ms while a frame moves,
+    they filled the collection threshold in seconds (bench/README.md "Idle frames")."""
+    game = view.game
+    known = view.shown
+    if (known[0] is not game or known[1] != game.revision or known[2] != game.phase
+            or known[3] is not colours):
+        champions = game.champions() if game.phase == "over" else None
+        known = (game, game.revision, game.phase, colours, game.eligible(),
+                 game.station_colours(colours), champions)
+        view.shown = known
+    return known
 
 
 def moves(view):
@@ -141,7 +158,7 @@ def render(view, now_ms, colours, station_pixels, marker_pixels, frame=None):
                 frame[p] = colours[p]
             return frame
         for p in range(min(view.menu.players, station_pixels)):
-            frame[p] = _quarter(colours[p])
+            frame[p] = dimmed(colours[p], 4)
         for p in view.menu.lit_stations(view.now):  # the wiring test: a pressed buzzer lights
             if p < station_pixels:
                 frame[p] = colours[p]
@@ -150,11 +167,12 @@ def render(view, now_ms, colours, station_pixels, marker_pixels, frame=None):
     arbiter = view.arbiter
     if game is None:
         return frame
-    colours = game.station_colours(colours)  # a team shares one colour
+    known = shown(view, colours)
+    colours = known[5]  # a team shares one colour
     if game.phase == "over":
-        champions = game.champions()
+        champions = known[6]
         for p in range(min(view.players, station_pixels)):
-            frame[p] = _tenth(colours[p])
+            frame[p] = dimmed(colours[p], 10)
         if (now_ms // 250) & 1:
             for champion in champions:
                 if champion < station_pixels:
@@ -163,7 +181,7 @@ def render(view, now_ms, colours, station_pixels, marker_pixels, frame=None):
         return frame
     blink_fast = (now_ms // 125) & 1
     blink_slow = (now_ms // 250) & 1
-    eligible = game.eligible()
+    eligible = known[4]
     floor = game.answering
     for p in range(min(view.players, station_pixels)):
         colour = colours[p]
@@ -177,7 +195,7 @@ def render(view, now_ms, colours, station_pixels, marker_pixels, frame=None):
         elif arbiter.phase == ARMED:
             frame[p] = colour
         else:
-            frame[p] = _tenth(colour)
+            frame[p] = dimmed(colour, 10)
     if floor is not None:
         for i in range(marker_pixels):
             frame[bar + i] = colours[floor]
@@ -188,9 +206,9 @@ def render(view, now_ms, colours, station_pixels, marker_pixels, frame=None):
         scores = game.scores
         for i in range(min(marker_pixels, len(scores))):
             if scores[i]:
-                frame[bar + i] = _quarter(colours[i])
+                frame[bar + i] = dimmed(colours[i], 4)
     turn = game.turn
     if turn is not None and floor is None and arbiter.phase != ARMED and turn < station_pixels:
-        frame[turn] = colours[turn] if blink_slow else _quarter(colours[turn])
+        frame[turn] = colours[turn] if blink_slow else dimmed(colours[turn], 4)
     game.decorate(frame, now_ms, colours, station_pixels, marker_pixels)
     return frame

@@ -35,6 +35,7 @@ from refbox.arbiter import (
 from refbox.compat import TYPE_CHECKING, const
 from refbox.games import GAME_ORDER, game_class, is_game, no_room, player_range, release_others
 from refbox.games.base import ASK_EVERY_PASS, Game, GameError, parse_options  # noqa: F401 (Game: type comment)
+from refbox.leds import NOTHING_SHOWN
 from refbox.prng import Prng, commitment, seed_hex
 from refbox.protocol import ProtocolError, parse_command
 from refbox.ticks import Stamp
@@ -87,6 +88,7 @@ class Referee:
         # (game, its log revision, horizon) of the last timers asked with none due (_timers)
         self._timers_asked = (None, 0, Stamp(0))  # type: tuple
         self._deadline = (None, 0, None)  # type: tuple  # (game, revision, next_deadline())
+        self.shown = NOTHING_SHOWN  # type: tuple  # what the LEDs need of the game (refbox.leds.shown)
         # (game, players, options) of the last game started: the menu opens on it and YES at
         # game over plays it again (a rematch); the journal keeps it across power cuts
         self.last_setup = None  # type: tuple | None
@@ -629,6 +631,7 @@ class Referee:
         self.holding = []
         self._timers_asked = (None, 0, Stamp(0))  # (caches keyed on the game itself)
         self._deadline = (None, 0, None)
+        self.shown = NOTHING_SHOWN
         self.game = None  # type: ignore[assignment]
         if self.letting_go is not None:
             self.letting_go()

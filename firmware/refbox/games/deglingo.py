@@ -39,6 +39,7 @@ from refbox.games.base import (
     option,
     rank_highest_first,
 )
+from refbox.leds import dimmed
 from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 # Déglingo's log entries, the kind first (ENTRY_KIND), the other slots read by these names
@@ -546,14 +547,14 @@ class Deglingo(Game):
         pixels = time left, blinking in the last 5 s). In the eyes-closed phase the observers are
         dim (waiting, not armed)."""
         if self.phase == EYES_CLOSED:
-            for p in self.observers():
-                if p < station_pixels:
-                    frame[p] = _scale(colours[p], 1, 10)
+            for p in range(min(self.players, station_pixels)):  # (the observers: no list made)
+                if p != self.active:
+                    frame[p] = dimmed(colours[p], 10)
             return None
         if self.phase != RACING:
             return None
         if self.active < station_pixels:
-            frame[self.active] = _scale(colours[self.active], 1, 10)
+            frame[self.active] = dimmed(colours[self.active], 10)
         blink_fast = (now_ms // 125) & 1
         for p in range(min(self.players, station_pixels)):
             if self.locks[p] is not None and p not in self.out:
@@ -574,7 +575,3 @@ class Deglingo(Game):
 def _number(player):
     """The 1-based number on the wire of a 0-based player."""
     return player + 1
-
-
-def _scale(colour, num, den):
-    return (colour[0] * num // den, colour[1] * num // den, colour[2] * num // den)

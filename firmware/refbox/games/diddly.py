@@ -25,6 +25,7 @@ docs/games/diddly.md.
 from refbox.compat import const
 from refbox.games.base import ENTRY_KIND, Game, GameError, option
 from refbox.games.diddly_scoring import COLUMN_MAX, check_copies, rank, read_board, score_board
+from refbox.leds import dimmed
 
 ROUNDS = 5
 SCORING = "scoring"  # round scores are being entered
@@ -345,7 +346,7 @@ class Diddly(Game):
             if p == self.dealer:
                 frame[p] = colour if (p == self.turn and slow) else _DEALER
             elif p != self.turn:
-                frame[p] = (colour[0] // 10, colour[1] // 10, colour[2] // 10)
+                frame[p] = dimmed(colour, 10)
         bar = station_pixels
         for i in range(marker_pixels):
             frame[bar + i] = (0, 0, 0)

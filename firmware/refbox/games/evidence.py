@@ -23,6 +23,7 @@ Rules: shared/rules/004_27c25bf53213cc59.txt (the French rulebook: "Déroulement
 
 from refbox.compat import const
 from refbox.games.base import ENTRY_KIND, Game, GameError, int_in, option
+from refbox.leds import dimmed
 from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 MARKERS = 10  # evidence markers 1..10 (rulebook "CONTENU")
@@ -106,14 +107,19 @@ def leaders(points, greens, among):
     return [p for p in among if (points[p], greens[p]) == best]
 
 
+def _paint_token(frame, bar, shown, owners, who, colour):
+    """Light the marker `who` holds (the token's owner, or None: nothing) in the token's
+    `colour` on the bar, if it is one of the `shown` first markers (`owners`: marker -> owner)."""
+    if who is not None:
+        m = owners.index(who)
+        if 1 <= m <= shown:
+            frame[bar + m - 1] = colour
+
+
 def _commit_rule(value):
     if value == "hold" or value == "pause":
         return value
     raise ValueError('"hold" or "pause"')
-
-
-def _scale(colour, den):
-    return (colour[0] // den, colour[1] // den, colour[2] // den)
 
 
 class Evidence(Game):
@@ -644,7 +650,7 @@ class Evidence(Game):
         stations = min(self.players, station_pixels)
         for p in range(stations):
             colour = colours[p]
-            dim = _scale(colour, 10)
+            dim = dimmed(colour, 10)
             if self.phase == NEXT:
                 frame[p] = dim if p in self.contenders else _OFF
             elif p not in self.claimants or p in self.sat_out:
@@ -670,12 +676,11 @@ class Evidence(Game):
             for i in range(shown):
                 owner = owners[i + 1]
                 if owner is not None:
-                    frame[bar + i] = _scale(colours[owner], 4)
-            for kind, who in ((2, red), (1, yellow), (0, green)):  # green shows over a fall-back
-                if who is not None:
-                    m = owners.index(who)
-                    if 1 <= m <= shown:
-                        frame[bar + m - 1] = _TOKEN_COLOURS[kind]
+                    frame[bar + i] = dimmed(colours[owner], 4)
+            # green shows over a fall-back (no tuple of them made: this frame moves)
+            _paint_token(frame, bar, shown, owners, red, _TOKEN_COLOURS[2])
+            _paint_token(frame, bar, shown, owners, yellow, _TOKEN_COLOURS[1])
+            _paint_token(frame, bar, shown, owners, green, _TOKEN_COLOURS[0])
         return None
 
     def _paint_gauge(self, frame, colours, bar, shown):
@@ -689,7 +694,7 @@ class Evidence(Game):
             m = i + 1
             owner = self.owners[m]
             if owner is not None:
-                frame[bar + i] = colours[owner] if m <= fill else _scale(colours[owner], 8)
+                frame[bar + i] = colours[owner] if m <= fill else dimmed(colours[owner], 8)
             elif m <= fill:
                 frame[bar + i] = _GAUGE[band]
             elif band:
@@ -699,22 +704,21 @@ class Evidence(Game):
         """Taken markers in the claimer's colour; the free ones dim white with a brighter chase
         that shows the orientation: right = towards marker 10, left = towards marker 1, up =
         from both ends to the middle (away from you), down = from the middle to both ends."""
-        chase = []
-        if self.orientation == "right":
-            chase = [(now_ms // 100) % shown]
+        if self.orientation == "right":  # the chase's pixels: one or two (no list: it moves)
+            first = second = (now_ms // 100) % shown
         elif self.orientation == "left":
-            chase = [shown - 1 - (now_ms // 100) % shown]
+            first = second = shown - 1 - (now_ms // 100) % shown
         else:
             half = shown // 2
-            k = (now_ms // 200) % half
+            first = (now_ms // 200) % half
             if self.orientation == "down":
-                k = half - 1 - k
-            chase = [k, shown - 1 - k]
+                first = half - 1 - first
+            second = shown - 1 - first
         for i in range(shown):
             owner = self.owners[i + 1]
             if owner is not None:
                 frame[bar + i] = colours[owner]
-            elif i in chase:
+            elif i == first or i == second:
                 frame[bar + i] = _CHASE
             else:
                 frame[bar + i] = _FREE
