@@ -497,6 +497,11 @@ def test_the_marker_bar_counts_the_answer_time_down():
         frame = render(table.ref, now_ms, colours, 8, 10)
         bars.append(len([p for p in frame[8:] if p != (0, 0, 0)]))
     assert bars == [10, 7, 1, 0]
+    # ...and the loop renders it again as time passes (the frame moves: refbox.leds.moves),
+    # not only at the next event
+    from refbox.leds import moves
+
+    assert moves(table.ref)
 
 
 def test_buttons_and_option_words_for_people():

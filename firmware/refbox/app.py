@@ -98,6 +98,9 @@ class App:
         self._control_edges = board.control_edges  # refbox.board.ControlEdges's ring
         self._outbox = board.outbox
         self._busy = True  # a timer or a control to poll: the first pass finds out
+        # µs tick before which a busy pass has nothing to do: only a game timer runs and its
+        # deadline is still ahead of the horizon (_rest_until); None: work every busy pass
+        self._quiet_until = None  # type: int | None
         # the debouncers judging a closure or a release; at first every one, each settling
         self._waiting = list(self.debouncers)
         self._controls_idle = False
@@ -404,7 +407,10 @@ class App:
         n = capture.pending()
         data = board.read_input()
         edges = self._control_edges
-        if n or data or self._busy or capture.count == 0 or edges.head != edges.tail or edges.lost:
+        busy = self._busy
+        if busy and self._quiet_until is not None and ticks_diff(now, self._quiet_until) < 0:
+            busy = False  # only a game timer runs, its deadline still ahead (_rest_until)
+        if n or data or busy or capture.count == 0 or edges.head != edges.tail or edges.lost:
             self._work(now, n, data)
         elif now - self._kept > 1000000 or now < self._kept:  # raw ticks: a wrap also counts
             self._kept = now
@@ -535,8 +541,24 @@ class App:
         if self._waiting:
             self._waiting = _still_waiting(self._waiting)
         self._busy = bool(self._waiting) or not self._controls_idle or self.referee.is_busy()
+        self._rest_until()
         self._kept = now
         self._reader.keepalive(now)
+
+    def _rest_until(self):
+        """After a working pass: when nothing but a game timer keeps the loop busy (no closure
+        being judged, the controls idle, Referee.quiet_until), the passes before its deadline
+        reaches the horizon (`capture_lag_us` after it) are idle ones: they would hand nothing
+        over and fire nothing, as the timer acts at its deadline's stamp whichever pass runs it
+        (docs/architecture.md "Deadlines"). Each made its horizons' Stamps, ~0.4 KB a pass while
+        a quiz timer ran, which filled MicroPython's collection threshold every ~100 passes,
+        inside the race (bench/README.md "Idle frames"). An input (a capture word, a line, a
+        control edge) makes a working pass as before."""
+        self._quiet_until = None
+        if self._busy and not self._waiting and self._controls_idle:
+            due = self.referee.quiet_until()
+            if due is not None:
+                self._quiet_until = ticks_add(due, self.capture_lag_us)
 
     def _poll(self, settled, happenings):
         """Judge the waiting debouncers up to Stamp `settled`, the closure that began first before
@@ -602,6 +624,7 @@ class App:
         if self._waiting:
             self._waiting = _still_waiting(self._waiting)
         self._busy = True  # the next pass works: its horizons and timers
+        self._quiet_until = None
         self._kept = now
         self._reader.keepalive(now)
 

@@ -128,8 +128,8 @@ def moves(view):
         return False
     if game.phase == "over" or view.arbiter.locked:
         return True  # the champion's blink and chase; a locked-out station blinks
-    if game.answering is not None:
-        return bool(view.tie_shown)  # the floor alternates with white after a tie
+    if game.answering is not None:  # the floor alternates with white after a tie; a game's
+        return bool(view.tie_shown) or game.frame_moves()  # own painting (the answer time)
     if game.turn is not None and view.arbiter.phase != ARMED:
         return True  # whose turn it is: pulsing
     return game.frame_moves()  # a game that paints its own pixels

@@ -172,14 +172,17 @@ class Referee:
     def line_at(self, line, tick):
         """One protocol line (bytes) that arrived at µs `tick`. A read-only command, or a line
         refused on its face (not a command, an unknown control name), is answered at once from
-        the state: it never enters the stream, so it cannot move anything in it. Any other
-        command is queued at its arrival tick and runs in stamp order (`tick`)."""
+        the state as of `tick`: it never enters the stream, so it cannot move anything in it.
+        Any other command is queued at its arrival tick and runs in stamp order (`tick`)."""
         try:
             name, args, cid = parse_command(line)
         except ProtocolError as e:
             self.error(e.code, e.detail, e.cid)
             return
         if name in READ_ONLY or (name == "control" and args["name"] not in CONTROL_NAMES):
+            # answered as of its arrival (a timer's time left in `state`), not as of whichever
+            # pass last ran the referee: passes waiting for a deadline do not (App._rest_until)
+            self._at(Stamp(tick))
             self._run_command(name, args, cid)
             return
         self._enqueue(Stamp(tick), LINE, (name, args, cid))
@@ -302,7 +305,7 @@ class Referee:
                 press_horizon = queue[0][0].after_ns(-1)
             self._timers(horizon, press_horizon)
             self.prompts()
-        self._at(pass_now)  # what comes outside the stream (a read-only line) sees the pass
+        self._at(pass_now)  # (what comes outside the stream at the end of the pass sees it)
 
     def _finish_stopped(self, stop):
         """The rest of a pass that stopped at a race's decision: its switches, then its timers.
@@ -532,6 +535,28 @@ class Referee:
         if self.game is not None and self.game.phase != OVER and self.game.is_busy():
             return True
         return self.arbiter.is_busy()
+
+    def quiet_until(self):
+        """The µs tick of the game's next deadline (Game.next_deadline, asked once a log
+        revision) when nothing else keeps the referee busy: no switch queued, no pass stopped
+        at a race's decision, no menu, the arbiter neither deciding nor timing a lockout. Until
+        the horizon reaches it, a pass with no input hands nothing over and fires nothing
+        (Game.tick_entry returns None for every horizon before it), so the App skips it
+        (refbox.app.App._rest_until). None: every busy pass works (a game that does not say
+        when its timer runs out, or none runs). Allocates nothing once the deadline is known."""
+        if self._switches or self._stopped is not None or self.menu is not None:
+            return None
+        game = self.game
+        if game is None or game.phase == OVER or self.arbiter.is_busy():
+            return None
+        known = self._deadline
+        if known[0] is not game or known[1] != game.revision:
+            known = (game, game.revision, game.next_deadline())
+            self._deadline = known
+        deadline = known[2]
+        if deadline is None or deadline is ASK_EVERY_PASS:
+            return None
+        return deadline.us
 
     # ------------------------------------------------------------------ menu and games
     def open_menu(self):

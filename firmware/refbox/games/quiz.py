@@ -495,19 +495,36 @@ class Quiz(RaceGame):
     def timer_left(self, now):
         """("buzz" | "answer" | "bonus", ms left at µs tick `now`, 0 once run out), or
         (None, None)."""
-        deadline = self.buzz_deadline()
-        name = "buzz"
-        if deadline is None:
-            deadline = self.answer_deadline()
-            name = "answer"
-        if deadline is None:
-            deadline = self.bonus_deadline()
-            name = "bonus"
-        if deadline is None:
+        name = self._timer_shown()
+        if name is None:
             return None, None
-        left = ticks_diff(deadline.us, now) // 1000
-        over = self.part_up if name == "bonus" else self.expired
-        return name, 0 if over or left < 0 else left
+        return name, self._left_ms(name, now)
+
+    def _timer_shown(self):
+        """The timer that runs in this phase ("buzz", "answer", "bonus": the one whose deadline
+        buzz_deadline, answer_deadline or bonus_deadline gives), or None. Allocates nothing:
+        the LEDs' timer bar asks every frame (decorate)."""
+        if self.phase == RACING and self.opened is not None and self.buzz_s():
+            return "buzz"
+        if self.phase == ANSWERING and self.floor_at is not None and self.options["answer_s"]:
+            return "answer"
+        if self.phase == BONUS and self.part_at is not None and self.options["bonus_s"]:
+            return "bonus"
+        return None
+
+    def _left_ms(self, name, now):
+        """ms left of timer `name` (_timer_shown) at µs tick `now`, 0 once run out: its deadline's
+        µs tick (as _later makes it) written out, so that no Stamp is made."""
+        if name == "buzz":
+            start, seconds, over = self.opened, self.buzz_s(), self.expired
+        elif name == "answer":
+            start, seconds, over = self.floor_at, self.options["answer_s"], self.expired
+        else:
+            start, seconds, over = self.part_at, self.options["bonus_s"], self.part_up
+        if start is None:
+            return 0  # (no such timer runs: _timer_shown never names it then)
+        left = ticks_diff(ticks_add(start.us, seconds * 1000000), now) // 1000
+        return 0 if over or left < 0 else left
 
     def timer_ms(self, name):
         """The full length in ms of timer `name` ("buzz", "answer", "bonus") as it runs now."""
@@ -518,17 +535,21 @@ class Quiz(RaceGame):
     def decorate(self, frame, now_ms, colours, station_pixels, marker_pixels):
         """While a timer runs the marker bar shows the time left: lit pixels shrink from the full
         bar (the bar's colour as usual: dim white while armed, the floor holder's colour)."""
-        name, left = self.timer_left(now_ms * 1000)
+        name = self._timer_shown()  # (not timer_left: its tuple every frame)
         if name is None:
             return
+        left = self._left_ms(name, now_ms * 1000)
         total = self.timer_ms(name)
         lit = (left * marker_pixels + total - 1) // total
         for i in range(lit, marker_pixels):
             frame[station_pixels + i] = (0, 0, 0)
 
     def frame_moves(self):
-        """The timer bar moves only while a timer runs."""
-        return self.is_busy()
+        """The timer bar moves only while a timer runs (not is_busy: its Stamp every frame)."""
+        name = self._timer_shown()
+        if name is None:
+            return False
+        return not (self.part_up if name == "bonus" else self.expired)
 
     def _next_timer(self):
         """(kind, Stamp) of the timer `tick_entry` fires next with the log as it is, or None
