@@ -106,8 +106,11 @@ def test_the_model_off_is_the_zero_cost_simulator():
 
 
 def test_a_power_cut_inside_a_pass_stops_the_lines_there():
-    """The cut falls while the `judge` pass is still working: nothing of it reaches the host
-    (its lines wait for the journal, which the cut stopped), and the board resumes before it."""
+    """The cut falls while the `judge` pass is still working: nothing of it reaches the host.
+    The simulated cut stops the pass at its next visible act: the judgement's first line, which
+    waits for the journal's save (and its LED frame for the lines: App._show). So the board
+    resumes after the save, the judgement in its log: the `resume` line gives the host what it
+    had not seen (a cut inside the save itself: tests/test_power_cut_window.py)."""
     text = timeline(
         {"at_us": 100 * MS, "send": {"cmd": "arm"}},
         {"at_us": 400 * MS, "press": 1},
@@ -122,7 +125,7 @@ def test_a_power_cut_inside_a_pass_stops_the_lines_there():
     resume = events(result, "resume")
     assert len(resume) == 1 and resume[0]["reopened"] is False
     state = events(result, "state")[-1]
-    assert state["phase"] == "answering" and state["scores"] == [0] * 6
+    assert state["phase"] == "ready" and state["scores"] == [1] + [0] * 5
 
 
 @pytest.mark.micropython

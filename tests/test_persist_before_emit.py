@@ -6,6 +6,7 @@ import json
 import pytest
 from helpers import CONTROLS, timeline
 from refbox.app import AT_ONCE, NEUTRAL
+from refbox.arbiter import ARMED, DECIDED
 from refbox.journal import PATH, read
 from tablebuzz.sim import runner
 from tablebuzz.sim.timeline import parse
@@ -80,3 +81,34 @@ def test_a_false_start_lockout_goes_out_before_the_journal_holds_it():
 
     _play(timeline({"at_us": 100 * MS, "press": 3}, {"at_us": 180 * MS, "release": 3}), check)
     assert found == [[]]  # sent at once: the save that keeps it comes after
+
+
+@pytest.mark.parametrize("cpu", ["on", "off"])
+def test_the_leds_show_a_decision_once_the_journal_holds_it(cpu):
+    """A decision shows on the LEDs when its lines go out, after the save (App._show): a frame
+    drawn before it would show the table what a power cut then takes back. The race path is the
+    exception, as for its lines: the winner lights at once."""
+    frames = {"checked": 0}
+
+    def check(sim, ev):
+        app = sim.app
+        if app is None or getattr(app, "_frames_checked", False):
+            return
+        app._frames_checked = True
+        show = app.board.show
+
+        def checked_show(frame):
+            referee = app.referee
+            game = referee.game
+            racing = referee.arbiter.phase in (ARMED, DECIDED) or app._racing or app._held
+            if game is not None and not racing and app._unsaved == []:
+                saved = _saved(sim)
+                assert [list(e) for e in saved.log] == [list(e) for e in game.log]
+                frames["checked"] += 1
+            assert app._unsaved == [], app._unsaved  # no decision line waits for the journal
+            return show(frame)
+
+        app.board.show = checked_show
+
+    _play(GAME, check, cpu=cpu)
+    assert frames["checked"] > 5, frames

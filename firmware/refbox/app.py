@@ -418,8 +418,8 @@ class App:
         if self._tone_until is not None and ticks_diff(now, self._tone_until) >= 0:
             board.tone(0)
             self._tone_until = None
-        if self._dirty or self._moving:
-            self._show(now)
+        if (self._dirty or self._moving) and not self._unsaved:
+            self._show(now)  # (a decision waiting for the journal shows once it holds it)
         if (self._held or self._racing) and not self.referee.arbiter.is_deciding():
             self._release()  # after the race line and the winner's LED
         keyboard = self.keyboard
@@ -448,6 +448,7 @@ class App:
                 self._save_due = False
                 if self._unsaved:
                     self._release_saved()  # the journal holds the decision: the room may see it
+                    self._show(self.clock.ticks_us())  # on the LEDs too, right after its lines
                     self._collect_after_lines()
                 self._after_race()
                 self._maintain()
@@ -939,7 +940,9 @@ class App:
     def _show(self, now):
         """Render the LEDs when the frame may have changed: after a pass that did anything, or
         every `frame_us` while the frame moves (blinks, pulses, chases: refbox.leds.moves). A
-        frame is written only if it differs from the one shown. Both frames are preallocated."""
+        frame is written only if it differs from the one shown. Both frames are preallocated.
+        Not while a decision's lines wait for the journal (`_unsaved`): the table sees it on the
+        LEDs when the host sees its lines, once a power cut can no longer take it back."""
         if self.board.pixels_mask_irqs and self.referee.arbiter.phase == ARMED:
             return  # a CPU NeoPixel write would mask the capture interrupts while a race is open
         if not self._dirty and (not self._moving or ticks_diff(now, self._render_at) < 0):
