@@ -27,6 +27,7 @@ the row says so (a frame written for another reason would be taken for the cue).
   PATHS=LIST  new_game,judge,arm,power,heap (default all): the parts of the timeline to play;
               heap: one more short run per game from the same image (power-on, `new_game` for
               6 players, then the heap read as below), for the heap free in every game
+  EACH=1      also print every run's figure, in the order played (where a maximum fell)
 
 The harness must follow the firmware's clock (bench/rp2emu-clock.patch applied to RP2EMU's
 copy): without it every instruction lasts 8 ns whatever the PLL says, and a 200 MHz row is not
@@ -63,6 +64,7 @@ GAMES = ("difference", "deglingo", "redblack", "diddly", "evidence", "quiz")
 
 CLOCKS = [int(c) for c in (os.environ.get("CLOCKS") or "200,125").split(",")]
 PARTS = (os.environ.get("PATHS") or "new_game,judge,arm,power,heap").split(",")
+EACH = os.environ.get("EACH") == "1"  # also every run's figure, in the order played
 _SET_UP = "set_up(machine, time)"  # main.py's call (refbox.sysclock)
 
 
@@ -223,6 +225,8 @@ def main():
                 kind, "power")
             print("%-30s %-16s %24s %8s  (%d runs; %s -> %s)" % (
                 name, path, spread, "<= %d" % TARGETS[kind], len(ms), label, kind))
+            if EACH:
+                print("%-30s %-16s %s" % ("", "  each run", " ".join("%.1f" % x for x in ms)))
         print("%-30s %-16s %24s %8s" % (name, "heap free", "%.1f KB" % (heap / 1024) if heap
                                        else "-", ">= 100 KB  (the quiz resumed)"))
         for game, free in heaps.items():
