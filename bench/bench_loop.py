@@ -10,7 +10,10 @@ pauses); the race row sums every pass. Scenarios: menu idle; quiz ready idle; qu
 a 6-way race (six presses 10 µs apart with
 typical bounce, every pass from the first press to the `race` line); each game's start phase
 idle; the quiz with its buzz timer running and Déglingo with its timer running (timers tick every
-pass).
+pass), the quiz with its answer timer running, and Difference over (the champion's blink). A
+moving frame (a pulse, a blink, a timer bar) is rendered every 25 ms, so B/pass is what 40
+frames a second allocate, spread over the passes. The pixels are written by the firmware's own
+Board.show into a state machine that keeps nothing, as the chip's (the simulator's records them).
 Chip estimate: the design notes' ratio, a pass on the chip costs 50-120x its unix-port time here
 (shared/design.md "Measured on the emulated RP2040"). The fakes (machine.mem32, rp2.DMA.count, the
 console) are Python here and C on the board, so idle figures are pessimistic. Figures measured on
@@ -37,11 +40,17 @@ from tablebuzz.sim import runner
 
 PASSES = @PASSES@
 
+class Quiet:  # the PIO state machine's put as on the chip (C, nothing allocated)
+    def put(self, words, shift):
+        pass
+
 def sim_for(header, lines=()):
     sim = runner.Simulation(header, lambda t, line: None)
     for line in lines:
         sim.console.feed(line.encode() + b"\\n")
-    sim.world.run_until(sim.world.now + 60000000)  # boot, the commands, timers settle
+    sim.world.run_until(sim.world.now + 1000000000)  # boot, the commands, their tones out
+    del sim.app.board.show  # the firmware's own Board.show, not the CPU model's charge
+    sim.app.board.pixels.sm = Quiet()
     return sim
 
 def passes(sim, n):
@@ -76,8 +85,17 @@ report("quiz ready idle", sim_for({"seed": "1", "game": "quiz", "players": 6}))
 report("quiz armed idle", sim_for({"seed": "1", "game": "quiz", "players": 6}, ['{"cmd":"arm"}']))
 quiz_timer = {"seed": "1", "game": "quiz", "players": 6, "options": {"buzz_s": 60}}
 report("quiz armed, buzz timer running", sim_for(quiz_timer, ['{"cmd":"arm"}']))
+answer_timer = {"seed": "1", "game": "quiz", "players": 6, "options": {"answer_s": 60}}
+sim = sim_for(answer_timer, ['{"cmd":"arm"}'])
+sim.players[0].press()  # the floor: its answer time runs
+sim.world.run_until(sim.world.now + 60000000)
+sim.players[0].release()
+sim.world.run_until(sim.world.now + 100000000)
+report("quiz answering, answer timer running", sim)
 for game in ("difference", "deglingo", "redblack", "diddly", "evidence"):
     report(game + " start idle", sim_for({"seed": "1", "game": game, "players": 4}))
+report("difference over (the champion blinks)",
+       sim_for({"seed": "1", "game": "difference", "players": 4}, ['{"cmd":"end"}']))
 deg = {"seed": "1", "game": "deglingo", "players": 4, "options": {"timer": 60}}
 sim = sim_for(deg)
 sim.players[0].press()  # the active player calls: the others race, the round's timer runs
@@ -95,9 +113,9 @@ for i, c in enumerate(sim.players):
 raced = []
 emit = sim.app.referee.emit
 
-def noted(name, fields=(), sent=False):
+def noted(name, fields=()):
     raced.append(name)
-    emit(name, fields, sent)
+    emit(name, fields)
 
 sim.app.referee.emit = noted
 w.run_until(start)

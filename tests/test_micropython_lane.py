@@ -311,6 +311,8 @@ probe("teams_over", {"seed": "1", "game": "quiz", "players": 4,
 timed = {"seed": "1", "game": "quiz", "players": 4, "options": {"buzz_s": 60, "answer_s": 60}}
 probe("buzz_timer", timed, ['{"cmd":"arm"}'])  # armed: the race's passes too
 probe("answer_timer", timed, ['{"cmd":"arm"}'], press=0)
+deglingo = {"seed": "1", "game": "deglingo", "players": 4, "options": {"timer": 60}}
+probe("deglingo_timer", deglingo, [], press=0)  # the active player calls: the round's timer
 """
 
 
@@ -329,14 +331,16 @@ def test_moving_frames_allocate_nothing():
     Black's from their start, every game's at game over, a quiz's timer bar. Each render
     allocates nothing, or the idle table fills MicroPython's collection threshold in seconds
     and the collection falls inside the next command (bench/README.md "Idle frames"). While
-    only a quiz timer runs, the passes before its deadline are idle ones (App._rest_until):
-    an armed race with a buzz window allocated ~0.4 KB every pass before."""
+    only a game timer runs (the quiz's, Déglingo's round), the passes before its deadline are
+    idle ones (App._rest_until): an armed race with a buzz window allocated ~0.4 KB every pass
+    before."""
     proc = subprocess.run(micropython_command(IDLE_FRAME_PROBE), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     # every pass of 30 frames' time under heap_lock(): none failed (a MemoryError there)
     assert proc.stdout.split() == [
         "deglingo", "0", "diddly", "0", "evidence", "0", "redblack", "0",
         "difference_over", "0", "teams_over", "0", "buzz_timer", "0", "answer_timer", "0",
+        "deglingo_timer", "0",
     ], proc.stdout
 
 

@@ -12,6 +12,7 @@ import pytest
 from helpers import CONTROLS, timeline
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from journal_games import GAMES
 from tablebuzz.sim import simulate
 from tablebuzz.sim.timeline import parse
 
@@ -44,7 +45,8 @@ def _quiz(offsets):
 
 
 def _run(text, quiet, **header):
-    """(lines, working passes) of the quiz `text` with or without the idle passes."""
+    """(lines, working passes) of the quiz `text` (or the header's game) with or without the
+    idle passes."""
     simulate._ensure_paths()
     from refbox.app import App
     from refbox.referee import Referee
@@ -61,7 +63,8 @@ def _run(text, quiet, **header):
         if not quiet:
             m.setattr(Referee, "quiet_until", lambda self: None)
         head = dict({"seed": "5", "game": "quiz", "players": 4, "options": OPTIONS}, **header)
-        return simulate.run(head, parse(text, 4, CONTROLS), "cpython"), worked[0]
+        records = parse(text, head["players"], CONTROLS)
+        return simulate.run(head, records, "cpython"), worked[0]
 
 
 @settings(max_examples=12, deadline=None)
@@ -78,6 +81,20 @@ def test_waiting_for_a_deadline_in_idle_passes_changes_no_line(offsets, scale):
     kinds = [json.loads(line)["ev"] for _, line in quiet]
     # the timers ran out as the scenario means: a dead question, a warning, a bonus part's time
     assert "dead" in kinds and "time_warning" in kinds and "timer" in kinds, kinds
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_every_scripted_game_gives_the_same_lines(name):
+    """A whole game of each kind (Déglingo's round timer and lockouts, Evidence's countdowns,
+    which still work every pass, the quiz's demo) with and without the idle passes."""
+    head, text = GAMES[name]
+    header = dict(head, game=name, options=head.get("options", {}))
+    quiet, idle = _run(text, True, **header)
+    every, working = _run(text, False, **header)
+    assert quiet == every
+    assert any('"game_over"' in line for _, line in quiet)
+    if name == "deglingo":  # (its timer says when it runs out: Deglingo.next_deadline)
+        assert idle < working * 2 // 3, (idle, working)
 
 
 @pytest.mark.micropython

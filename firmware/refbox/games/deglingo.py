@@ -340,6 +340,23 @@ class Deglingo(Game):
             return ("unlock", due.us, due.ns)
         return None
 
+    def next_deadline(self):
+        """Game.next_deadline: the earliest end of a timed false-start lockout and, while the
+        observers race, the round timer's deadline (Stamps; tick_entry returns None for every
+        horizon before it), or None while neither runs. Asked once a log revision: the passes
+        before it are idle ones (refbox.app.App._rest_until)."""
+        if self.phase != RACING and self.phase != ANSWERING:
+            return None
+        due = None
+        for lock in self.locks:
+            if lock is not None and lock != _RACE and (due is None or lock.diff_ns(due) < 0):
+                due = lock
+        if self.phase == RACING and self.deadline is not None:
+            deadline = Stamp(self.deadline)
+            if due is None or deadline.diff_ns(due) < 0:
+                due = deadline
+        return due
+
     def record(self, entry):
         """Game.record, except that None (a hook that takes input silently, such as the secret
         count) records nothing: the referee passes what control_entry / act_entry return straight
