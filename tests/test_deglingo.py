@@ -239,9 +239,9 @@ def test_the_timer_counts_down_on_the_marker_bar_and_pauses_on_the_floor():
     ref.tick(1000, Stamp(1000), Stamp(1000))
     ref.press(0, Stamp(1000))
 
-    def lit(t):
+    def lit(t):  # the bar at tick t (µs): the frame's own time, as the loop renders it
         ref.tick(t, Stamp(t), Stamp(t))
-        return sum(1 for px in render(ref, 250, colours, 6, 10)[6:] if px != (0, 0, 0))
+        return sum(1 for px in render(ref, t // 1000, colours, 6, 10)[6:] if px != (0, 0, 0))
 
     assert lit(2000) == 10
     assert lit(3001000) == 7
@@ -251,7 +251,7 @@ def test_the_timer_counts_down_on_the_marker_bar_and_pauses_on_the_floor():
     ref.tick(20000000, Stamp(20000000), Stamp(20000000))
     ref.control("no")  # P2 wrong, at 20 s: 7 s left
     assert lit(20001000) == 7
-    assert lit(26002000) == 1
+    assert lit(26252000) == 1  # (the last 5 s blink: 26.25 s is an "on" quarter second)
     assert not [n for n, _ in out if n == "round_over"]
     lit(27002000)
     over = [dict(f) for n, f in out if n == "round_over"]
@@ -489,3 +489,33 @@ def test_every_observer_out_for_the_race_ends_the_round_for_the_active_player():
     over = events(result, "round_over")
     assert over and over[0]["how"] == "all_locked" and over[0]["points"] == [1, 0, 0]
     assert all(ev["players"] for ev in events(result, "armed"))  # never a race with nobody in it
+
+
+def test_the_frame_moves_only_while_the_observers_race():
+    """Déglingo's own painting moves with time only while the observers race (a locked-out
+    observer blinks, the timer's bar counts down): while an observer answers its frame is still,
+    and the loop renders it after changes only (refbox.leds.moves asks the game then too)."""
+    import refbox.app
+    from helpers import CONTROLS
+    from tablebuzz.sim import simulate
+    from tablebuzz.sim.timeline import parse
+
+    answering = []
+
+    def spy(view, now_ms, colours, station_pixels, marker_pixels, frame=None):
+        out = render(view, now_ms, colours, station_pixels, marker_pixels, frame)
+        if view.game is not None and view.game.phase == "answering":
+            answering.append(tuple(out))
+        return out
+
+    text = timeline(
+        {"at_us": 300_000, "press": 1}, {"at_us": 360_000, "release": 1},  # P1 calls
+        {"at_us": 1_000_000, "press": 2}, {"at_us": 1_060_000, "release": 2},  # P2 answers
+        {"at_us": 6_000_000, "control": "yes"},
+    )
+    head = {"seed": "5", "game": "deglingo", "players": 3, "options": {"timer": 30}}
+    simulate._ensure_paths()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(refbox.app, "render", spy)
+        simulate.run(head, parse(text, 3, CONTROLS), "cpython")
+    assert len(set(answering)) == 1 and 0 < len(answering) < 30, len(answering)

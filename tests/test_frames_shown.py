@@ -1,6 +1,7 @@
 """What refbox.leds.shown keeps (the game's eligible, station colours and champions, computed
 once per log revision, phase and palette) is what the game answers now, and the LED frames made
-from it are the frames rendered afresh.
+from it are the frames rendered afresh, whatever the game's `now` (a frame depends on its own
+time alone).
 
 Every frame of a whole scripted game of each kind is rendered twice: as the loop renders it,
 from the kept answers, and again with nothing kept. A kept answer that went stale (a change of
@@ -31,6 +32,13 @@ def test_kept_answers_render_the_frames_rendered_afresh(name, monkeypatch):
         fresh = render(view, now_ms, colours, station_pixels, marker_pixels)
         if view.game is not None:  # the answers themselves, and the frame made of them
             assert kept[4:] == view.shown[4:], (now_ms, view.game.phase)
+            # a frame is the state's at `now_ms` alone: the game's `now` moves only in a working
+            # pass, and the passes that wait for a deadline are idle ones (App._rest_until)
+            game_now = view.game.now
+            view.game.now = (game_now + 7_000_000) & ((1 << 30) - 1)
+            later = render(view, now_ms, colours, station_pixels, marker_pixels)
+            view.game.now = game_now
+            assert later == fresh, ("the frame read the game's now", now_ms, view.game.phase)
         view.shown = kept  # (the loop goes on from what it kept)
         assert got == fresh, (now_ms, view.game and view.game.phase)
         seen["frames"] += 1

@@ -359,3 +359,17 @@ def test_a_line_waiting_for_its_instant_holds_blocking_work_and_wakes_the_loop()
     app.referee.line_at(b'{"cmd":"arm"}', now)
     assert not app.can_block()
     assert app.wake_in_us(now) == app.capture_lag_us + 1
+
+
+def test_a_reopened_race_shows_its_buzz_window_after_an_answer_time_ran_out():
+    """The answer time ran out (`answer_timeout` "judge": the table still judges), the table
+    says wrong and the race reopens with its own buzz window: `state` gives that window's time
+    left, not the 0 of the answer time that ran out (its `expired` is the last answer's)."""
+    text, options = _answer({"answer_s": 5, "buzz_s": 20},
+                            {"at_us": 7 * S, "control": "no"},  # after the 5 s: then wrong
+                            {"at_us": 9 * S, "send": {"cmd": "state"}})
+    result = run_sim(text, players=3, options=options)
+    assert [ev["timer"] for ev in events(result, "time_up")] == ["answer"]
+    state = events(result, "state")[-1]
+    assert state["phase"] == "racing" and state["timer"] == "buzz", state
+    assert 17_000 <= state["left_ms"] <= 20_000, state

@@ -340,6 +340,19 @@ class Deglingo(Game):
             return ("unlock", due.us, due.ns)
         return None
 
+    def frame_moves(self):
+        """decorate changes with time alone only while the observers race: a locked-out
+        observer blinks, the round timer's bar counts down (not while an observer answers:
+        refbox.leds.moves asks then too)."""
+        if self.phase != RACING:
+            return False
+        if self.deadline is not None:
+            return True
+        for p in range(self.players):
+            if self.locks[p] is not None and p not in self.out:
+                return True
+        return False
+
     def next_deadline(self):
         """Game.next_deadline: the earliest end of a timed false-start lockout and, while the
         observers race, the round timer's deadline (Stamps; tick_entry returns None for every
@@ -578,7 +591,8 @@ class Deglingo(Game):
                 frame[p] = colours[p] if blink_fast else (0, 0, 0)
         if self.deadline is not None:
             total_ms = self.options["timer"] * 1000
-            left_ms = ticks_diff(self.deadline, self.now) // 1000
+            left_ms = ticks_diff(self.deadline, now_ms * 1000) // 1000  # (the frame's time:
+            # `now` moves only in a working pass, and the passes before the deadline are idle)
             if left_ms < 0:
                 left_ms = 0
             lit = (left_ms * marker_pixels + total_ms - 1) // total_ms

@@ -515,8 +515,8 @@ class Quiz(RaceGame):
     def _left_ms(self, name, now):
         """ms left of timer `name` (_timer_shown) at µs tick `now`, 0 once run out: its deadline's
         µs tick (as _later makes it) written out, so that no Stamp is made."""
-        if name == "buzz":
-            start, seconds, over = self.opened, self.buzz_s(), self.expired
+        if name == "buzz":  # (never over: its end makes the question dead; `expired` is the
+            start, seconds, over = self.opened, self.buzz_s(), False  # last answer time's)
         elif name == "answer":
             start, seconds, over = self.floor_at, self.options["answer_s"], self.expired
         else:
@@ -549,6 +549,8 @@ class Quiz(RaceGame):
         name = self._timer_shown()
         if name is None:
             return False
+        if name == "buzz":
+            return True
         return not (self.part_up if name == "bonus" else self.expired)
 
     def _next_timer(self):
