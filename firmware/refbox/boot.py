@@ -114,7 +114,7 @@ def main(platform=None):
     if isinstance(platform, BoardPlatform):
         from refbox.games import GAME_ORDER, needs_warming
 
-        if needs_warming():  # stock MicroPython: every game's names, while the heap is young
+        if needs_warming():  # every game's module and options' shape, while nothing waits
             app.warm = list(GAME_ORDER)
     app.watchdog = platform.start_watchdog()
     if hasattr(platform, "adopt"):
