@@ -257,30 +257,6 @@ def test_the_race_paths_written_out_shapes_are_the_built_ones():
         assert text == protocol._shape(name, keys), name
 
 
-def test_an_event_whose_keys_change_keeps_each_shape():
-    """`score` differs from game to game (a quiz's places, Red or Black's tables): each shape is
-    built once and kept (protocol._OTHERS), and every line is the JSON of its fields in order."""
-    shapes = [(("scores", [1, 2]), ("unit", "points")),
-              (("scores", [0, 3]), ("unit", "cards"), ("places", [2, 1])),
-              (("scores", [1, 2]), ("unit", "points"), ("given", [0, 1]), ("received", [1, 0]))]
-    built = []
-    real = protocol._shape
-
-    def counted(name, keys):
-        built.append(list(keys))
-        return real(name, keys)
-
-    protocol._shape = counted
-    try:
-        for fields in shapes * 3:
-            line = encode_event("score_probe", fields)
-            assert json.loads(line) == dict([("ev", "score_probe")] + list(fields))
-            assert list(json.loads(line)) == ["ev"] + [k for k, _ in fields]
-    finally:
-        protocol._shape = real
-    assert len(built) == 3  # each shape once, then found kept
-
-
 @pytest.mark.parametrize(
     "line, code",
     [

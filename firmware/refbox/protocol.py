@@ -33,10 +33,9 @@ class ProtocolError(Exception):
 # values (name, keys) is built once per event name and kept (_SHAPES), ints go in as they are,
 # other values as their JSON text; a str is checked by C loops over its bytes (_encode_str).
 _SHAPES_MAX = const(96)  # event names kept at most (the firmware has fewer): bounded RAM
-# event name -> (keys, format): the first shape of that event's line (others: _OTHERS). The
-# race path's lines start written out (tests/test_core.py checks them against `_shape`): building
-# a shape costs ~3.7 ms on the emulated chip, which the first race after every boot paid inside
-# its race line.
+# event name -> (keys, format): the last shape of that event's line. The race path's lines start
+# written out (tests/test_core.py checks them against `_shape`): building a shape costs ~3.7 ms
+# on the emulated chip, which the first race after every boot paid inside its race line.
 _SHAPES = {
     "race": (
         ["winner", "margin_ns", "tie", "tied", "t_us", "t_ns"],
@@ -199,37 +198,10 @@ def encode_event(name, fields=()):
             values.append(encode_value(value))
     shape = _SHAPES.get(name)
     if shape is None or shape[0] != keys:
-        shape = _other_shape(name, keys, shape is None)
-    return shape[1] % tuple(values)
-
-
-# event name -> [(keys, format)]: the other shapes of an event whose keys differ from game to game
-# (`score`, `state`, `game_over` with a tie-break): kept too, so that a change of game does not
-# build them again (~3.7 ms each on the emulated chip, inside `new_game` -> `game`)
-_OTHERS = {}
-_OTHERS_MAX = const(48)  # other shapes kept at most (bounded RAM; past it, made per line)
-_others_kept = [0]
-
-
-def _other_shape(name, keys, first):
-    """The shape (keys, format) of event `name` with `keys` (a list) when _SHAPES holds none
-    (`first`) or another: found among those kept, else built and kept while there is room."""
-    kept = _OTHERS.get(name)
-    if kept is not None:
-        for shape in kept:
-            if shape[0] == keys:
-                return shape
-    shape = (keys, _shape(name, keys))
-    if first:
+        shape = (keys, _shape(name, keys))
         if len(_SHAPES) < _SHAPES_MAX:
             _SHAPES[name] = shape
-    elif _others_kept[0] < _OTHERS_MAX:
-        _others_kept[0] += 1
-        if kept is None:
-            _OTHERS[name] = [shape]
-        else:
-            kept.append(shape)
-    return shape
+    return shape[1] % tuple(values)
 
 
 # The `race` line's keys, in the order refbox.referee gives them, and its bytes: the line every
