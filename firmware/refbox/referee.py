@@ -410,16 +410,20 @@ class Referee:
         """False when `game.tick_entry(horizon)` would surely return None: no timer runs, or
         `horizon` is before the game's next deadline (Game.next_deadline, asked once a log
         revision)."""
-        known = self._deadline
-        if known[0] is not game or known[1] != game.revision:
-            known = (game, game.revision, game.next_deadline())
-            self._deadline = known
-        deadline = known[2]
+        deadline = self._next_deadline(game)
         if deadline is None:
             return False
         if deadline is ASK_EVERY_PASS:
             return True
         return horizon.diff_ns(deadline) >= 0
+
+    def _next_deadline(self, game):
+        """`game.next_deadline()`, asked once a log revision (kept in `_deadline`)."""
+        known = self._deadline
+        if known[0] is not game or known[1] != game.revision:
+            known = (game, game.revision, game.next_deadline())
+            self._deadline = known
+        return known[2]
 
     def arbiter_events(self, out):
         """The arbiter's decisions in `out` ((kind, ...) items, refbox.arbiter) as events, in their
@@ -549,11 +553,7 @@ class Referee:
         game = self.game
         if game is None or game.phase == OVER or self.arbiter.is_busy():
             return None
-        known = self._deadline
-        if known[0] is not game or known[1] != game.revision:
-            known = (game, game.revision, game.next_deadline())
-            self._deadline = known
-        deadline = known[2]
+        deadline = self._next_deadline(game)
         if deadline is None or deadline is ASK_EVERY_PASS:
             return None
         return deadline.us

@@ -324,21 +324,12 @@ class Deglingo(Game):
         a false-start lockout ending (the entry records its end) or the round's timer (the
         entry records the deadline). A press stamped before the deadline is a race the referee
         decides first: its winner takes the floor and the timer pauses at that press."""
-        if self.phase != RACING and self.phase != ANSWERING:
+        due = self.next_deadline()  # (the earliest of them: a time-out before an equal unlock)
+        if due is None or horizon.diff_ns(due) < 0:
             return None
-        due = None
-        for lock in self.locks:
-            if lock is not None and lock != _RACE:
-                until = lock
-                if horizon.diff_ns(until) >= 0 and (due is None or until.diff_ns(due) < 0):
-                    due = until
-        if self.phase == RACING and self.deadline is not None:
-            deadline = Stamp(self.deadline)
-            if horizon.diff_ns(deadline) >= 0 and (due is None or deadline.diff_ns(due) <= 0):
-                return ("timeout", self.deadline)
-        if due is not None:
-            return ("unlock", due.us, due.ns)
-        return None
+        if self.phase == RACING and due.us == self.deadline and due.ns == 0:
+            return ("timeout", self.deadline)
+        return ("unlock", due.us, due.ns)
 
     def frame_moves(self):
         """decorate changes with time alone only while the observers race: a locked-out
@@ -366,8 +357,8 @@ class Deglingo(Game):
                 due = lock
         if self.phase == RACING and self.deadline is not None:
             deadline = Stamp(self.deadline)
-            if due is None or deadline.diff_ns(due) < 0:
-                due = deadline
+            if due is None or deadline.diff_ns(due) <= 0:
+                due = deadline  # (a lock ending with it: the time-out first, tick_entry)
         return due
 
     def record(self, entry):

@@ -475,20 +475,20 @@ class Quiz(RaceGame):
 
     def buzz_deadline(self):
         """Stamp at which the open race's buzz window (buzz_s) closes, or None."""
-        if self.phase != RACING or self.opened is None or not self.buzz_s():
+        if self._timer_shown() != "buzz":
             return None
         return _later(self.opened, self.buzz_s())
 
     def bonus_deadline(self):
         """Stamp at which the bonus part's time (bonus_s, from the part's `read`) runs out, or
         None."""
-        if self.phase != BONUS or self.part_at is None or not self.options["bonus_s"]:
+        if self._timer_shown() != "bonus":
             return None
         return _later(self.part_at, self.options["bonus_s"])
 
     def answer_deadline(self):
         """Stamp at which the floor holder's time (answer_s) runs out, or None."""
-        if self.phase != ANSWERING or self.floor_at is None or not self.options["answer_s"]:
+        if self._timer_shown() != "answer":
             return None
         return _later(self.floor_at, self.options["answer_s"])
 
@@ -502,8 +502,8 @@ class Quiz(RaceGame):
 
     def _timer_shown(self):
         """The timer that runs in this phase ("buzz", "answer", "bonus": the one whose deadline
-        buzz_deadline, answer_deadline or bonus_deadline gives), or None. Allocates nothing:
-        the LEDs' timer bar asks every frame (decorate)."""
+        buzz_deadline, answer_deadline or bonus_deadline gives, the others None), or None.
+        Allocates nothing: the LEDs' timer bar asks every frame (decorate)."""
         if self.phase == RACING and self.opened is not None and self.buzz_s():
             return "buzz"
         if self.phase == ANSWERING and self.floor_at is not None and self.options["answer_s"]:
@@ -515,16 +515,24 @@ class Quiz(RaceGame):
     def _left_ms(self, name, now):
         """ms left of timer `name` (_timer_shown) at µs tick `now`, 0 once run out: its deadline's
         µs tick (as _later makes it) written out, so that no Stamp is made."""
-        if name == "buzz":  # (never over: its end makes the question dead; `expired` is the
-            start, seconds, over = self.opened, self.buzz_s(), False  # last answer time's)
+        if name == "buzz":
+            start, seconds = self.opened, self.buzz_s()
         elif name == "answer":
-            start, seconds, over = self.floor_at, self.options["answer_s"], self.expired
+            start, seconds = self.floor_at, self.options["answer_s"]
         else:
-            start, seconds, over = self.part_at, self.options["bonus_s"], self.part_up
+            start, seconds = self.part_at, self.options["bonus_s"]
         if start is None:
             return 0  # (no such timer runs: _timer_shown never names it then)
         left = ticks_diff(ticks_add(start.us, seconds * 1000000), now) // 1000
-        return 0 if over or left < 0 else left
+        return 0 if self._timer_over(name) or left < 0 else left
+
+    def _timer_over(self, name):
+        """True once timer `name` (_timer_shown) has run out and stays at 0: the answer time
+        (`expired`), a bonus part's (`part_up`); never the buzz window, whose end makes the
+        question dead (`expired` is then the last answer time's)."""
+        if name == "answer":
+            return self.expired
+        return name == "bonus" and self.part_up
 
     def timer_ms(self, name):
         """The full length in ms of timer `name` ("buzz", "answer", "bonus") as it runs now."""
@@ -547,11 +555,7 @@ class Quiz(RaceGame):
     def frame_moves(self):
         """The timer bar moves only while a timer runs (not is_busy: its Stamp every frame)."""
         name = self._timer_shown()
-        if name is None:
-            return False
-        if name == "buzz":
-            return True
-        return not (self.part_up if name == "bonus" else self.expired)
+        return name is not None and not self._timer_over(name)
 
     def _next_timer(self):
         """(kind, Stamp) of the timer `tick_entry` fires next with the log as it is, or None
