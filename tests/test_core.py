@@ -289,6 +289,65 @@ def test_commands_parse():
     assert parse_command(b'{"cmd":"new_game","game":"quiz","players":3}')[1]["players"] == 3
 
 
+# the characters a flat command's skeleton is made of, and some that break it
+_JSONISH = st.sampled_from(list('{}[]:,"@ -0123456789') + ["true", "false", "null", "a", "\\", "\t", "1.5", "e"])
+
+
+def _grammar_accepts(text):
+    try:
+        end = protocol._skip_space(text, protocol._json_value(text, 0, 0))
+    except ValueError:
+        return False
+    return end == len(text)
+
+
+@given(st.lists(_JSONISH, max_size=30))
+def test_the_flat_object_shortcut_accepts_only_what_the_grammar_accepts(pieces):
+    """check_json's shortcut (protocol._flat_object) never accepts a line the strict grammar
+    refuses: its True is the grammar's answer by a shorter way."""
+    text = "".join(pieces)
+    if protocol._flat_object(text):
+        assert _grammar_accepts(text), text
+
+
+@given(
+    st.dictionaries(
+        st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF, exclude_characters='"\\{['),
+                max_size=8),
+        st.one_of(st.integers(-10**12, 10**12), st.booleans(), st.none(),
+                  st.text(st.characters(min_codepoint=32, max_codepoint=0x2FF,
+                                        exclude_characters='"\\{['), max_size=12)),
+        min_size=1, max_size=6),
+    st.sampled_from([(",", ":"), (", ", ": "), (" , ", " : ")]),
+)
+def test_flat_commands_take_the_shortcut_with_the_same_answer(obj, separators):
+    """A flat object of plain strings (no brace or bracket in them: such a line goes to the
+    grammar), integers, booleans and nulls, however it is spaced, is answered by the shortcut,
+    and the grammar accepts it too."""
+    text = json.dumps(obj, separators=separators, ensure_ascii=False)
+    assert protocol._flat_object(text), text
+    assert _grammar_accepts(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"cmd":"arm",}', '{"a":07}', '{"a":1 2}', '{"a":tru e}', '{"a":-}', '{"a":"b":"c"}',
+        '{"a" "b"}', '{"a":@}', '{"a":"b"}}', '{"a":"b"} x', '{"a":1.5}', '{"a":"b\\"}',
+        '{"a":"b}', '{}', '{"a":[1]}', '{"a":\t1}', '{"a":１}', ' {"a":1} ',
+    ],
+)
+def test_the_shortcut_leaves_every_other_line_to_the_grammar(text):
+    if protocol._flat_object(text):
+        assert _grammar_accepts(text), text
+    try:
+        protocol.check_json(text)
+        accepted = True
+    except ValueError:
+        accepted = False
+    assert accepted == _grammar_accepts(text)
+
+
 def test_line_assembler_bounds_lines_and_recovers():
     asm = LineAssembler()
     out = asm.feed(b'{"cmd":"arm"}\r\n' + b"x" * (MAX_LINE + 10) + b"\n" + b'{"cmd":"state"}\n')

@@ -334,7 +334,7 @@ def _json_string(t, i):
     end = t.find('"', i)  # a string without escapes or control characters: C loops alone
     if end >= i:
         seg = t[i:end]
-        if not seg or ("\\" not in seg and min(seg) >= " "):
+        if not seg or ("\\" not in seg and min(seg.encode()) >= 0x20):  # (bytes: no str a char)
             return end + 1
     while i < len(t):
         ch = t[i]
@@ -416,8 +416,48 @@ def _json_value(t, i, depth):
     raise ValueError("not a JSON value")
 
 
+_WORDS = ("@", "true", "false", "null")  # a flat object's values but integers ("@": a string)
+
+
+def _flat_object(text):
+    """True if `text` is certainly strict JSON: one flat object, spaces its only whitespace,
+    string keys, each value a string without escapes, an integer without leading zeros, true,
+    false or null (`arm`, `judge` and most commands). False says nothing: check_json's grammar
+    then decides.
+
+    Why: the grammar walks a line a character at a time, 0.5-1.6 ms a command on the emulated
+    RP2040 at 200 MHz; this takes 0.3-0.9 ms. The strings are cut out by one split (with no
+    backslash, no quote is inside one) and the rest is checked an item at a time, by C loops
+    (split, strip). A nested line is left at once (a desk's `new_game` has its options)."""
+    if "\\" in text or "[" in text or text.count("{") != 1 or min(text.encode()) < 0x20:
+        return False  # (escapes, lists, nested objects, tabs, newlines; bytes: min over a str
+        # makes a str per character, ~0.5 ms a line on the chip)
+    parts = text.split('"')
+    if not len(parts) & 1:
+        return False  # an unclosed string
+    outside = parts[0::2]
+    skeleton = "@".join(outside).strip(" ")  # each string now one "@"
+    if skeleton.count("@") != len(outside) - 1:
+        return False  # an "@" outside the strings
+    if skeleton[:1] != "{" or skeleton[-1:] != "}":
+        return False
+    for item in skeleton[1:-1].split(","):
+        key, _, value = item.partition(":")  # (a second ":" stays in `value`: refused there)
+        if key.strip(" ") != "@":
+            return False
+        value = value.strip(" ")
+        if value in _WORDS:
+            continue
+        digits = value[1:] if value[:1] == "-" else value
+        if not digits or digits.strip("0123456789") or (digits[0] == "0" and digits != "0"):
+            return False
+    return True
+
+
 def check_json(text):
     """Raise ValueError unless `text` is one strict JSON value (integers only, depth <= 16)."""
+    if _flat_object(text):
+        return  # (the grammar's answer, by a shorter way)
     end = _skip_space(text, _json_value(text, 0, 0))
     if end != len(text):
         raise ValueError("text after the value")
