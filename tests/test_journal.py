@@ -719,3 +719,66 @@ def test_a_game_s_start_with_no_block_for_its_record_is_saved_in_pieces(monkeypa
     assert tight_fs.files["journal.tbj"] == roomy_fs.files["journal.tbj"]
     assert tight_run == roomy
     assert "not_saved" not in json.dumps(tight_run)
+
+
+# ------------------------------------------------------------------ a change of game
+_CHANGES = [
+    {"at_us": 200_000, "send": {"cmd": "arm"}},
+    {"at_us": 300_000, "press": 1},
+    {"at_us": 380_000, "release": 1},
+    {"at_us": 500_000, "send": {"cmd": "judge", "correct": True}},
+    {"at_us": 800_000, "send": {"cmd": "new_game", "game": "quiz", "players": 3}},
+    {"at_us": 1_000_000, "send": {"cmd": "arm"}},
+    {"at_us": 1_100_000, "press": 2},
+    {"at_us": 1_180_000, "release": 2},
+    {"at_us": 1_300_000, "send": {"cmd": "judge", "correct": False}},
+    {"at_us": 1_600_000, "send": {"cmd": "new_game", "game": "difference", "players": 3}},
+    {"at_us": 1_601_000, "send": {"cmd": "state"}},
+    {"at_us": 2_400_000, "send": {"cmd": "new_game", "game": "redblack", "players": 3}},
+]
+
+
+class _ChangesOfGame(Played):
+    """Played, on a timeline with three changes of game (the second right after a decision,
+    the third while a read-only line is answered)."""
+
+    def __init__(self):
+        import journal_games
+
+        saved = dict(journal_games.GAMES)
+        journal_games.GAMES["quiz"] = (
+            {"seed": "c0de", "players": 3},
+            "\n".join(json.dumps(line) for line in _CHANGES),
+        )
+        try:
+            super().__init__("quiz")
+        finally:
+            journal_games.GAMES.clear()
+            journal_games.GAMES.update(saved)
+
+
+def test_a_change_of_game_appends_its_snapshot_and_a_cut_anywhere_resumes_a_save():
+    """A new game's snapshot is one more record of the journal (one littlefs commit, not a new
+    file and its rename inside `new_game` -> `game`: Journal._append_snapshot), and the older
+    games' records go in idle passes afterwards (a compaction). A cut after any filesystem
+    operation, or inside any commit, resumes the last save or the one being made."""
+    game = _ChangesOfGame()
+    starts = [(first, last) for first, last, fp in game.saves if fp is not None and not fp[4]]
+    assert len(starts) == 4  # the boot's quiz and the three new games, each saved at its start
+    for first, last in starts[1:]:
+        kinds = [kind for op, kind, file in game.fs.trace if first <= op <= last]
+        assert "rename" not in kinds, kinds  # appended: no new file inside the save
+    renamed = [op for op, kind, file in game.fs.trace if kind == "rename"]
+    compacted = [op for op in renamed if not any(a <= op <= b for a, b, _ in game.saves)]
+    assert len(compacted) == 3  # each new game's file compacted after its save, not in it
+    data = game.fs.files["journal.tbj"]
+    assert data.count(b'"game":"redblack"') == 1 and b'"game":"difference"' not in data
+    for k in range(game.fs.ops + 1):
+        sim, _ = boot(game.fs.history[k])
+        assert fingerprint(sim.app.referee) in game.allowed(k), "cut after op %d" % k
+    for op, file, old, new in game.fs.commits:
+        for n in sorted({0, 1, len(new) // 2, len(new) - 1}):
+            files = dict(game.fs.history[op - 1])
+            files[file] = old + new[:n]
+            sim, _ = boot(files)
+            assert fingerprint(sim.app.referee) in game.allowed(op - 1), (op, n)

@@ -130,9 +130,12 @@ def encode_value(value):
     if not isinstance(value, (list, tuple)):
         raise TypeError("protocol values are int, str, bool, None, lists and dicts")
     parts = []
-    for v in value:
+    for v in value:  # (a ranking's dicts straight to their shape: ~0.1 ms a dict on the chip)
         c = v.__class__
-        parts.append(str(v) if c is int else _encode_str(v) if c is str else encode_value(v))
+        parts.append(
+            str(v) if c is int else _encode_str(v) if c is str
+            else _encode_dict(v) if c is dict else encode_value(v)
+        )
     return "[%s]" % ",".join(parts)
 
 
