@@ -290,7 +290,9 @@ def test_commands_parse():
 
 
 # the characters a flat command's skeleton is made of, and some that break it
-_JSONISH = st.sampled_from(list('{}[]:,"@ -0123456789') + ["true", "false", "null", "a", "\\", "\t", "1.5", "e"])
+_JSONISH = st.sampled_from(
+    list('{}[]:,"@ -0123456789') + ["true", "false", "null", "a", "\\", "\t", "1.5", "e"]
+)
 
 
 def _grammar_accepts(text):
