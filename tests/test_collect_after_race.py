@@ -61,3 +61,54 @@ def test_a_decision_s_lines_are_followed_by_a_collection_before_the_next_command
     games = [count for name, count in seen if name == "game"]
     assert len(games) == 3, seen
     assert games[1] == games[0] + 1 and games[2] == games[1] + 1, seen
+
+
+def test_the_collection_after_a_new_game_comes_after_its_journal_s_compaction(monkeypatch):
+    """A new game's snapshot is appended to the journal and the file compacted in idle passes
+    after its lines (refbox.journal.Journal._append_snapshot): the collection after the lines
+    waits for the compaction's last piece (its rename), so the next command's threshold is
+    whole (App._collect_after_lines). Here the collection is due at once after the lines (on
+    the chip the compaction's pieces take longer than gc_after_lines_us)."""
+    from refbox.app import App
+
+    monkeypatch.setattr(App, "gc_after_lines_us", 0)
+    head = {"seed": "1", "game": "quiz", "players": 4, "options": {}, "flash": {}}
+    seen = []
+    holder = []
+
+    def sink(ns, line):
+        if holder and holder[0].app is not None and line.startswith('{"ev":"game"'):
+            seen.append(("game", _renames(holder[0])))
+
+    def _renames(sim):
+        return sum(1 for _, kind, _ in sim.fs.trace if kind == "rename")
+
+    sim = runner.Simulation.__new__(runner.Simulation)
+    holder.append(sim)
+    runner.Simulation.__init__(sim, head, sink)
+    board_collect = None
+
+    def watch(_):
+        nonlocal board_collect
+        board = sim.app.board
+        board_collect = board.collect
+
+        def collect():
+            seen.append(("collect", _renames(sim)))
+            board_collect()
+
+        board.collect = collect
+
+    sim.world.at(50 * MS * 1000, watch, None)
+    sim.run(parse(timeline(
+        {"at_us": 100 * MS, "send": {"cmd": "new_game", "game": "difference", "players": 4}},
+        {"at_us": 400 * MS, "send": {"cmd": "new_game", "game": "redblack", "players": 4}},
+        {"at_us": 700 * MS, "send": {"cmd": "new_game", "game": "quiz", "players": 4}},
+    ), 4, CONTROLS))
+    games = [i for i, (kind, _) in enumerate(seen) if kind == "game"]
+    assert len(games) == 3, seen
+    for first, then in zip(games, games[1:], strict=False):
+        between = [renames for kind, renames in seen[first + 1 : then] if kind == "collect"]
+        assert len(between) == 1, seen  # one collection between two new games...
+        assert between[0] > seen[first][1], seen  # ...after the compaction's rename
+        assert seen[then][1] == between[0], seen  # (no flash work after it)

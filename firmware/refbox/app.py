@@ -436,9 +436,9 @@ class App:
             return
         maintained = False
         gc_after = self._gc_after
-        if gc_after is not None and ticks_diff(now, gc_after) >= 0:
+        if gc_after is not None and ticks_diff(now, gc_after) >= 0 and not self._compacting():
             self._gc_after = None
-            self._gc_due = True  # (_collect_after_lines)
+            self._gc_due = True  # (_collect_after_lines; after a compaction, whose garbage too)
         if self._save_due or self._gc_due or capture.count < capture.rearm_below:
             if self.can_block():
                 if self.journal is not None and self._save_due:
@@ -674,6 +674,12 @@ class App:
             ended = clock.ticks_us()
             self.controls.unmasked(ended)
 
+    def _compacting(self):
+        """True while the journal is being compacted in idle passes (Journal.compacting: a
+        change of game's, right after its lines). Allocates nothing."""
+        journal = self.journal
+        return journal is not None and journal.compacting()
+
     def maintenance_due(self):
         """True when the next pass will save, collect, re-arm or compact the journal (the
         simulator steps it)."""
@@ -817,7 +823,10 @@ class App:
         `gc_threshold` bytes to allocate from. Without it MicroPython's automatic collection
         (~8 ms at 200 MHz on the emulated chip) fell inside `new_game` -> `game` at whatever
         allocation crossed the threshold (bench/README.md "bench_budget_chip.py"). A race
-        collects before it and after it anyway (_before_race, _after_race)."""
+        collects before it and after it anyway (_before_race, _after_race). A compaction of the
+        journal under way (a new game's file, ~50 ms of idle passes after its lines on the
+        emulated chip) is waited for: its pieces' garbage then goes in the same collection, not
+        into the next command's threshold (a change of game's `game` line came 4-9 ms later)."""
         self._gc_after = ticks_add(self.clock.ticks_us(), self.gc_after_lines_us)
 
     def can_block(self):
