@@ -78,15 +78,17 @@ def play_long_quiz(questions, fs=None, false_starts=False):
     return fs, json.loads(scores[-1])
 
 
-def header(name):
-    head, _ = GAMES[name]
+def header(name, script=None):
+    """The simulator's header for game `name`'s script (`script`: (head, timeline text), GAMES'
+    by default)."""
+    head, _ = script or GAMES[name]
     out = {"seed": head["seed"], "game": name, "players": head["players"], "flash": {}}
     out["options"] = head.get("options", {})
     return out
 
 
-def records(name):
-    head, text = GAMES[name]
+def records(name, script=None):
+    head, text = script or GAMES[name]
     return parse(text, head["players"], CONTROLS)
 
 
@@ -124,9 +126,10 @@ def kept_in(saved):
 
 class Played:
     """One whole game on the simulated flash: `fs` (with the files after every operation),
-    `saves` [(first op, last op, fingerprint after)], `lines` the device wrote."""
+    `saves` [(first op, last op, fingerprint after)], `lines` the device wrote. `script`:
+    (head, timeline text) instead of GAMES[name]."""
 
-    def __init__(self, name, probe=None, fs=None):
+    def __init__(self, name, probe=None, fs=None, script=None):
         self.name = name
         self.fs = fs if fs is not None else FlashFS()
         if fs is None:
@@ -135,7 +138,7 @@ class Played:
         self.saves = []
         self.kept = [None]  # kept(referee) at every save, for journals read back from disk
         self.sim = runner.Simulation(
-            header(name), lambda t, line: self.lines.append((t, line)), fs=self.fs
+            header(name, script), lambda t, line: self.lines.append((t, line)), fs=self.fs
         )
         journal = self.sim.app.journal
         real = journal.sync
@@ -152,7 +155,7 @@ class Played:
         journal.sync = sync
         if probe is not None:
             self.fs.probe = lambda: probe(self.sim)
-        self.sim.run(records(name))
+        self.sim.run(records(name, script))
 
     def allowed(self, k):
         """The fingerprints a boot may show after a cut following op `k`: the state of the last

@@ -738,31 +738,15 @@ _CHANGES = [
 ]
 
 
-class _ChangesOfGame(Played):
-    """Played, on a timeline with three changes of game (the second right after a decision,
-    the third while a read-only line is answered)."""
-
-    def __init__(self):
-        import journal_games
-
-        saved = dict(journal_games.GAMES)
-        journal_games.GAMES["quiz"] = (
-            {"seed": "c0de", "players": 3},
-            "\n".join(json.dumps(line) for line in _CHANGES),
-        )
-        try:
-            super().__init__("quiz")
-        finally:
-            journal_games.GAMES.clear()
-            journal_games.GAMES.update(saved)
-
-
 def test_a_change_of_game_appends_its_snapshot_and_a_cut_anywhere_resumes_a_save():
     """A new game's snapshot is one more record of the journal (one littlefs commit, not a new
     file and its rename inside `new_game` -> `game`: Journal._append_snapshot), and the older
     games' records go in idle passes afterwards (a compaction). A cut after any filesystem
     operation, or inside any commit, resumes the last save or the one being made."""
-    game = _ChangesOfGame()
+    # three changes of game: the second right after a decision, the third while a read-only
+    # line is answered
+    script = ({"seed": "c0de", "players": 3}, "\n".join(json.dumps(line) for line in _CHANGES))
+    game = Played("quiz", script=script)
     starts = [(first, last) for first, last, fp in game.saves if fp is not None and not fp[4]]
     assert len(starts) == 4  # the boot's quiz and the three new games, each saved at its start
     for first, last in starts[1:]:

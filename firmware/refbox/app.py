@@ -685,10 +685,7 @@ class App:
         simulator steps it)."""
         due = self._save_due or self._gc_due or self._capture.count < self._capture.rearm_below
         due = due or bool(self.warm)
-        journal = self.journal
-        if journal is not None and journal.compacting():
-            due = True
-        return due and self.can_block()
+        return (due or self._compacting()) and self.can_block()
 
     def _timed(self):
         """True while a timer runs: a debouncer accepting or releasing, a race window, a

@@ -151,6 +151,19 @@ def _record_line(payload):
     return ("%d %s " % (len(payload), checksum(payload))).encode() + payload + b"\n"
 
 
+def _short_record(fields):
+    """encode_record(fields) for a short snapshot (SHORT_LOG log entries at most and no
+    checkpoint: a game's start, a few hundred bytes), made once as one str; None for a longer
+    one, or when the heap has no block of its size in one piece (stock MicroPython's heap after
+    a night of games, emulated RP2040): the caller then makes it in pieces, the same bytes."""
+    if len(fields.get("log") or ()) > SHORT_LOG or "base" in fields:
+        return None
+    try:
+        return encode_record(fields)
+    except MemoryError:
+        return None
+
+
 def header():
     return ("%s %d\n" % (MAGIC, VERSION)).encode()
 
@@ -685,17 +698,14 @@ class Journal:
 
         Why: a new file and its rename are three littlefs commits (create, close, rename),
         3.5-7 ms of `new_game` -> `game` at 200 MHz on the emulated RP2040 and up to 12 when
-        one of them compacts the directory's metadata; an append is one (2-3 ms). A cut
+        one of them compacts the directory's metadata; an append is one (1.7-3.7 ms). A cut
         before the compaction is done resumes the new game all the same (its record is whole
         in the file, after the old game's), and one inside the append before it (a torn
         record is not folded). A long start (a game resumed with its log: not a new game's
         few entries) and a heap with no block for its record in one piece go to
         _write_snapshot, in pieces."""
-        if len(fields.get("log") or ()) > SHORT_LOG or "base" in fields:
-            return self._write_snapshot(fields, referee)
-        try:
-            record = encode_record(fields)
-        except MemoryError:
+        record = _short_record(fields)
+        if record is None:
             return self._write_snapshot(fields, referee)
         if not self._append(record, referee):
             return False
@@ -713,13 +723,14 @@ class Journal:
         new quiz's snapshot took ~10 ms at 200 MHz on the emulated chip, inside `new_game`;
         in pieces after all when the heap has no block of its size in one piece."""
         new = self.path + ".new"
-        short = len(fields.get("log") or ()) <= SHORT_LOG and "base" not in fields
+        record = _short_record(fields)
         whole = b""
+        short = record is not None
         if short:  # a game's start (a few hundred bytes): made once, as one str
             try:
-                whole = header() + encode_record(fields)
-            except MemoryError:  # no such block in one piece (stock MicroPython's heap after
-                short = False  # a night of games, emulated RP2040): in pieces, the same bytes
+                whole = header() + record
+            except MemoryError:  # (no block for both in one piece: in pieces, the same bytes)
+                short = False
         if short:
             size = len(whole)
         else:
