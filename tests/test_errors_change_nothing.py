@@ -164,8 +164,8 @@ def test_a_pass_that_raised_hands_its_presses_over_once():
     def step_as_run():  # App.run's catch: a fault is reported, the loop goes on
         try:
             step()
-        except MemoryError:
-            pass
+        except MemoryError as e:
+            app.report_fault(e, app.now)
 
     app.referee.press = failing_press.__get__(app.referee)
     app.step = step_as_run
@@ -178,3 +178,48 @@ def test_a_pass_that_raised_hands_its_presses_over_once():
     ))
     sim.run(parse(text, 4, ["arm", "yes", "no", "undo"]))
     assert [(s.us // 1000) for s in calls] == [500, 900], calls
+
+
+def test_a_fault_whose_report_finds_no_room_is_reported_after_a_collection():
+    """A command that raised a MemoryError (the stock board's heap in pieces) is reported to the
+    host even when making the full report raises one too: after a collection, an `internal`
+    error with the exception's type alone (App.report_fault). Without the second try the host
+    heard nothing of the command it sent, as on the emulated stock RP2040 at 474c556."""
+    from tablebuzz.sim import runner
+    from tablebuzz.sim.timeline import parse
+
+    lines = []
+    sim = runner.Simulation({"seed": "1", "game": "quiz", "players": 4, "cpu": "off"},
+                            lambda t, line: lines.append(line))
+    app = sim.app
+    collections = []
+    collect = app.board.collect
+    app.board.collect = lambda: collections.append(app.now) or collect()
+    error = app._error
+    tries = []
+
+    def error_with_no_room(code, detail):
+        tries.append(detail)
+        if len(tries) == 1:
+            raise MemoryError("memory allocation failed, allocating 96 bytes")
+        error(code, detail)
+
+    def line_with_no_room(item, arrived):
+        raise MemoryError("memory allocation failed, allocating 7692 bytes")
+
+    app._error = error_with_no_room
+    app.referee.line_at = line_with_no_room
+    step = app.step
+
+    def step_as_run():
+        try:
+            step()
+        except MemoryError as e:
+            app.report_fault(e, app.now)
+
+    app.step = step_as_run
+    text = json.dumps({"at_us": 100_000, "send": {"cmd": "arm"}}) + "\n"
+    sim.run(parse(text, 4, ["arm", "yes", "no", "undo"]))
+    errors = [json.loads(line) for line in lines if '"error"' in line]
+    assert [(e["code"], e["detail"]) for e in errors] == [("internal", "MemoryError")], lines
+    assert tries[0].startswith("MemoryError: memory allocation failed") and collections

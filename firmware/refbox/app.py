@@ -111,6 +111,8 @@ class App:
         self._gc_after = None  # µs tick from which a collection is due (_collect_after_lines)
         self.warm = []  # games whose module to import once, one a safe moment (_warm_one; boot)
         self._wrote_at = 0  # µs tick of the last pass that had lines to write
+        self._fault_at = None  # µs tick of the last `internal` error sent (report_fault)
+        self._faults_hidden = 0  # faults not reported since then
         self.display = getattr(board, "display", None)  # refbox.oled.Oled, if one answered
         self.keyboard = getattr(board, "keyboard", None)  # refbox.keys.Typist: USB keyboard mode
         if self.display is not None:
@@ -359,8 +361,6 @@ class App:
         sleep_ms = self.clock.sleep_ms
         sleep_us = getattr(self.clock, "sleep_us", None)  # (CircuitPython's time has none)
         ticks_us = self.clock.ticks_us
-        reported = None  # tick of the last `internal` error sent
-        hidden = 0
         self.board.collect()
         self.board.gc_threshold(self.gc_threshold)
         while True:
@@ -369,17 +369,7 @@ class App:
             try:
                 self.step()
             except Exception as e:  # a bug must not kill the referee mid-game: report, go on
-                now = ticks_us()
-                if reported is None or ticks_diff(now, reported) >= 1000000:
-                    more = " (+%d more)" % hidden if hidden else ""
-                    try:
-                        self._error("internal", "%s: %s%s" % (type(e).__name__, e, more))
-                        reported, hidden = now, 0
-                    except MemoryError:  # a heap too full for the report too: free what the
-                        self.board.collect()  # fault left, count it, and go on with the game
-                        hidden += 1
-                else:
-                    hidden += 1  # at most one report a second: a repeating fault must not flood
+                self.report_fault(e, ticks_us())
             except KeyboardInterrupt as e:  # Ctrl-C: what fits goes out, then the REPL
                 self.board.flush()
                 raise e
@@ -389,6 +379,30 @@ class App:
             else:  # a press being confirmed (wake for it), or a race open (look again soon)
                 wait = self.wake_in_us(ticks_us())
                 sleep_us(self.armed_sleep_us if armed and wait > self.armed_sleep_us else wait)
+
+    def report_fault(self, e, now):
+        """A pass raised `e` (App.run: a bug or a full heap must not kill the referee
+        mid-game): an `internal` error line ("<type>: <message>"), at most one a second, which
+        counts the faults not reported since ("(+N more)"). A report that finds no room (a
+        MemoryError making it: the stock board's heap in pieces) is made again after a
+        collection, with the exception's type alone, so that the host hears of a command the
+        fault took; if that fails too, the fault is counted for the next report."""
+        if self._fault_at is not None and ticks_diff(now, self._fault_at) < 1000000:
+            self._faults_hidden += 1  # a repeating fault must not flood the line
+            return
+        hidden = self._faults_hidden
+        try:
+            self._error("internal", "%s: %s%s" % (
+                type(e).__name__, e, " (+%d more)" % hidden if hidden else ""))
+        except MemoryError:
+            self.board.collect()  # what the fault and the report left goes first
+            try:
+                self._error("internal", type(e).__name__)
+            except MemoryError:
+                self.board.collect()
+                self._faults_hidden += 1
+                return
+        self._fault_at, self._faults_hidden = now, 0
 
     def step(self):
         """One pass of the loop at the clock's current tick.

@@ -105,16 +105,20 @@ def warm(name, keep):
 
     Why, on stock MicroPython (`make flash`): it interns the names of a module loaded from a
     .mpy file into its qstr pools, which are never freed and grow by doubling, each time into
-    one new block (v1.28.0 py/qstr.c). On the emulated stock RP2040, after two games had been
-    played, the heap had 72 KB free in pieces of at most 3.5 KB and the next game's import failed
-    allocating such a pool (1,280 bytes) even with the game in play let go, and so did a start
-    from the menu; with every game's module imported once at power-up every change of game
-    fitted. On the image (`make firmware`) the module is kept (release_others) and its options'
-    JSON shape too (refbox.protocol's dict shapes): a game's first `new_game` -> `game` after
-    power-up made both, 8-13 ms more than the next ones at 200 MHz on the emulated chip (the
-    quiz 60 ms, then 46-47). Stock does not encode the shape: with it (474c556..81e6c2b) the
-    emulated stock board answered nothing after power-up (not found why; a probe printing in
-    the loop made it answer again). Raises GameError `no_memory` (game_class)."""
+    one new block (v1.28.0 py/qstr.c `qstr_add`: a pool of 1,280 names is one 7,692-byte block;
+    its MemoryError says "allocating 1280 bytes", the count of names). On the emulated stock
+    RP2040, after two games had been played, the heap had 72 KB free in pieces of at most 3.5 KB
+    and the next game's import failed allocating such a pool even with the game in play let go,
+    and so did a start from the menu; with every game's module imported once at power-up every
+    change of game fitted. On the image (`make firmware`) the module is kept (release_others)
+    and its options' JSON shape too (refbox.protocol's dict shapes): a game's first `new_game`
+    -> `game` after power-up made both, 8-13 ms more than the next ones at 200 MHz on the
+    emulated chip (the quiz 60 ms, then 46-47). Stock does not encode the shape: with it
+    (474c556..81e6c2b) the heap's layout at the warming left the 640-name pool full and no
+    7.7 KB in one piece (5.9 KB at most) for the next, so the first name a `new_game` interned
+    raised MemoryError, and the emulated stock board answered no command after power-up (pools
+    read from the emulated RAM: bench/README.md "The stock build's names"). Raises GameError
+    `no_memory` (game_class)."""
     cls = game_class(name)
     if _FROZEN:  # (not on stock: there the board no longer answered after power-up, below)
         from refbox.games.base import parse_options
