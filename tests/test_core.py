@@ -297,10 +297,11 @@ _JSONISH = st.sampled_from(
 
 def _grammar_accepts(text):
     try:
-        end = protocol._skip_space(text, protocol._json_value(text, 0, 0))
+        t = text.encode()
+        end = protocol._skip_space(t, protocol._json_value(t, 0, 0))
     except ValueError:
         return False
-    return end == len(text)
+    return end == len(t)
 
 
 @given(st.lists(_JSONISH, max_size=30))
@@ -506,3 +507,31 @@ def test_the_loops_read_the_debouncers_states_as_refbox_debounce_numbers_them():
 
     assert (app._CANDIDATE, app._DOWN) == (debounce._CANDIDATE, debounce._DOWN)
     assert (app._V_STATE, app._V_DUE_US) == (debounce.V_STATE, debounce.V_DUE_US)
+
+
+# ------------------------------------------------------------------ a host's text, by its bytes
+# (refbox.protocol "text": on MicroPython a character taken out of a str is interned for good)
+
+
+@given(st.text())
+def test_code_points_are_the_characters(text):
+    assert protocol.code_points(text) == [ord(ch) for ch in text]
+
+
+@given(st.text())
+def test_printable_ascii_is_the_characters_rule(text):
+    assert protocol.printable_ascii(text) == all(" " <= ch <= "~" for ch in text)
+
+
+@given(st.text(), st.integers(min_value=3, max_value=130))
+def test_printable_text_makes_each_other_character_a_question_mark(text, longest):
+    safe = [ch if " " <= ch <= "~" else "?" for ch in text[: longest + 1]]
+    if len(safe) > longest:
+        safe = safe[: longest - 3] + ["..."]
+    assert protocol.printable_text(text, longest) == "".join(safe)
+
+
+@given(st.text())
+def test_escaped_text_is_json_of_the_same_characters(text):
+    assert json.loads(protocol._escaped(text)) == text
+    assert protocol._escaped(text).isascii()

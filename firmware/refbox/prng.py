@@ -27,9 +27,8 @@ def seed_from_hex(text):
     text = text.strip().lower()
     if not text or len(text) > 2 * SEED_BYTES:
         raise ValueError("a seed is 1 to 32 hex digits")
-    for ch in text:
-        if ch not in "0123456789abcdef":
-            raise ValueError("a seed is 1 to 32 hex digits")
+    if text.strip("0123456789abcdef"):  # (not a str a character: protocol.code_points)
+        raise ValueError("a seed is 1 to 32 hex digits")
     text = "0" * (2 * SEED_BYTES - len(text)) + text
     return unhexlify(text)
 

@@ -25,6 +25,62 @@ class ProtocolError(Exception):
         self.cid = cid  # the command's `id`, when it had a valid one: the refusal echoes it
 
 
+# ------------------------------------------------------------------------------------ text
+# A host's text is looked at through its UTF-8 bytes, never a character at a time: on MicroPython
+# each character taken from a str (`text[i]`, `for ch in text`, `min(text)`) is made through a
+# qstr (v1.28.0 py/objstrunicode.c `str_subscr`, py/objstr.c `str_it_iternext`:
+# `mp_obj_new_str_via_qstr`), so every new character a host sent was interned for good: ~10 bytes
+# of heap each, never freed (a few hundred names in other scripts: tens of KB), and on a stock
+# heap in pieces the next qstr pool may find no block at all, after which every new name raises
+# MemoryError (refbox.games.warm). tests/test_host_text.py counts the qstrs on the unix port.
+
+
+def code_points(text):
+    """The code points of str `text`, a list of ints, decoded from its UTF-8 bytes (a str's are
+    always well-formed). CPython's lone surrogates, which have no UTF-8, come by ord()."""
+    try:
+        raw = text.encode()
+    except ValueError:  # CPython: a lone surrogate (MicroPython's str has none)
+        return [ord(ch) for ch in text]
+    points = []
+    for b in raw:  # (ints: a bytes object's items make no str)
+        if b & 0xC0 == 0x80:  # a continuation byte: six more bits of the last code point
+            points[-1] = (points[-1] << 6) | (b & 0x3F)
+        elif b < 0x80:
+            points.append(b)
+        elif b < 0xE0:
+            points.append(b & 0x1F)
+        elif b < 0xF0:
+            points.append(b & 0x0F)
+        else:
+            points.append(b & 0x07)
+    return points
+
+
+def printable_ascii(text):
+    """True if every character of str `text` is printable ASCII, U+0020..U+007E ("" is): C loops
+    over its bytes (code_points says why not a character at a time)."""
+    try:
+        raw = text.encode()
+    except ValueError:  # CPython: a lone surrogate
+        return False
+    return not raw or (len(raw) == len(text) and min(raw) >= 0x20 and max(raw) < 0x7F)
+
+
+def printable_text(text, longest):
+    """`text` with every character but printable ASCII as "?" (one a character), cut to
+    `longest` characters ("..." its last three when cut): an error's detail, which may echo
+    what a host sent."""
+    if printable_ascii(text) and len(text) <= longest:
+        return text
+    safe = bytearray()
+    for o in code_points(text[: longest + 1]):
+        safe.append(o if 0x20 <= o < 0x7F else 0x3F)
+    if len(safe) > longest:
+        safe = safe[: longest - 3] + b"..."
+    return safe.decode()
+
+
 # ------------------------------------------------------------------------------------ encoding
 # Encoding is on the race path: the `race` line must leave within milliseconds of the first press.
 # On the emulated RP2040 (bench/README.md) every Python-level step costs 10-100 µs: a loop over a
@@ -86,14 +142,13 @@ def _encode_str(text):
 
 def _escaped(text):
     out = ['"']
-    for ch in text:
-        o = ord(ch)
-        if ch == '"':
+    for o in code_points(text):  # (not a str a character: code_points says why)
+        if o == 0x22:
             out.append('\\"')
-        elif ch == "\\":
+        elif o == 0x5C:
             out.append("\\\\")
         elif 0x20 <= o < 0x7F:
-            out.append(ch)
+            out.append("%c" % o)
         elif o > 0xFFFF:
             o -= 0x10000
             out.append("\\u%04x\\u%04x" % (0xD800 + (o >> 10), 0xDC00 + (o & 0x3FF)))
@@ -327,93 +382,97 @@ _MAX_DEPTH = const(16)
 
 
 def _skip_space(t, i):
-    while i < len(t) and t[i] in " \t\n\r":
+    n = len(t)
+    while i < n and t[i] in b" \t\n\r":
         i += 1
     return i
 
 
 def _json_string(t, i):
     i += 1  # the opening quote
-    end = t.find('"', i)  # a string without escapes or control characters: C loops alone
+    end = t.find(b'"', i)  # a string without escapes or control characters: C loops alone
     if end >= i:
         seg = t[i:end]
-        if not seg or ("\\" not in seg and min(seg.encode()) >= 0x20):  # (bytes: no str a char)
+        if not seg or (b"\\" not in seg and min(seg) >= 0x20):
             return end + 1
-    while i < len(t):
+    n = len(t)
+    while i < n:
         ch = t[i]
-        if ch == '"':
+        if ch == 0x22:  # "
             return i + 1
-        if ch == "\\":
+        if ch == 0x5C:  # \
             nxt = t[i + 1 : i + 2]
-            if nxt == "u":
+            if nxt == b"u":
                 digits = t[i + 2 : i + 6]
-                if len(digits) != 4 or [d for d in digits if d not in "0123456789abcdefABCDEF"]:
+                if len(digits) != 4 or digits.strip(b"0123456789abcdefABCDEF"):
                     raise ValueError("bad \\u escape")
-                if digits[0] in "dD" and digits[1] in "89abcdefABCDEF":
+                if digits[:1] in (b"d", b"D") and digits[1:2] in b"89abcdefABCDEF":
                     # surrogate escapes decode differently on the two interpreters: send the
                     # character itself (UTF-8) instead
                     raise ValueError("surrogate \\u escapes are not taken")
                 i += 6
                 continue
-            if not nxt or nxt not in '"\\/bfnrt':
+            if not nxt or nxt not in b'"\\/bfnrt':
                 raise ValueError("bad escape")
             i += 2
             continue
-        if ord(ch) < 0x20:
+        if ch < 0x20:
             raise ValueError("control character in a string")
-        i += 1
+        i += 1  # (a byte of a character past ASCII: is_utf8 checked the line)
     raise ValueError("unterminated string")
 
 
 def _json_number(t, i):
-    if t[i] == "-":
+    n = len(t)
+    if t[i] == 0x2D:  # -
         i += 1
-    if i >= len(t) or not "0" <= t[i] <= "9":
+    if i >= n or not 0x30 <= t[i] <= 0x39:
         raise ValueError("bad number")
-    if t[i] == "0":
+    if t[i] == 0x30:  # 0
         i += 1
     else:
-        while i < len(t) and "0" <= t[i] <= "9":
+        while i < n and 0x30 <= t[i] <= 0x39:
             i += 1
-    if i < len(t) and t[i] in ".eE0123456789":
+    if i < n and t[i] in b".eE0123456789":
         raise ValueError("numbers are integers without leading zeros")
     return i
 
 
 def _json_value(t, i, depth):
-    """Index after the JSON value starting at (or after spaces from) `i`. Raises ValueError."""
+    """Index after the JSON value starting at (or after spaces from) `i` in the UTF-8 bytes `t`
+    (ints, no str a character: code_points says why). Raises ValueError."""
     i = _skip_space(t, i)
     if i >= len(t):
         raise ValueError("a value is missing")
     ch = t[i]
-    if ch == "{" or ch == "[":
+    if ch == 0x7B or ch == 0x5B:  # { [
         if depth >= _MAX_DEPTH:
             raise ValueError("nested too deep")
-        close = "}" if ch == "{" else "]"
+        close = 0x7D if ch == 0x7B else 0x5D  # } ]
         i = _skip_space(t, i + 1)
         if i < len(t) and t[i] == close:
             return i + 1
         while True:
-            if ch == "{":
+            if ch == 0x7B:
                 i = _skip_space(t, i)
-                if i >= len(t) or t[i] != '"':
+                if i >= len(t) or t[i] != 0x22:
                     raise ValueError("a key is a string")
                 i = _skip_space(t, _json_string(t, i))
-                if i >= len(t) or t[i] != ":":
+                if i >= len(t) or t[i] != 0x3A:  # :
                     raise ValueError("a colon is missing")
                 i += 1
             i = _skip_space(t, _json_value(t, i, depth + 1))
-            if i < len(t) and t[i] == ",":
+            if i < len(t) and t[i] == 0x2C:  # ,
                 i += 1
                 continue
             if i < len(t) and t[i] == close:
                 return i + 1
             raise ValueError("a comma or a closing bracket is missing")
-    if ch == '"':
+    if ch == 0x22:
         return _json_string(t, i)
-    if ch == "-" or "0" <= ch <= "9":
+    if ch == 0x2D or 0x30 <= ch <= 0x39:
         return _json_number(t, i)
-    for word in ("true", "false", "null"):
+    for word in (b"true", b"false", b"null"):
         if t[i : i + len(word)] == word:
             return i + len(word)
     raise ValueError("not a JSON value")
@@ -461,8 +520,9 @@ def check_json(text):
     """Raise ValueError unless `text` is one strict JSON value (integers only, depth <= 16)."""
     if _flat_object(text):
         return  # (the grammar's answer, by a shorter way)
-    end = _skip_space(text, _json_value(text, 0, 0))
-    if end != len(text):
+    t = text.encode()  # (the grammar reads bytes: code_points says why)
+    end = _skip_space(t, _json_value(t, 0, 0))
+    if end != len(t):
         raise ValueError("text after the value")
 
 
@@ -520,12 +580,8 @@ def command_id(obj):
     cid = obj["id"]
     if isinstance(cid, int) and cid is not True and cid is not False and 0 <= cid <= MAX_ID:
         return cid
-    if isinstance(cid, str) and 0 < len(cid) <= MAX_ID_CHARS:
-        for ch in cid:
-            if not " " <= ch <= "~":
-                break
-        else:
-            return cid
+    if isinstance(cid, str) and 0 < len(cid) <= MAX_ID_CHARS and printable_ascii(cid):
+        return cid
     raise ProtocolError(
         "bad_field", "id: an int 0..%d or up to %d printable ASCII characters" % (MAX_ID, 16)
     )

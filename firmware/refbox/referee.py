@@ -37,7 +37,7 @@ from refbox.games import GAME_ORDER, game_class, is_game, no_room, player_range,
 from refbox.games.base import ASK_EVERY_PASS, Game, GameError, parse_options  # noqa: F401 (Game: type comment)
 from refbox.leds import NOTHING_SHOWN
 from refbox.prng import Prng, commitment, seed_hex
-from refbox.protocol import ProtocolError, parse_command
+from refbox.protocol import ProtocolError, parse_command, printable_text
 from refbox.ticks import Stamp
 
 if TYPE_CHECKING:
@@ -116,12 +116,7 @@ class Referee:
         ids"). The detail keeps printable ASCII only (anything else becomes "?", which may echo
         what a user sent) and at most 120 characters, so the line stays far inside the
         protocol's 512 bytes."""
-        safe = []
-        for ch in detail[:121]:
-            safe.append(ch if " " <= ch <= "~" else "?")
-        if len(safe) > 120:
-            safe = safe[:117] + ["..."]
-        fields = [("code", code), ("detail", "".join(safe))]  # type: list
+        fields = [("code", code), ("detail", printable_text(detail, 120))]  # type: list
         if cid is not None:
             fields.append(("id", cid))
         self.emit("error", fields)

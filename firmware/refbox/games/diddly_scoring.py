@@ -12,6 +12,7 @@ column 1, cards 3-4 column 2, ...). No clock, no floats: integers only.
 """
 
 from refbox.games.base import GameError
+from refbox.protocol import printable_ascii
 
 NUMBERS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "10")
 DIDDLY = "DIDDLY"
@@ -40,12 +41,9 @@ COLUMN_MAX = 20  # the most one column can score (Peek + Recycle, or 10 + Peek /
 
 
 def _ascii_upper(text):
-    out = []
-    for ch in text:
-        if ord(ch) > 126 or ord(ch) < 32:
-            return ""  # not a card name
-        out.append(chr(ord(ch) - 32) if "a" <= ch <= "z" else ch)
-    return "".join(out)
+    if not printable_ascii(text):  # (not a str a character: refbox.protocol.code_points)
+        return ""  # not a card name
+    return text.upper()  # (printable ASCII: a-z alone change)
 
 
 def card_name(value, position=0):

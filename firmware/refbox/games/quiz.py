@@ -36,6 +36,7 @@ from refbox.games.base import (
     option,
     rank_highest_first,
 )
+from refbox.protocol import code_points
 from refbox.ticks import Stamp, ticks_add, ticks_diff
 
 # The quiz's log entries (the journal keeps them; undo and resume fold them again), each a tuple
@@ -182,8 +183,7 @@ def name_fault(text, what="a name"):
     invisibly move the text beside them (the marks LRM U+200E, RLM U+200F, ALM U+061C): a name in
     any script shows right without them, since every page isolates each name
     (docs/security.md)."""
-    for ch in text:
-        o = ord(ch)
+    for o in code_points(text):  # (not a str a character: refbox.protocol.code_points)
         if o < 0x20 or 0x7F <= o < 0xA0:
             return "%s has no control characters" % what
         if 0x202A <= o <= 0x202E or 0x2066 <= o <= 0x2069 or o in (0x200E, 0x200F, 0x61C):
