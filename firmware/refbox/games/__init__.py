@@ -117,7 +117,7 @@ def warm(name, keep):
     (474c556..81e6c2b) the heap's layout at the warming left the 640-name pool full and no
     7.7 KB in one piece (5.9 KB at most) for the next, so the first name a `new_game` interned
     raised MemoryError, and the emulated stock board answered no command after power-up (pools
-    read from the emulated RAM: bench/README.md "The stock build's names"). Raises GameError
+    read from the emulated RAM: docs/architecture.md "Memory"). Raises GameError
     `no_memory` (game_class)."""
     cls = game_class(name)
     if _FROZEN:  # (not on stock: there the board no longer answered after power-up, below)
