@@ -126,13 +126,8 @@ def _encode_str(text):
         return found
     # printable ASCII is copied as it is, tested by C loops over the bytes: 0.6 ms for a
     # 64-character commitment on the emulated chip, 2.7 ms a character at a time
-    try:
-        raw = text.encode()
-    except ValueError:  # CPython: a lone surrogate (escaped below)
-        raw = b""
-    if raw and len(raw) == len(text) and min(raw) >= 0x20 and max(raw) < 0x7F:
-        if b'"' not in raw and b"\\" not in raw:
-            found = '"' + text + '"'
+    if printable_ascii(text) and '"' not in text and "\\" not in text:
+        found = '"' + text + '"'
     if found is None:
         found = _escaped(text)
     if len(text) <= _STR_KEPT_LEN and len(_STRS) < _STRS_MAX:
