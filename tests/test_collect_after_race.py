@@ -74,27 +74,24 @@ def test_the_collection_after_a_new_game_comes_after_its_journal_s_compaction(mo
     monkeypatch.setattr(App, "gc_after_lines_us", 0)
     head = {"seed": "1", "game": "quiz", "players": 4, "options": {}, "flash": {}}
     seen = []
-    holder = []
+    sims = []  # (the boot's lines come before the Simulation is made: not counted)
+
+    def renames():
+        return sum(1 for _, kind, _ in sims[0].fs.trace if kind == "rename")
 
     def sink(ns, line):
-        if holder and holder[0].app is not None and line.startswith('{"ev":"game"'):
-            seen.append(("game", _renames(holder[0])))
+        if sims and line.startswith('{"ev":"game"'):
+            seen.append(("game", renames()))
 
-    def _renames(sim):
-        return sum(1 for _, kind, _ in sim.fs.trace if kind == "rename")
-
-    sim = runner.Simulation.__new__(runner.Simulation)
-    holder.append(sim)
-    runner.Simulation.__init__(sim, head, sink)
-    board_collect = None
+    sim = runner.Simulation(head, sink)
+    sims.append(sim)
 
     def watch(_):
-        nonlocal board_collect
         board = sim.app.board
         board_collect = board.collect
 
         def collect():
-            seen.append(("collect", _renames(sim)))
+            seen.append(("collect", renames()))
             board_collect()
 
         board.collect = collect
