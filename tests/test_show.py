@@ -144,6 +144,28 @@ def wait_text(page, selector, words, timeout=30000):
         arg=[selector, list(words)], timeout=timeout, polling=50)
 
 
+def keep_texts(page, selector):
+    """From now on, keep every text the element `selector` shows, in `window.__texts[selector]`.
+    A MutationObserver's callback runs on every change, whether the page is drawn or not, so a
+    text shown for a moment (a lockout's 2 s on a loaded machine) is kept even when the test
+    looks later than it lasted; `wait_text` sees only what is there when it looks."""
+    page.evaluate(
+        "(sel) => { window.__texts = window.__texts || {}; const seen = window.__texts[sel] = [];"
+        " const n = document.querySelector(sel); seen.push(n.textContent);"
+        " new MutationObserver(() => { if (seen[seen.length - 1] !== n.textContent)"
+        " seen.push(n.textContent); }).observe(n, {subtree: true, childList: true,"
+        " characterData: true}); }", selector)
+
+
+def wait_shown(page, selector, words, timeout=30000):
+    """Wait until the element `selector` (kept by `keep_texts`) has shown a text holding every
+    one of `words`, now or earlier; that text."""
+    return on(page).wait_for_function(
+        "([sel, words]) => (window.__texts[sel] || []).find("
+        "(t) => words.every((w) => t.includes(w)))",
+        arg=[selector, list(words)], timeout=timeout, polling=50).json_value()
+
+
 # ------------------------------------------------------------------------------ six games
 GAMES = [
     # (timeline, clock speed (each lasts about 5-10 s: on a loaded machine the pages come up in
