@@ -578,7 +578,8 @@ def command_id(obj):
     if isinstance(cid, str) and 0 < len(cid) <= MAX_ID_CHARS and printable_ascii(cid):
         return cid
     raise ProtocolError(
-        "bad_field", "id: an int 0..%d or up to %d printable ASCII characters" % (MAX_ID, 16)
+        "bad_field",
+        "id: an int 0..%d or up to %d printable ASCII characters" % (MAX_ID, MAX_ID_CHARS),
     )
 
 
