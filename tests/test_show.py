@@ -63,6 +63,7 @@ class Show:
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
         extra = ["--records", str(records)] if records else ["--no-records"]
+        self.stopped = False
         self.proc = subprocess.Popen(
             [str(TABLEBUZZ), "show", "--http", "127.0.0.1:%d" % self.port] + list(args) + extra,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -89,8 +90,15 @@ class Show:
                 break
 
     def stop(self):
-        if self.proc.returncode is not None:
+        """Stop the server (once; "" after); its stderr. One that ended before it was asked to
+        fails the test with its stderr: a crash is not taken for a stop."""
+        if self.stopped:
             return ""
+        self.stopped = True
+        if self.proc.poll() is not None:
+            err = self.proc.communicate()[1]
+            raise AssertionError("tablebuzz show ended by itself (exit %s): %s"
+                                 % (self.proc.returncode, err[-3000:]))
         self.proc.terminate()
         try:
             out, err = self.proc.communicate(timeout=15)
@@ -128,9 +136,19 @@ def on(page):
 
 
 def open_page(page, url):
-    """Load `url` and wait until its live link to the host is up."""
-    page.goto(url)
-    page.wait_for_function("() => typeof TB !== 'undefined' && window.__tbLastMessageAt")
+    """Load `url` and wait until its live link to the host is up: its first message from the
+    host, looked for every 50 ms by a timer, as `wait_text` does (not on animation frames, which
+    a page behind another draws late). A page that gets none says what it had."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    on(page).goto(url)
+    try:
+        page.wait_for_function("() => typeof TB !== 'undefined' && window.__tbLastMessageAt",
+                               polling=50)
+    except PlaywrightTimeout:
+        had = page.evaluate("() => ({TB: typeof TB, last: window.__tbLastMessageAt || null,"
+                            " ready: document.readyState, text: document.body.innerText})")
+        raise AssertionError("%s got no message from the host: %r" % (url, had)) from None
 
 
 def wait_text(page, selector, words, timeout=30000):
