@@ -50,25 +50,37 @@ def browser():
         context.close()
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Show:
-    """`tablebuzz show ...` as a subprocess on a free port of 127.0.0.1."""
+    """`tablebuzz show ...` as a subprocess on 127.0.0.1, on a port the system gives it
+    (`--http 127.0.0.1:0`; the banner says which): no port probed here and taken by another
+    test's server before this one binds it."""
 
     def __init__(self, *args, records=None):
-        self.port = free_port()
-        self.url = "http://127.0.0.1:%d" % self.port
         extra = ["--records", str(records)] if records else ["--no-records"]
         self.stopped = False
         self.proc = subprocess.Popen(
-            [str(TABLEBUZZ), "show", "--http", "127.0.0.1:%d" % self.port] + list(args) + extra,
+            [str(TABLEBUZZ), "show", "--http", "127.0.0.1:0"] + list(args) + extra,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
+        # the scoreboard's address, then the desk's with its key, as the banner prints them
+        # for the host once the port is the server's (the QR code of the desk follows; the
+        # rest of stderr is read at the end)
+        self.banner = []
+        self.port = None
         while True:
+            line = self.proc.stderr.readline()
+            assert line, "no desk address in %r" % self.banner
+            self.banner.append(line)
+            words = line.split()
+            if self.port is None and "scoreboard" in words[:-1]:
+                address = words[words.index("scoreboard") + 1]
+                self.port = int(address.rstrip("/").rpartition(":")[2])
+                self.url = "http://127.0.0.1:%d" % self.port
+            if "desk" in words[:-1] and words[words.index("desk") + 1].startswith("http"):
+                self.key = words[words.index("desk") + 1].partition("#key=")[2]
+                self.desk = self.url + "/desk#key=" + self.key  # at 127.0.0.1, as the board
+                break
+        deadline = time.monotonic() + 30
+        while True:  # the banner comes before the server listens
             assert self.proc.poll() is None, self.proc.stderr.read()
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
@@ -76,18 +88,6 @@ class Show:
             except OSError:
                 assert time.monotonic() < deadline, "the server did not start"
                 time.sleep(0.1)
-        # the desk's address with its key, as the banner prints it for the host (the QR code
-        # of it follows; the rest of stderr is read at the end)
-        self.banner = []
-        while True:
-            line = self.proc.stderr.readline()
-            assert line, "no desk address in %r" % self.banner
-            self.banner.append(line)
-            words = line.split()
-            if "desk" in words[:-1] and words[words.index("desk") + 1].startswith("http"):
-                self.key = words[words.index("desk") + 1].partition("#key=")[2]
-                self.desk = self.url + "/desk#key=" + self.key  # at 127.0.0.1, as the board
-                break
 
     def stop(self):
         """Stop the server (once; "" after); its stderr. One that ended before it was asked to
@@ -384,6 +384,27 @@ def test_two_desks_are_told_and_a_page_without_a_board_says_what_it_waits_for(br
     finally:
         for page in (board, desk1, desk2):
             page.close()
+
+
+def test_a_port_in_use_is_said_plainly_and_no_desk_is_announced_for_it():
+    """The address is taken (address.bound_socket) before the banner: a port another program
+    listens on gets the plain "in use" and no desk address (whose key would pair a desk with
+    the other program's pages); port 0 gets one the system gives, which the banner says."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        taken = other.getsockname()[1]
+        done = subprocess.run([str(TABLEBUZZ), "show", "--sim", "--no-records", "--http",
+                               "127.0.0.1:%d" % taken], capture_output=True, text=True,
+                              timeout=60)
+    assert done.returncode != 0
+    assert "127.0.0.1:%d is in use" % taken in done.stderr, done.stderr
+    assert "desk" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+    server = Show("--sim")
+    try:
+        assert server.port != 0 and "localhost:%d/" % server.port in server.banner[0]
+    finally:
+        server.stop()
 
 
 def test_a_board_that_sends_garbage_and_a_busy_port(browser, show):

@@ -178,7 +178,8 @@ def build_parser():
     )
     show.add_argument(
         "--http", default="127.0.0.1:8765", metavar="HOST:PORT",
-        help="where to serve the pages (default 127.0.0.1:8765; 0.0.0.0:8765 for phones)",
+        help="where to serve the pages (default 127.0.0.1:8765; 0.0.0.0:8765 for phones; "
+             "port 0: any free port, printed)",
     )
     show.add_argument(
         "--port", default=os.environ.get("PORT") or None,
@@ -210,7 +211,8 @@ def build_parser():
     )
     hub.add_argument(
         "--http", default="127.0.0.1:8780", metavar="HOST:PORT",
-        help="where to serve the director's page (default 127.0.0.1:8780)",
+        help="where to serve the director's page (default 127.0.0.1:8780; port 0: any free "
+             "port, printed)",
     )
     add_broker_options(hub)
     hub.add_argument(

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from tablebuzz.address import check_free, parse_http
+from tablebuzz.address import bound_socket, parse_http
 from tablebuzz.records import store as records_module
 
 
@@ -22,9 +22,11 @@ def _fail(message):
     return 2
 
 
-def serve(hub, host, port, banner, allowed_hosts=None):
-    """Run the web app for `hub` until Ctrl-C; only requests naming `allowed_hosts` (a set from
-    guard.allowed_hosts; by default this computer's names for `host`) are served."""
+def serve(hub, host, sock, banner, allowed_hosts=None):
+    """Run the web app for `hub` on `sock` (address.bound_socket for `host`) until Ctrl-C,
+    saying `banner` first (the address is this program's by then); only requests naming
+    `allowed_hosts` (a set from guard.allowed_hosts; by default this computer's names for
+    `host`) are served."""
     import uvicorn
 
     from tablebuzz.views.show import guard
@@ -33,10 +35,10 @@ def serve(hub, host, port, banner, allowed_hosts=None):
     if allowed_hosts is None:
         allowed_hosts = guard.allowed_hosts(host)
     print(banner, file=sys.stderr)
-    config = uvicorn.Config(make_app(hub, allowed_hosts), host=host, port=port,
-                            log_level="warning", access_log=False, ws_max_size=64 * 1024)
+    config = uvicorn.Config(make_app(hub, allowed_hosts), log_level="warning",
+                            access_log=False, ws_max_size=64 * 1024)
     logging.getLogger("uvicorn.error").addFilter(FrameErrors())
-    uvicorn.Server(config).run()
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 def _url_host(host):
@@ -107,7 +109,7 @@ def cmd_show(args):
     from tablebuzz.views.table import Table
 
     try:
-        host, port = parse_http(args.http)
+        host, port = parse_http(args.http, any_port=True)
     except ValueError as e:
         return _fail(str(e))
     seed = None
@@ -127,9 +129,10 @@ def cmd_show(args):
         link = BoardConnection(args.port)
         source = {"kind": "board", "label": "board" + (" on " + args.port if args.port else "")}
     try:
-        check_free(host, port)
+        sock = bound_socket(host, port)
     except OSError as e:
         return _fail(str(e))
+    port = sock.getsockname()[1]  # (--http HOST:0: the one the system gave)
     recorder = None
     extra = "records: off"
     if not args.no_records:
@@ -161,7 +164,7 @@ def cmd_show(args):
     allowed = guard.allowed_hosts(host, getattr(args, "allow_host", None) or ())
     hub = Hub(link, table, recorder, simulator=args.sim, stations=pinmap.PLAYER_COUNT)
     try:
-        serve(hub, host, port, _banner(host, port, extra, hub.pairing), allowed)
+        serve(hub, host, sock, _banner(host, port, extra, hub.pairing), allowed)
     except KeyboardInterrupt:
         pass
     if seed is not None and args.seed is None and not getattr(args, "given_seed", None):
@@ -323,17 +326,18 @@ def cmd_replay(args):
     from tablebuzz.views.table import Table
 
     try:
-        host, port = parse_http(args.http)
-        check_free(host, port)
+        host, port = parse_http(args.http, any_port=True)
+        sock = bound_socket(host, port)
     except (ValueError, OSError) as e:
         return _fail(str(e))
+    port = sock.getsockname()[1]
     link = RecordConnection(lines, speed=args.speed)
     table = Table(pinmap.PLAYER_COLOURS, source={"kind": "replay", "label": "replay of %s" % (
         Path(args.file).name), "status": "replaying"})
     table.set_names(names)
     hub = Hub(link, table, None, simulator=True, stations=pinmap.PLAYER_COUNT)
     try:
-        serve(hub, host, port, _banner(host, port, "replaying %s" % args.file, hub.pairing))
+        serve(hub, host, sock, _banner(host, port, "replaying %s" % args.file, hub.pairing))
     except KeyboardInterrupt:
         pass
     return 0

@@ -123,7 +123,7 @@ def cmd_hub(args):
     import uvicorn
     from refbox import pinmap
 
-    from tablebuzz.address import check_free, parse_http
+    from tablebuzz.address import bound_socket, check_free, parse_http
     from tablebuzz.rooms import logins, topics
     from tablebuzz.rooms.broker import BrokerConfig
     from tablebuzz.rooms.embedded import EmbeddedBroker
@@ -148,8 +148,9 @@ def cmd_hub(args):
             for line in join_lines(store, args.join, args.listen or "127.0.0.1:1883"):
                 print(line)
             return 0
-        host, port = parse_http(args.http)
-        check_free(host, port)
+        host, port = parse_http(args.http, any_port=True)
+        sock = bound_socket(host, port)  # held: no other program takes it before the server
+        port = sock.getsockname()[1]  # (--http HOST:0: the one the system gave)
         embedded = None
         if args.mqtt:
             config = config_of(args)
@@ -178,10 +179,10 @@ def cmd_hub(args):
     from tablebuzz.views.show import guard
 
     allowed = guard.allowed_hosts(host, getattr(args, "allow_host", None) or ())
-    server = uvicorn.Server(uvicorn.Config(make_app(hub, allowed), host=host, port=port,
-                                           log_level="warning", access_log=False))
+    server = uvicorn.Server(uvicorn.Config(make_app(hub, allowed), log_level="warning",
+                                           access_log=False))
     try:
-        server.run()
+        server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     return 0
