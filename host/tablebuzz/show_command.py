@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from tablebuzz.address import bound_socket, parse_http
+from tablebuzz.address import listening_socket, parse_http
 from tablebuzz.records import store as records_module
 
 
@@ -23,7 +23,7 @@ def _fail(message):
 
 
 def serve(hub, host, sock, banner, allowed_hosts=None):
-    """Run the web app for `hub` on `sock` (address.bound_socket for `host`) until Ctrl-C,
+    """Run the web app for `hub` on `sock` (address.listening_socket for `host`) until Ctrl-C,
     saying `banner` first (the address is this program's by then); only requests naming
     `allowed_hosts` (a set from guard.allowed_hosts; by default this computer's names for
     `host`) are served."""
@@ -129,7 +129,7 @@ def cmd_show(args):
         link = BoardConnection(args.port)
         source = {"kind": "board", "label": "board" + (" on " + args.port if args.port else "")}
     try:
-        sock = bound_socket(host, port)
+        sock = listening_socket(host, port)
     except OSError as e:
         return _fail(str(e))
     port = sock.getsockname()[1]  # (--http HOST:0: the one the system gave)
@@ -327,7 +327,7 @@ def cmd_replay(args):
 
     try:
         host, port = parse_http(args.http, any_port=True)
-        sock = bound_socket(host, port)
+        sock = listening_socket(host, port)
     except (ValueError, OSError) as e:
         return _fail(str(e))
     port = sock.getsockname()[1]

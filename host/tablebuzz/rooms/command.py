@@ -123,7 +123,7 @@ def cmd_hub(args):
     import uvicorn
     from refbox import pinmap
 
-    from tablebuzz.address import bound_socket, check_free, parse_http
+    from tablebuzz.address import check_free, listening_socket, parse_http
     from tablebuzz.rooms import logins, topics
     from tablebuzz.rooms.broker import BrokerConfig
     from tablebuzz.rooms.embedded import EmbeddedBroker
@@ -149,7 +149,7 @@ def cmd_hub(args):
                 print(line)
             return 0
         host, port = parse_http(args.http, any_port=True)
-        sock = bound_socket(host, port)  # held: no other program takes it before the server
+        sock = listening_socket(host, port)  # held: no other program takes it before the server
         port = sock.getsockname()[1]  # (--http HOST:0: the one the system gave)
         embedded = None
         if args.mqtt:
